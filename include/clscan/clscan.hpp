@@ -1,0 +1,11 @@
+// clscan: prefix sums (scans) on any OpenCL device. The one header to include.
+#pragma once
+
+#include <clscan/cache.hpp>
+#include <clscan/config.hpp>
+#include <clscan/device.hpp>
+#include <clscan/error.hpp>
+#include <clscan/log.hpp>
+#include <clscan/options.hpp>
+#include <clscan/scan.hpp>
+#include <clscan/types.hpp>

@@ -1,0 +1,56 @@
+// What clscan's dispatch layer reads off a device, and what it chooses from it. clscan-info prints
+// both.
+#pragma once
+
+#include <clscan/config.hpp>
+#include <clscan/options.hpp>
+#include <clscan/types.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace clscan {
+
+struct device_capabilities {
+  std::string platform_name;
+  std::string platform_version;
+  std::string name;
+  std::string vendor;
+  std::string version;          // CL_DEVICE_VERSION
+  std::string driver_version;   // CL_DRIVER_VERSION
+  std::string opencl_c_version; // CL_DEVICE_OPENCL_C_VERSION
+  cl_device_type type = 0;
+  cl_uint compute_units = 0;
+  std::size_t max_work_group_size = 0;
+  cl_ulong local_mem_size = 0;
+  cl_ulong global_mem_size = 0;
+  cl_ulong max_mem_alloc_size = 0;
+  bool fp64 = false;
+  bool int64_atomics = false;      // cl_khr_int64_base_atomics
+  bool int32_global_atomics = false; // cl_khr_global_int32_base_atomics, or OpenCL >= 1.1
+  bool subgroups = false;          // cl_khr_subgroups or cl_intel_subgroups
+  bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
+};
+
+// Reads the capabilities of `device` (cached after the first call per device).
+device_capabilities capabilities(const cl::Device& device);
+
+// Launch shape of a scan kernel: a tile is work_group_size * items_per_thread elements.
+struct tuning {
+  std::size_t work_group_size = 0;
+  std::size_t items_per_thread = 0; // elements each work-item holds, a multiple of vector_width
+  std::size_t vector_width = 0;     // elements per vector load
+  std::string origin;               // "default", "tuned: <file>", or "CLSCAN_TUNING"
+};
+
+// What dispatch chooses for `device` and element type `type`.
+struct dispatch_plan {
+  algorithm large = algorithm::three_stage; // algorithm for sizes above one tile
+  bool single_pass_available = false;
+  tuning single_pass;
+  tuning three_stage;
+};
+
+dispatch_plan plan_for(const cl::Device& device, element_type type = element_type::int32);
+
+} // namespace clscan

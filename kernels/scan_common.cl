@@ -1,0 +1,157 @@
+// Definitions shared by clscan's scan kernels: element type, operator, launch shape, and the tile
+// building blocks (load, per-item scan, work-group scan, store).
+//
+// The host prepends a prelude that defines CLSCAN_T and the operator, and passes the launch shape as
+// -D options. The defaults below only make this file compile on its own (e.g. under an offline
+// compiler); they are not a tuning.
+
+#ifndef CLSCAN_COMMON_CL
+#define CLSCAN_COMMON_CL
+
+#ifndef CLSCAN_T
+#define CLSCAN_T int
+#endif
+#ifndef CLSCAN_IDENTITY
+#define CLSCAN_IDENTITY ((CLSCAN_T)0)
+#endif
+// The combining operator. A prelude may define CLSCAN_COMBINE(a, b) itself (custom operators);
+// otherwise one of CLSCAN_OP_SUM, _MIN, _MAX, _AND, _OR, _XOR picks a built-in one.
+#ifndef CLSCAN_COMBINE
+#if defined(CLSCAN_OP_MIN)
+#define CLSCAN_COMBINE(a, b) (((b) < (a)) ? (b) : (a))
+#elif defined(CLSCAN_OP_MAX)
+#define CLSCAN_COMBINE(a, b) (((a) < (b)) ? (b) : (a))
+#elif defined(CLSCAN_OP_AND)
+#define CLSCAN_COMBINE(a, b) ((a) & (b))
+#elif defined(CLSCAN_OP_OR)
+#define CLSCAN_COMBINE(a, b) ((a) | (b))
+#elif defined(CLSCAN_OP_XOR)
+#define CLSCAN_COMBINE(a, b) ((a) ^ (b))
+#else
+#define CLSCAN_COMBINE(a, b) ((a) + (b))
+#endif
+#endif
+
+// Work-items per work-group. The host always sets it from the device's limits.
+#ifndef CLSCAN_WG
+#define CLSCAN_WG 64
+#endif
+// Consecutive elements each work-item scans; a multiple of CLSCAN_VEC.
+#ifndef CLSCAN_ITEMS
+#define CLSCAN_ITEMS 4
+#endif
+// Elements per vector load and store: 1, 2, 4, 8 or 16.
+#ifndef CLSCAN_VEC
+#define CLSCAN_VEC 4
+#endif
+// 1 when the input and output offsets are multiples of CLSCAN_VEC, so that whole vectors can be
+// loaded through aligned pointers; otherwise vloadn/vstoren, which need only element alignment.
+#ifndef CLSCAN_ALIGNED
+#define CLSCAN_ALIGNED 0
+#endif
+
+#define CLSCAN_TILE (CLSCAN_WG * CLSCAN_ITEMS)
+
+#if CLSCAN_ITEMS % CLSCAN_VEC != 0
+#error "CLSCAN_ITEMS must be a multiple of CLSCAN_VEC"
+#endif
+
+typedef CLSCAN_T elem_t;
+
+#define CLSCAN_CAT_(a, b) a##b
+#define CLSCAN_CAT(a, b) CLSCAN_CAT_(a, b)
+#if CLSCAN_VEC > 1
+typedef CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC) vec_t;
+#define CLSCAN_VLOAD CLSCAN_CAT(vload, CLSCAN_VEC)
+#define CLSCAN_VSTORE CLSCAN_CAT(vstore, CLSCAN_VEC)
+#endif
+
+inline elem_t combine(elem_t a, elem_t b) { return CLSCAN_COMBINE(a, b); }
+
+// Loads the CLSCAN_ITEMS elements that start at `first` into v; elements at or past n read as the
+// identity, so a partial tile scans like a full one.
+inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v) {
+  if (first + CLSCAN_ITEMS <= n) {
+#if CLSCAN_VEC > 1
+    for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
+#if CLSCAN_ALIGNED
+      vec_t x = ((const global vec_t*)(src + first))[k];
+#else
+      vec_t x = CLSCAN_VLOAD(k, src + first);
+#endif
+      CLSCAN_VSTORE(x, k, v);
+    }
+#else
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = src[first + k];
+#endif
+  } else {
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
+  }
+}
+
+// Stores v to the CLSCAN_ITEMS elements that start at `first`, none at or past n.
+inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* v) {
+  if (first + CLSCAN_ITEMS <= n) {
+#if CLSCAN_VEC > 1
+    for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
+      vec_t x = CLSCAN_VLOAD(k, v);
+#if CLSCAN_ALIGNED
+      ((global vec_t*)(dst + first))[k] = x;
+#else
+      CLSCAN_VSTORE(x, k, dst + first);
+#endif
+    }
+#else
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) dst[first + k] = v[k];
+#endif
+  } else {
+    for (int k = 0; k < CLSCAN_ITEMS; ++k)
+      if (first + k < n) dst[first + k] = v[k];
+  }
+}
+
+// Combines a work-item's elements in order: the work-item's total.
+inline elem_t reduce_items(const elem_t* v) {
+  elem_t total = v[0];
+  for (int k = 1; k < CLSCAN_ITEMS; ++k) total = combine(total, v[k]);
+  return total;
+}
+
+// Scans v in place, seeded with `prefix` (everything before the work-item's first element).
+inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
+  elem_t running = prefix;
+  if (exclusive) {
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+      elem_t x = v[k];
+      v[k] = running;
+      running = combine(running, x);
+    }
+  } else {
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+      running = combine(running, v[k]);
+      v[k] = running;
+    }
+  }
+}
+
+// Exclusive scan of one value per work-item across the work-group, in local memory (Hillis-Steele;
+// needs no particular work-group size and no sub-groups). Returns the work-item's exclusive prefix and
+// writes the group's total to *total. scratch holds CLSCAN_WG elements; every work-item must call.
+inline elem_t group_exclusive_scan(elem_t value, local elem_t* scratch, elem_t* total) {
+  const uint lid = (uint)get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint offset = 1; offset < CLSCAN_WG; offset <<= 1) {
+    elem_t left = (lid >= offset) ? scratch[lid - offset] : CLSCAN_IDENTITY;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid >= offset) scratch[lid] = combine(left, scratch[lid]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const elem_t prefix = (lid > 0) ? scratch[lid - 1] : CLSCAN_IDENTITY;
+  *total = scratch[CLSCAN_WG - 1];
+  // scratch may be reused by the caller right after this returns.
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return prefix;
+}
+
+#endif // CLSCAN_COMMON_CL

@@ -1,0 +1,141 @@
+// The public entry point: validates arguments, then hands the request to dispatch and the algorithm
+// that dispatch picks. Nothing is enqueued until every check has passed and every kernel and
+// temporary buffer is ready, so a failed call leaves the user's buffers as they were.
+#include "dispatch.hpp"
+#include "error_check.hpp"
+#include "single_pass.hpp"
+#include "three_stage.hpp"
+#include "workspace.hpp"
+
+#include <clscan/error.hpp>
+#include <clscan/scan.hpp>
+
+#include <string>
+
+namespace clscan::detail {
+namespace {
+
+template <typename T>
+T queue_info(cl_command_queue queue, cl_command_queue_info what) {
+  T value{};
+  const cl_int status = clGetCommandQueueInfo(queue, what, sizeof(T), &value, nullptr);
+  if (status == CL_INVALID_COMMAND_QUEUE) throw invalid_argument("clscan: the command queue is not valid");
+  check(status, "clGetCommandQueueInfo");
+  return value;
+}
+
+template <typename T>
+T memory_info(cl_mem memory, cl_mem_info what, const char* role) {
+  T value{};
+  const cl_int status = clGetMemObjectInfo(memory, what, sizeof(T), &value, nullptr);
+  if (status == CL_INVALID_MEM_OBJECT)
+    throw invalid_argument(std::string("clscan: the ") + role + " buffer is not a valid memory object");
+  check(status, "clGetMemObjectInfo");
+  return value;
+}
+
+void check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset, std::size_t n,
+                  std::size_t element_size) {
+  if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
+  if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer belongs to another context than the queue");
+  const std::size_t bytes = memory_info<std::size_t>(buffer, CL_MEM_SIZE, role);
+  const std::size_t capacity = bytes / element_size;
+  if (offset > capacity || n > capacity - offset)
+    throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
+                           " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
+                           std::to_string(offset) + " + n " + std::to_string(n));
+}
+
+// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
+bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
+  if (a == b) return false;
+  return a < b ? b - a < n : a - b < n;
+}
+
+} // namespace
+
+cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                       std::size_t n, const scan_request& request) {
+  cl_command_queue q = queue();
+  if (!q) throw invalid_argument("clscan: the command queue is null");
+  const auto context = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
+  const auto device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
+  const auto properties = queue_info<cl_command_queue_properties>(q, CL_QUEUE_PROPERTIES);
+  const bool out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+
+  const std::size_t element_size = size_of(request.type);
+  check_buffer(in(), "input", context, request.in_offset, n, element_size);
+  check_buffer(out(), "output", context, request.out_offset, n, element_size);
+  if (in() == out() && partially_overlapping(request.in_offset, request.out_offset, n))
+    throw invalid_argument("clscan: input and output ranges overlap without being the same range");
+
+  const std::vector<cl::Event>* user_waits = request.wait_list;
+  const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
+  // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
+  const cl_event* user_wait_events =
+      user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+
+  if (n == 0) {
+    cl_event marker = nullptr;
+    check(clEnqueueMarkerWithWaitList(q, user_wait_count, user_wait_events, &marker),
+          "clEnqueueMarkerWithWaitList");
+    return cl::Event(marker);
+  }
+
+  workspace& ws = workspace_for(context, device);
+  std::lock_guard<std::mutex> lock(ws.mutex);
+  validate_request(request, ws.caps);
+
+  scan_operands operands;
+  operands.in = in();
+  operands.out = out();
+  operands.n = n;
+  operands.in_offset = request.in_offset;
+  operands.out_offset = request.out_offset;
+  operands.request = &request;
+  operands.identity = identity_of(request.type, request.operation, request.custom_identity);
+
+  const algorithm algo = choose_algorithm(request, ws.caps, n);
+  const tuning& shape = ws.shape(request.type, algo);
+  variant_key key;
+  key.algo = algo;
+  key.type = request.type;
+  key.operation = request.operation;
+  if (request.operation == op::custom) {
+    key.custom_op = *request.custom_op;
+    key.custom_identity = request.custom_identity;
+  }
+  key.work_group_size = shape.work_group_size;
+  key.items_per_thread = shape.items_per_thread;
+  key.vector_width = shape.vector_width;
+  key.aligned = request.in_offset % shape.vector_width == 0 && request.out_offset % shape.vector_width == 0;
+  const compiled_variant& kernels = ws.variant(key);
+
+  // Temporaries are shared by every queue of this context and device: a call from another queue, or
+  // on an out-of-order queue, first waits for the previous call's last command.
+  const bool wait_previous = ws.last_event() && (out_of_order || ws.last_queue != q);
+  std::vector<cl_event> combined_waits;
+  const cl_event* first_waits = user_wait_events;
+  cl_uint first_wait_count = user_wait_count;
+  if (wait_previous) {
+    combined_waits.assign(user_wait_events, user_wait_events + user_wait_count);
+    combined_waits.push_back(ws.last_event());
+    first_waits = combined_waits.data();
+    first_wait_count = static_cast<cl_uint>(combined_waits.size());
+  }
+
+  launch_sequence launch(q, out_of_order, first_waits, first_wait_count);
+  if (algo == algorithm::single_pass)
+    enqueue_single_pass(ws, kernels, operands, launch);
+  else
+    enqueue_three_stage(ws, kernels, operands, launch);
+
+  cl::Event done = launch.finish();
+  ws.last_event = done;
+  ws.last_queue = q;
+  return done;
+}
+
+} // namespace clscan::detail

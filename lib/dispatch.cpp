@@ -1,0 +1,239 @@
+// Dispatch: reads the device's capabilities and the request, and picks the algorithm, the program
+// variant and its launch shape. Vendor or device-type checks here only tune speed; whether a path can
+// run at all is decided from capabilities.
+#include "dispatch.hpp"
+
+#include <clscan/error.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+
+namespace clscan {
+
+const char* opencl_name(element_type type) noexcept {
+  switch (type) {
+  case element_type::int32: return "int";
+  case element_type::uint32: return "uint";
+  case element_type::int64: return "long";
+  case element_type::uint64: return "ulong";
+  case element_type::float32: return "float";
+  case element_type::float64: return "double";
+  }
+  return "?";
+}
+
+std::size_t size_of(element_type type) noexcept {
+  switch (type) {
+  case element_type::int32:
+  case element_type::uint32:
+  case element_type::float32: return 4;
+  case element_type::int64:
+  case element_type::uint64:
+  case element_type::float64: return 8;
+  }
+  return 0;
+}
+
+namespace detail {
+namespace {
+
+bool is_floating(element_type type) {
+  return type == element_type::float32 || type == element_type::float64;
+}
+
+template <typename T>
+element_value value_of(T value) {
+  return element_value::of(value);
+}
+
+// The smallest and largest value of each type, as the identities of max and min.
+element_value lowest(element_type type) {
+  switch (type) {
+  case element_type::int32: return value_of<cl_int>(CL_INT_MIN);
+  case element_type::uint32: return value_of<cl_uint>(0);
+  case element_type::int64: return value_of<cl_long>(CL_LONG_MIN);
+  case element_type::uint64: return value_of<cl_ulong>(0);
+  case element_type::float32: return value_of<cl_float>(-CL_HUGE_VALF);
+  case element_type::float64: return value_of<cl_double>(-CL_HUGE_VAL);
+  }
+  return {};
+}
+
+element_value highest(element_type type) {
+  switch (type) {
+  case element_type::int32: return value_of<cl_int>(CL_INT_MAX);
+  case element_type::uint32: return value_of<cl_uint>(CL_UINT_MAX);
+  case element_type::int64: return value_of<cl_long>(CL_LONG_MAX);
+  case element_type::uint64: return value_of<cl_ulong>(CL_ULONG_MAX);
+  case element_type::float32: return value_of<cl_float>(CL_HUGE_VALF);
+  case element_type::float64: return value_of<cl_double>(CL_HUGE_VAL);
+  }
+  return {};
+}
+
+// An exact OpenCL C expression for a value: its bits reinterpreted with as_<type>().
+std::string literal(element_type type, const element_value& value) {
+  char text[64];
+  if (size_of(type) == 4) {
+    cl_uint bits = 0;
+    std::memcpy(&bits, value.bytes, 4);
+    std::snprintf(text, sizeof text, "as_%s((uint)0x%08xu)", opencl_name(type), bits);
+  } else {
+    cl_ulong bits = 0;
+    std::memcpy(&bits, value.bytes, 8);
+    std::snprintf(text, sizeof text, "as_%s((ulong)0x%016llxul)", opencl_name(type),
+                  static_cast<unsigned long long>(bits));
+  }
+  return text;
+}
+
+const char* op_define(op operation) {
+  switch (operation) {
+  case op::sum: return "CLSCAN_OP_SUM";
+  case op::min: return "CLSCAN_OP_MIN";
+  case op::max: return "CLSCAN_OP_MAX";
+  case op::bit_and: return "CLSCAN_OP_AND";
+  case op::bit_or: return "CLSCAN_OP_OR";
+  case op::bit_xor: return "CLSCAN_OP_XOR";
+  case op::custom: return "CLSCAN_OP_CUSTOM";
+  }
+  return "CLSCAN_OP_SUM";
+}
+
+// CLSCAN_TUNING="wg=128,items=16,vec=4" overrides the launch shape of every variant (for tuning
+// experiments and for working around a device problem without a rebuild).
+bool apply_tuning_override(tuning& shape) {
+  const char* text = std::getenv("CLSCAN_TUNING");
+  if (!text || !*text) return false;
+  unsigned long wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
+  for (const char* field = text; field && *field; field = std::strchr(field, ',') ? std::strchr(field, ',') + 1 : nullptr) {
+    std::sscanf(field, "wg=%lu", &wg);
+    std::sscanf(field, "items=%lu", &items);
+    std::sscanf(field, "vec=%lu", &vec);
+  }
+  const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
+  if (wg == 0 || items == 0 || !valid_vec || items % vec != 0)
+    throw invalid_argument(std::string("CLSCAN_TUNING='") + text +
+                           "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec");
+  shape.work_group_size = wg;
+  shape.items_per_thread = items;
+  shape.vector_width = vec;
+  shape.origin = "CLSCAN_TUNING";
+  return true;
+}
+
+} // namespace
+
+bool variant_key::operator<(const variant_key& other) const {
+  const auto tie = [](const variant_key& k) {
+    return std::tie(k.algo, k.type, k.operation, k.work_group_size, k.items_per_thread, k.vector_width,
+                    k.aligned, k.custom_op);
+  };
+  if (tie(*this) != tie(other)) return tie(*this) < tie(other);
+  return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;
+}
+
+element_value identity_of(element_type type, op operation, const element_value& custom_identity) {
+  switch (operation) {
+  case op::min: return highest(type);
+  case op::max: return lowest(type);
+  case op::bit_and: return value_of<cl_ulong>(~cl_ulong{0});
+  case op::custom: return custom_identity;
+  case op::sum:
+  case op::bit_or:
+  case op::bit_xor: break;
+  }
+  element_value zero; // all-zero bits are 0 and +0.0 in every supported type
+  return zero;
+}
+
+std::string program_prelude(const variant_key& key, const device_capabilities& caps) {
+  (void)caps;
+  std::string prelude;
+  if (key.type == element_type::float64) prelude += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  prelude += std::string("#define CLSCAN_T ") + opencl_name(key.type) + "\n";
+  prelude += "#define CLSCAN_IDENTITY " +
+             literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";
+  prelude += std::string("#define ") + op_define(key.operation) + "\n";
+  if (key.operation == op::custom) {
+    std::string expression = key.custom_op;
+    std::replace(expression.begin(), expression.end(), '\n', ' ');
+    prelude += "#define CLSCAN_COMBINE(a, b) (" + expression + ")\n";
+  }
+  return prelude;
+}
+
+std::string build_options(const variant_key& key) {
+  return "-DCLSCAN_WG=" + std::to_string(key.work_group_size) +
+         " -DCLSCAN_ITEMS=" + std::to_string(key.items_per_thread) +
+         " -DCLSCAN_VEC=" + std::to_string(key.vector_width) +
+         " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0");
+}
+
+tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo) {
+  tuning shape;
+  const std::size_t element_size = size_of(type);
+  // Vector loads of 16 bytes suit both GPUs (one coalesced 16-byte access per work-item) and CPUs.
+  shape.vector_width = 16 / element_size;
+  if (caps.is_gpu()) {
+    shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
+    shape.items_per_thread = algo == algorithm::single_pass ? 4 * shape.vector_width : shape.vector_width;
+  } else {
+    // CPU implementations run a work-group as a loop on one core: few work-items, long runs of
+    // consecutive elements per work-item, so the work-group scan and its barriers cost little.
+    shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 16);
+    shape.items_per_thread = 256;
+  }
+  // Local memory holds one element per work-item (the work-group scan) plus a few words.
+  while (shape.work_group_size > 1 && shape.work_group_size * element_size + 256 > caps.local_mem_size)
+    shape.work_group_size /= 2;
+  shape.origin = "default";
+  apply_tuning_override(shape);
+  return shape;
+}
+
+bool single_pass_supported(const device_capabilities& caps, element_type type) {
+  (void)type;
+  return caps.int32_global_atomics && caps.int64_atomics;
+}
+
+algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n) {
+  (void)n;
+  if (request.algo == algorithm::single_pass) {
+    if (!single_pass_supported(caps, request.type))
+      throw unsupported_error("algorithm::single_pass needs cl_khr_int64_base_atomics, which device '" +
+                              caps.name + "' does not have");
+    return algorithm::single_pass;
+  }
+  return algorithm::three_stage;
+}
+
+void validate_request(const scan_request& request, const device_capabilities& caps) {
+  if (request.type == element_type::float64 && !caps.fp64)
+    throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
+                            "' does not have");
+  const bool bitwise = request.operation == op::bit_and || request.operation == op::bit_or ||
+                       request.operation == op::bit_xor;
+  if (bitwise && is_floating(request.type))
+    throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
+                           opencl_name(request.type));
+  if (request.operation == op::custom && (!request.custom_op || request.custom_op->empty()))
+    throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
+}
+
+} // namespace detail
+
+dispatch_plan plan_for(const cl::Device& device, element_type type) {
+  const device_capabilities caps = capabilities(device);
+  dispatch_plan plan;
+  plan.single_pass_available = detail::single_pass_supported(caps, type);
+  plan.large = algorithm::three_stage;
+  plan.three_stage = detail::initial_tuning(caps, type, algorithm::three_stage);
+  plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);
+  return plan;
+}
+
+} // namespace clscan

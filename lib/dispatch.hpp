@@ -1,0 +1,45 @@
+#pragma once
+
+#include <clscan/device.hpp>
+#include <clscan/scan.hpp>
+
+#include <string>
+
+namespace clscan::detail {
+
+// Identifies one compiled program: algorithm, element type, operator, launch shape and alignment.
+struct variant_key {
+  algorithm algo = algorithm::three_stage;
+  element_type type = element_type::int32;
+  op operation = op::sum;
+  std::string custom_op;         // only for op::custom
+  element_value custom_identity; // only for op::custom
+  std::size_t work_group_size = 0;
+  std::size_t items_per_thread = 0;
+  std::size_t vector_width = 0;
+  bool aligned = false;
+
+  bool operator<(const variant_key& other) const;
+};
+
+// The operator's identity for `type` (for op::custom, the request's custom_identity).
+element_value identity_of(element_type type, op operation, const element_value& custom_identity);
+
+// The kernel prelude (type, operator, identity) and -D options for a variant.
+std::string program_prelude(const variant_key& key, const device_capabilities& caps);
+std::string build_options(const variant_key& key);
+
+// Launch shape dispatch starts from for this device, type and algorithm; CLSCAN_TUNING overrides it.
+tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo);
+
+// True when the device has what the single-pass kernel needs for this element type.
+bool single_pass_supported(const device_capabilities& caps, element_type type);
+
+// The algorithm a request runs with on this device for n elements.
+algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n);
+
+// Checks the request against the device (operator valid for the type, fp64 present, custom source
+// given) and throws clscan::invalid_argument or clscan::unsupported_error.
+void validate_request(const scan_request& request, const device_capabilities& caps);
+
+} // namespace clscan::detail

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "error_check.hpp"
+
+#include <clscan/config.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace clscan::detail {
+
+// Enqueues a scan's commands in order on one queue. On an in-order queue the queue itself orders them
+// and only the last one gets an event; on an out-of-order queue each command waits for the previous
+// one's event. The first command also waits for `initial_waits`.
+class launch_sequence {
+public:
+  launch_sequence(cl_command_queue queue, bool out_of_order, const cl_event* initial_waits,
+                  cl_uint initial_count)
+      : queue_(queue), out_of_order_(out_of_order), waits_(initial_waits), wait_count_(initial_count) {}
+
+  template <typename T>
+  void arg(cl_kernel kernel, cl_uint index, const T& value) {
+    check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
+  }
+  void arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, const void* value) {
+    check(clSetKernelArg(kernel, index, size, value), "clSetKernelArg");
+  }
+
+  // Enqueues `kernel` over `groups` work-groups of `group_size` work-items. `last` marks the command
+  // whose event the scan returns.
+  void run(cl_kernel kernel, std::size_t groups, std::size_t group_size, bool last) {
+    const std::size_t global = groups * group_size;
+    cl_event event = nullptr;
+    const bool want_event = last || out_of_order_;
+    check(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, &group_size, wait_count_, waits_,
+                                 want_event ? &event : nullptr),
+          "clEnqueueNDRangeKernel");
+    if (want_event) previous_ = cl::Event(event); // takes ownership
+    if (out_of_order_) {
+      waits_ = &previous_();
+      wait_count_ = 1;
+    } else {
+      waits_ = nullptr;
+      wait_count_ = 0;
+    }
+  }
+
+  cl::Event finish() { return previous_; }
+
+private:
+  cl_command_queue queue_;
+  bool out_of_order_;
+  const cl_event* waits_;
+  cl_uint wait_count_;
+  cl::Event previous_;
+};
+
+} // namespace clscan::detail

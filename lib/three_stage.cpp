@@ -1,0 +1,92 @@
+#include "three_stage.hpp"
+
+namespace clscan::detail {
+namespace {
+
+std::size_t tiles_for(std::size_t n, std::size_t tile) { return (n + tile - 1) / tile; }
+
+struct tile_scan_args {
+  cl_mem src;
+  cl_ulong src_offset;
+  cl_mem dst;
+  cl_ulong dst_offset;
+  cl_ulong n;
+  cl_mem tile_totals; // may be null
+  cl_int exclusive;
+  const element_value* seed;
+};
+
+void scan_tiles(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
+                const tile_scan_args& a, bool last) {
+  cl_kernel k = kernels.scan_tiles();
+  launch.arg(k, 0, a.src);
+  launch.arg(k, 1, a.src_offset);
+  launch.arg(k, 2, a.dst);
+  launch.arg(k, 3, a.dst_offset);
+  launch.arg(k, 4, a.n);
+  launch.arg(k, 5, a.tile_totals);
+  launch.arg(k, 6, a.exclusive);
+  launch.arg_bytes(k, 7, element_size, a.seed->bytes);
+  launch.run(k, tiles_for(a.n, kernels.tile), kernels.work_group_size, last);
+}
+
+void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
+                       cl_mem data, cl_ulong offset, cl_ulong n, cl_mem prefixes, cl_int has_seed,
+                       const element_value& seed, bool last) {
+  cl_kernel k = kernels.add_tile_prefixes();
+  launch.arg(k, 0, data);
+  launch.arg(k, 1, offset);
+  launch.arg(k, 2, n);
+  launch.arg(k, 3, prefixes);
+  launch.arg(k, 4, has_seed);
+  launch.arg_bytes(k, 5, element_size, seed.bytes);
+  launch.run(k, tiles_for(n, kernels.tile), kernels.work_group_size, last);
+}
+
+} // namespace
+
+std::size_t three_stage_level_elements(std::size_t n, std::size_t tile, std::size_t level) {
+  for (std::size_t l = 0; l < level; ++l) n = tiles_for(n, tile);
+  return n;
+}
+
+void enqueue_three_stage(workspace& ws, const compiled_variant& kernels, const scan_operands& op,
+                         launch_sequence& launch) {
+  const std::size_t element_size = size_of(op.request->type);
+  const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
+  const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
+
+  if (op.n <= kernels.tile) {
+    scan_tiles(launch, kernels, element_size,
+               {op.in, op.in_offset, op.out, op.out_offset, op.n, nullptr, exclusive, &seed}, true);
+    return;
+  }
+
+  // Level l >= 1 holds the totals of the tiles of level l - 1; level 0 is the user's data. Levels
+  // are scanned exclusively in place until one tile covers a level.
+  std::size_t level_sizes[64];
+  cl_mem levels[64];
+  std::size_t depth = 0;
+  for (std::size_t size = op.n; size > kernels.tile; ) {
+    size = tiles_for(size, kernels.tile);
+    ++depth;
+    level_sizes[depth] = size;
+    levels[depth] = ws.scratch(depth, size * element_size)();
+  }
+  level_sizes[0] = op.n;
+
+  scan_tiles(launch, kernels, element_size,
+             {op.in, op.in_offset, op.out, op.out_offset, op.n, levels[1], exclusive, &op.identity}, false);
+  for (std::size_t l = 1; l < depth; ++l)
+    scan_tiles(launch, kernels, element_size,
+               {levels[l], 0, levels[l], 0, level_sizes[l], levels[l + 1], 1, &op.identity}, false);
+  scan_tiles(launch, kernels, element_size,
+             {levels[depth], 0, levels[depth], 0, level_sizes[depth], nullptr, 1, &op.identity}, false);
+  for (std::size_t l = depth - 1; l >= 1; --l)
+    add_tile_prefixes(launch, kernels, element_size, levels[l], 0, level_sizes[l], levels[l + 1], 0,
+                      op.identity, false);
+  add_tile_prefixes(launch, kernels, element_size, op.out, op.out_offset, op.n, levels[1],
+                    op.request->has_initial ? 1 : 0, seed, true);
+}
+
+} // namespace clscan::detail
