@@ -3,7 +3,10 @@
 
 #include <clscan/device.hpp>
 
+#include <cctype>
+#include <cstdlib>
 #include <map>
+#include <vector>
 #include <mutex>
 
 namespace clscan {
@@ -67,7 +70,49 @@ device_capabilities read_capabilities(cl_device_id device) {
   return caps;
 }
 
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// True when `wanted` (from the environment) is unset, equals `index`, or is part of `name`.
+bool matches(const char* wanted, std::size_t index, const std::string& name) {
+  if (!wanted || !*wanted) return true;
+  const std::string text = wanted;
+  if (text.find_first_not_of("0123456789") == std::string::npos) return std::stoul(text) == index;
+  return lower(name).find(lower(text)) != std::string::npos;
+}
+
 } // namespace
+
+cl::Device select_device() {
+  const char* wanted_platform = std::getenv("CLSCAN_PLATFORM");
+  const char* wanted_device = std::getenv("CLSCAN_DEVICE");
+  cl_uint platform_count = 0;
+  if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0)
+    throw error("clscan: no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
+  std::vector<cl_platform_id> platforms(platform_count);
+  detail::check(clGetPlatformIDs(platform_count, platforms.data(), nullptr), "clGetPlatformIDs");
+
+  std::vector<cl_device_id> candidates;
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    if (!matches(wanted_platform, p, platform_string(platforms[p], CL_PLATFORM_NAME))) continue;
+    cl_uint device_count = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> devices(device_count);
+    detail::check(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, device_count, devices.data(), nullptr),
+                  "clGetDeviceIDs");
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      if (matches(wanted_device, d, device_string(devices[d], CL_DEVICE_NAME))) candidates.push_back(devices[d]);
+  }
+  if (candidates.empty())
+    throw error(std::string("clscan: no OpenCL device matches CLSCAN_PLATFORM='") +
+                (wanted_platform ? wanted_platform : "") + "' CLSCAN_DEVICE='" +
+                (wanted_device ? wanted_device : "") + "'");
+  for (cl_device_id device : candidates)
+    if (device_info<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) return cl::Device(device);
+  return cl::Device(candidates.front());
+}
 
 namespace detail {
 

@@ -32,6 +32,12 @@ struct device_capabilities {
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
 };
 
+// The device clscan's tools and tests run on: CLSCAN_PLATFORM and CLSCAN_DEVICE, when set, pick the
+// platform and device whose name contains the given text (case-insensitive) or whose index it is;
+// otherwise the first GPU of any platform, else the first device. Throws clscan::error when none
+// matches.
+cl::Device select_device();
+
 // Reads the capabilities of `device` (cached after the first call per device).
 device_capabilities capabilities(const cl::Device& device);
 
