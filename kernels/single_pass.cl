@@ -1,0 +1,223 @@
+// Single-pass scan: chained scan with decoupled look-back and decoupled fallback.
+//
+// Each work-group takes the next tile index from a global ticket counter (OpenCL does not launch
+// work-groups in order, so get_group_id() says nothing about who runs first), scans its tile, and
+// publishes its tile total (the "aggregate"). It then walks back over its predecessors: a published
+// inclusive prefix ends the walk; an aggregate is combined in and the walk goes on. A predecessor that
+// has published nothing after a bounded wait is not waited for any longer: the work-group reduces that
+// tile's input itself (decoupled fallback), so no work-group ever depends on another one making
+// progress. Finally the work-group publishes its own inclusive prefix and writes its output.
+//
+// Status words carry an epoch tag beside their payload, so a word from an earlier launch is never
+// mistaken for a current one and the status array needs no clearing between launches. Aggregates and
+// prefixes have separate slots, each written once per launch, so an element wider than one payload
+// is split over several words without tearing: a reader takes a slot only when every word carries the
+// current tag.
+
+#include "scan_common.cl"
+
+// 1: 64-bit status words (32-bit tag, 32-bit payload), needs cl_khr_int64_base_atomics.
+// 0: 32-bit status words (16-bit tag, 16-bit payload), needs only 32-bit global atomics.
+#ifndef CLSCAN_WIDE_STATUS
+#define CLSCAN_WIDE_STATUS 0
+#endif
+// Bytes per element (set by the host with the element type).
+#ifndef CLSCAN_ELEM_SIZE
+#define CLSCAN_ELEM_SIZE 4
+#endif
+// Predecessors examined at once during look-back, one per work-item.
+#ifndef CLSCAN_LOOKBACK
+#define CLSCAN_LOOKBACK 32
+#endif
+// Look-back rounds without news from the nearest unresolved predecessor before falling back to
+// reducing its tile directly.
+#ifndef CLSCAN_SPIN_LIMIT
+#define CLSCAN_SPIN_LIMIT 1024
+#endif
+
+#if CLSCAN_WIDE_STATUS
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+typedef ulong status_t;
+#define CLSCAN_PAYLOAD_BITS 32
+#define CLSCAN_STATUS_READ(p) atom_add((volatile global status_t*)(p), (status_t)0)
+#define CLSCAN_STATUS_WRITE(p, v) atom_xchg((volatile global status_t*)(p), (v))
+#else
+typedef uint status_t;
+#define CLSCAN_PAYLOAD_BITS 16
+#define CLSCAN_STATUS_READ(p) atomic_add((volatile global status_t*)(p), (status_t)0)
+#define CLSCAN_STATUS_WRITE(p, v) atomic_xchg((volatile global status_t*)(p), (v))
+#endif
+#define CLSCAN_PAYLOAD_MASK ((((status_t)1) << CLSCAN_PAYLOAD_BITS) - 1)
+#define CLSCAN_WORDS (CLSCAN_ELEM_SIZE * 8 / CLSCAN_PAYLOAD_BITS)
+
+#if CLSCAN_ELEM_SIZE == 8
+typedef ulong bits_t;
+#define CLSCAN_TO_BITS(x) as_ulong(x)
+#define CLSCAN_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
+#else
+typedef uint bits_t;
+#define CLSCAN_TO_BITS(x) as_uint(x)
+#define CLSCAN_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
+#endif
+
+#if CLSCAN_LOOKBACK > CLSCAN_WG
+#undef CLSCAN_LOOKBACK
+#define CLSCAN_LOOKBACK CLSCAN_WG
+#endif
+
+// Slot layout: word 0 holds the ticket counter; tile t has its aggregate slot at
+// 1 + t * 2 * CLSCAN_WORDS and its inclusive-prefix slot right after it.
+inline global status_t* aggregate_slot(global status_t* status, ulong tile) {
+  return status + 1 + tile * 2 * CLSCAN_WORDS;
+}
+inline global status_t* prefix_slot(global status_t* status, ulong tile) {
+  return aggregate_slot(status, tile) + CLSCAN_WORDS;
+}
+
+inline void publish(global status_t* slot, uint tag, elem_t value) {
+  const bits_t bits = CLSCAN_TO_BITS(value);
+  for (int w = 0; w < CLSCAN_WORDS; ++w) {
+    const status_t payload = (status_t)(bits >> (w * CLSCAN_PAYLOAD_BITS)) & CLSCAN_PAYLOAD_MASK;
+    CLSCAN_STATUS_WRITE(slot + w, ((status_t)tag << CLSCAN_PAYLOAD_BITS) | payload);
+  }
+}
+
+// 1 and the value when every word of the slot carries `tag`, else 0.
+inline int try_read(global status_t* slot, uint tag, elem_t* value) {
+  bits_t bits = 0;
+  for (int w = 0; w < CLSCAN_WORDS; ++w) {
+    const status_t word = CLSCAN_STATUS_READ(slot + w);
+    if ((uint)(word >> CLSCAN_PAYLOAD_BITS) != tag) return 0;
+    bits |= (bits_t)(word & CLSCAN_PAYLOAD_MASK) << (w * CLSCAN_PAYLOAD_BITS);
+  }
+  *value = CLSCAN_FROM_BITS(bits);
+  return 1;
+}
+
+#define CLSCAN_NOTHING 0
+#define CLSCAN_AGGREGATE 1
+#define CLSCAN_PREFIX 2
+
+// Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
+inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local elem_t* scratch) {
+  elem_t v[CLSCAN_ITEMS];
+  load_items(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n, v);
+  elem_t total;
+  group_exclusive_scan(reduce_items(v), scratch, &total);
+  return total;
+}
+
+// src/dst point at the user's buffers plus their offsets in elements. status is the workspace's status
+// array (word 0: ticket counter). Tiles get indices ticket - ticket_base in the order work-groups
+// start. tag is this launch's epoch (never 0). seed is combined in front of everything (the identity
+// unless the caller gave an initial value).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
+                 global status_t* status, uint ticket_base, uint tag, int exclusive, elem_t seed) {
+  local elem_t scratch[CLSCAN_WG];
+  local int peek_kind[CLSCAN_LOOKBACK];
+  local elem_t peek_value[CLSCAN_LOOKBACK];
+  local uint shared_tile;
+  local int shared_state; // 0: go on looking back, 1: done, 2: fall back on the nearest predecessor
+  local long shared_next;
+  local elem_t shared_prefix;
+
+  const uint lid = (uint)get_local_id(0);
+  src += src_offset;
+  dst += dst_offset;
+
+  if (lid == 0) shared_tile = atomic_inc((volatile global uint*)status) - ticket_base;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong tile = shared_tile;
+
+  elem_t v[CLSCAN_ITEMS];
+  load_items(src, tile * CLSCAN_TILE + lid * CLSCAN_ITEMS, n, v);
+  elem_t tile_total;
+  const elem_t item_prefix = group_exclusive_scan(reduce_items(v), scratch, &tile_total);
+
+  if (tile == 0) {
+    if (lid == 0) {
+      publish(prefix_slot(status, 0), tag, combine(seed, tile_total));
+      shared_prefix = seed;
+    }
+  } else {
+    if (lid == 0) publish(aggregate_slot(status, tile), tag, tile_total);
+
+    // Walk back. `behind` combines the tiles [next + 1, tile) in order; every work-item keeps the
+    // same copy, updated from local memory.
+    elem_t behind = CLSCAN_IDENTITY;
+    long next = (long)tile - 1; // nearest predecessor not yet combined
+    int rounds_without_news = 0;
+    for (;;) {
+      if (lid < CLSCAN_LOOKBACK) {
+        const long p = next - (long)lid;
+        int kind = CLSCAN_NOTHING;
+        elem_t value = CLSCAN_IDENTITY;
+        if (p >= 0) {
+          if (try_read(prefix_slot(status, (ulong)p), tag, &value))
+            kind = CLSCAN_PREFIX;
+          else if (try_read(aggregate_slot(status, (ulong)p), tag, &value))
+            kind = CLSCAN_AGGREGATE;
+        }
+        peek_kind[lid] = kind;
+        peek_value[lid] = value;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid == 0) {
+        int state = 0;
+        int taken = 0;
+        elem_t acc = behind;
+        while (taken < CLSCAN_LOOKBACK && next - taken >= 0 && peek_kind[taken] != CLSCAN_NOTHING) {
+          acc = combine(peek_value[taken], acc);
+          if (peek_kind[taken++] == CLSCAN_PREFIX) {
+            state = 1;
+            break;
+          }
+        }
+        rounds_without_news = taken ? 0 : rounds_without_news + 1;
+        if (state == 0 && rounds_without_news > CLSCAN_SPIN_LIMIT) state = 2;
+        shared_state = state;
+        shared_next = next - taken;
+        shared_prefix = acc;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const int state = shared_state;
+      next = shared_next;
+      behind = shared_prefix;
+      if (state == 1) break;
+      if (state == 2) {
+        // Nobody has published tile `next` for a long time: reduce it here. Its output may already
+        // be written over its input (in place) only after its prefix was published, so a prefix seen
+        // after the reduction wins over the reduction.
+        const elem_t reduced = reduce_tile(src, n, (ulong)next, scratch);
+        if (lid == 0) {
+          mem_fence(CLK_GLOBAL_MEM_FENCE);
+          elem_t published;
+          if (try_read(prefix_slot(status, (ulong)next), tag, &published)) {
+            shared_prefix = combine(published, behind);
+            shared_state = 1;
+          } else {
+            shared_prefix = combine(reduced, behind);
+            shared_state = next == 0 ? 1 : 0;
+            if (next == 0) shared_prefix = combine(seed, shared_prefix);
+          }
+          rounds_without_news = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        behind = shared_prefix;
+        next -= 1;
+        if (shared_state == 1) break;
+        barrier(CLK_LOCAL_MEM_FENCE); // shared_state is rewritten by the next round
+      }
+    }
+    // behind now holds everything before this tile, seed included.
+    if (lid == 0) {
+      publish(prefix_slot(status, tile), tag, combine(behind, tile_total));
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+  scan_items(v, combine(shared_prefix, item_prefix), exclusive);
+  store_items(dst, tile * CLSCAN_TILE + lid * CLSCAN_ITEMS, n, v);
+}

@@ -97,7 +97,9 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   operands.request = &request;
   operands.identity = identity_of(request.type, request.operation, request.custom_identity);
 
-  const algorithm algo = choose_algorithm(request, ws.caps, n);
+  const tuning& small_shape = ws.shape(request.type, algorithm::three_stage);
+  const algorithm algo = choose_algorithm(request, ws.caps, n,
+                                          small_shape.work_group_size * small_shape.items_per_thread);
   const tuning& shape = ws.shape(request.type, algo);
   variant_key key;
   key.algo = algo;

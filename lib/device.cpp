@@ -2,6 +2,7 @@
 #include "error_check.hpp"
 
 #include <clscan/device.hpp>
+#include <clscan/error.hpp>
 
 #include <cctype>
 #include <cstdlib>

@@ -151,10 +151,14 @@ element_value identity_of(element_type type, op operation, const element_value& 
 }
 
 std::string program_prelude(const variant_key& key, const device_capabilities& caps) {
-  (void)caps;
   std::string prelude;
   if (key.type == element_type::float64) prelude += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   prelude += std::string("#define CLSCAN_T ") + opencl_name(key.type) + "\n";
+  prelude += "#define CLSCAN_ELEM_SIZE " + std::to_string(size_of(key.type)) + "\n";
+  // One status-word width per device, so that words left by any earlier launch on the same
+  // workspace are read with the layout they were written with.
+  if (key.algo == algorithm::single_pass)
+    prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (caps.int64_atomics ? "1" : "0") + "\n";
   prelude += "#define CLSCAN_IDENTITY " +
              literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";
   prelude += std::string("#define ") + op_define(key.operation) + "\n";
@@ -197,18 +201,25 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
 
 bool single_pass_supported(const device_capabilities& caps, element_type type) {
   (void)type;
-  return caps.int32_global_atomics && caps.int64_atomics;
+  return caps.int32_global_atomics;
 }
 
-algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n) {
-  (void)n;
+algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n,
+                           std::size_t three_stage_tile) {
   if (request.algo == algorithm::single_pass) {
     if (!single_pass_supported(caps, request.type))
-      throw unsupported_error("algorithm::single_pass needs cl_khr_int64_base_atomics, which device '" +
+      throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
                               caps.name + "' does not have");
     return algorithm::single_pass;
   }
-  return algorithm::three_stage;
+  if (request.algo == algorithm::three_stage) return algorithm::three_stage;
+  // Deterministic floating-point results need a combination order that does not depend on
+  // scheduling; one tile is a single launch of either algorithm, and the three-stage one needs no
+  // atomics for it.
+  const bool needs_fixed_order = request.deterministic && is_floating(request.type);
+  if (needs_fixed_order || n <= three_stage_tile || !single_pass_supported(caps, request.type))
+    return algorithm::three_stage;
+  return algorithm::single_pass;
 }
 
 void validate_request(const scan_request& request, const device_capabilities& caps) {
@@ -230,7 +241,7 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
   const device_capabilities caps = capabilities(device);
   dispatch_plan plan;
   plan.single_pass_available = detail::single_pass_supported(caps, type);
-  plan.large = algorithm::three_stage;
+  plan.large = plan.single_pass_available ? algorithm::single_pass : algorithm::three_stage;
   plan.three_stage = detail::initial_tuning(caps, type, algorithm::three_stage);
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);
   return plan;

@@ -36,7 +36,8 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
 bool single_pass_supported(const device_capabilities& caps, element_type type);
 
 // The algorithm a request runs with on this device for n elements.
-algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n);
+algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n,
+                           std::size_t three_stage_tile);
 
 // Checks the request against the device (operator valid for the type, fp64 present, custom source
 // given) and throws clscan::invalid_argument or clscan::unsupported_error.

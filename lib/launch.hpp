@@ -5,7 +5,6 @@
 #include <clscan/config.hpp>
 
 #include <cstddef>
-#include <vector>
 
 namespace clscan::detail {
 
@@ -31,11 +30,28 @@ public:
   void run(cl_kernel kernel, std::size_t groups, std::size_t group_size, bool last) {
     const std::size_t global = groups * group_size;
     cl_event event = nullptr;
-    const bool want_event = last || out_of_order_;
     check(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, &group_size, wait_count_, waits_,
-                                 want_event ? &event : nullptr),
+                                 last || out_of_order_ ? &event : nullptr),
           "clEnqueueNDRangeKernel");
-    if (want_event) previous_ = cl::Event(event); // takes ownership
+    advance(event);
+  }
+
+  // Enqueues a fill of `bytes` zero bytes at the start of `buffer`.
+  void fill_zero(cl_mem buffer, std::size_t bytes) {
+    const cl_uchar zero = 0;
+    cl_event event = nullptr;
+    check(clEnqueueFillBuffer(queue_, buffer, &zero, sizeof zero, 0, bytes, wait_count_, waits_,
+                              out_of_order_ ? &event : nullptr),
+          "clEnqueueFillBuffer");
+    advance(event);
+  }
+
+  cl::Event finish() { return previous_; }
+
+private:
+  // After a command: on an out-of-order queue the next one waits for its event.
+  void advance(cl_event event) {
+    if (event) previous_ = cl::Event(event); // takes ownership
     if (out_of_order_) {
       waits_ = &previous_();
       wait_count_ = 1;
@@ -45,9 +61,6 @@ public:
     }
   }
 
-  cl::Event finish() { return previous_; }
-
-private:
   cl_command_queue queue_;
   bool out_of_order_;
   const cl_event* waits_;

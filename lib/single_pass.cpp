@@ -1,11 +1,68 @@
 #include "single_pass.hpp"
 
-#include <clscan/error.hpp>
+#include "error_check.hpp"
 
 namespace clscan::detail {
+namespace {
 
-void enqueue_single_pass(workspace&, const compiled_variant&, const scan_operands&, launch_sequence&) {
-  throw unsupported_error("clscan: the single-pass scan is not built yet");
+// Must match kernels/single_pass.cl: CLSCAN_WIDE_STATUS picks 64-bit status words with 32-bit
+// payloads, else 32-bit words with 16-bit payloads; the tag takes the other half of the word.
+struct status_layout {
+  std::size_t word_bytes;
+  std::size_t payload_bits;
+};
+
+status_layout layout_for(const device_capabilities& caps) {
+  return caps.int64_atomics ? status_layout{8, 32} : status_layout{4, 16};
+}
+
+} // namespace
+
+bool wide_status_words(const device_capabilities& caps) { return caps.int64_atomics; }
+
+void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const scan_operands& op,
+                         launch_sequence& launch) {
+  const std::size_t element_size = size_of(op.request->type);
+  const status_layout layout = layout_for(ws.caps);
+  const std::size_t words_per_value = element_size * 8 / layout.payload_bits;
+  const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
+  // Word 0 is the ticket counter, then an aggregate and a prefix slot per tile.
+  const std::size_t status_bytes = (1 + tiles * 2 * words_per_value) * layout.word_bytes;
+  const cl::Buffer& status = ws.scratch(0, status_bytes);
+
+  const cl_uint max_tag = layout.payload_bits == 32 ? 0xffffffffu : 0xffffu;
+  bool clear = ws.status_words_initialized == 0;
+  if (!clear && ws.epoch >= max_tag) clear = true;
+  if (clear) {
+    // Tags restart at 1, so every word must read as untagged (0) again; the ticket counter restarts.
+    ws.epoch = 0;
+    ws.next_ticket = 0;
+  }
+  const cl_uint tag = ++ws.epoch;
+  const cl_uint ticket_base = ws.next_ticket;
+  ws.next_ticket += static_cast<cl_uint>(tiles);
+
+  if (clear) {
+    launch.fill_zero(status(), status_bytes);
+    ws.status_words_initialized = 1;
+  }
+
+  cl_kernel k = kernels.single_pass();
+  const cl_mem in = op.in, out = op.out, status_mem = status();
+  const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
+  const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
+  const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
+  launch.arg(k, 0, in);
+  launch.arg(k, 1, in_offset);
+  launch.arg(k, 2, out);
+  launch.arg(k, 3, out_offset);
+  launch.arg(k, 4, n);
+  launch.arg(k, 5, status_mem);
+  launch.arg(k, 6, ticket_base);
+  launch.arg(k, 7, tag);
+  launch.arg(k, 8, exclusive);
+  launch.arg_bytes(k, 9, element_size, seed.bytes);
+  launch.run(k, tiles, kernels.work_group_size, true);
 }
 
 } // namespace clscan::detail

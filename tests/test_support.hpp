@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -58,5 +60,88 @@ std::vector<T> read_buffer(const cl::Buffer& buffer, std::size_t count) {
     REQUIRE(env().queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(T), contents.data()) == CL_SUCCESS);
   return contents;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Guarded buffers and exact checks, shared by the scan and type tests.
+//
+// A guarded buffer holds `front` poison elements, the scanned range of n elements, and `back` poison
+// elements. A correct scan writes only the scanned range, so every guard still holds poison_value().
+namespace guarded {
+
+inline const char* name_of(clscan::algorithm algo) {
+  switch (algo) {
+  case clscan::algorithm::automatic: return "automatic";
+  case clscan::algorithm::single_pass: return "single_pass";
+  case clscan::algorithm::three_stage: return "three_stage";
+  }
+  return "?";
+}
+
+inline const char* name_of(clscan::scan_kind kind) {
+  return kind == clscan::scan_kind::inclusive ? "inclusive" : "exclusive";
+}
+
+inline const char* name_of(clscan::op operation) {
+  switch (operation) {
+  case clscan::op::sum: return "sum";
+  case clscan::op::min: return "min";
+  case clscan::op::max: return "max";
+  case clscan::op::bit_and: return "bit_and";
+  case clscan::op::bit_or: return "bit_or";
+  case clscan::op::bit_xor: return "bit_xor";
+  case clscan::op::custom: return "custom";
+  }
+  return "?";
+}
+
+// The host image of a guarded buffer: poison, then `data` (poison when null), then poison.
+template <typename T>
+std::vector<T> guarded_image(const std::vector<T>* data, std::size_t n, std::size_t front, std::size_t back) {
+  std::vector<T> image(front + n + back, poison_value<T>());
+  if (data) std::copy(data->begin(), data->begin() + static_cast<std::ptrdiff_t>(n), image.begin() + front);
+  return image;
+}
+
+template <typename T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// One CHECK that got[offset + i] and expected[i] have the same bits for every i; on failure it names
+// the number of mismatches and the first one.
+template <typename T>
+void check_exact(const char* what, const std::vector<T>& got, std::size_t offset, const std::vector<T>& expected) {
+  REQUIRE(got.size() >= offset + expected.size());
+  std::size_t mismatches = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!same_bits(got[offset + i], expected[i]) && mismatches++ == 0) first = i;
+  INFO(what << ": " << mismatches << " of " << expected.size() << " elements differ");
+  if (mismatches) {
+    INFO("first at index " << first << ": expected " << +expected[first] << ", got " << +got[offset + first]);
+    CHECK(mismatches == 0);
+  } else {
+    CHECK(mismatches == 0);
+  }
+}
+
+// One CHECK that every element outside [front, front + n) of `got` still holds poison_value().
+template <typename T>
+void check_guards(const char* what, const std::vector<T>& got, std::size_t front, std::size_t n) {
+  std::size_t damaged = 0, first = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (i >= front && i < front + n) continue;
+    if (!same_bits(got[i], poison_value<T>()) && damaged++ == 0) first = i;
+  }
+  INFO(what << ": " << damaged << " guard elements overwritten (guards: " << front << " before, "
+            << got.size() - front - n << " after the " << n << " scanned elements)");
+  if (damaged) {
+    INFO("first at buffer index " << first << ": " << +got[first]);
+    CHECK(damaged == 0);
+  } else {
+    CHECK(damaged == 0);
+  }
+}
+
+} // namespace guarded
 
 } // namespace clscan_test
