@@ -52,6 +52,9 @@
 
 #define CLSCAN_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 
+// Loops over a work-item's elements carry "#pragma unroll" so that the elements stay in registers: an
+// element array indexed at run time is placed in (slow) private memory by GPU compilers.
+
 #if CLSCAN_ITEMS % CLSCAN_VEC != 0
 #error "CLSCAN_ITEMS must be a multiple of CLSCAN_VEC"
 #endif
@@ -73,6 +76,7 @@ inline elem_t combine(elem_t a, elem_t b) { return CLSCAN_COMBINE(a, b); }
 inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
 #if CLSCAN_ALIGNED
       vec_t x = ((const global vec_t*)(src + first))[k];
@@ -82,9 +86,11 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
       CLSCAN_VSTORE(x, k, v);
     }
 #else
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = src[first + k];
 #endif
   } else {
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
   }
 }
@@ -93,6 +99,7 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
 inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* v) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
       vec_t x = CLSCAN_VLOAD(k, v);
 #if CLSCAN_ALIGNED
@@ -102,17 +109,73 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
 #endif
     }
 #else
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS; ++k) dst[first + k] = v[k];
 #endif
   } else {
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
       if (first + k < n) dst[first + k] = v[k];
   }
 }
 
+#if CLSCAN_VEC > 1
+// Staged tile transfer: work-items move whole vectors between global memory and a local staging area
+// in an interleaved order (consecutive work-items, consecutive vectors: fully coalesced), and each
+// work-item then takes its own consecutive run of elements from the staging area. Runs are padded
+// by one vector so that work-items reading their runs side by side hit different local banks.
+#define CLSCAN_RUN_VECTORS (CLSCAN_ITEMS / CLSCAN_VEC)
+#define CLSCAN_STAGE_VECTORS (CLSCAN_WG * (CLSCAN_RUN_VECTORS + 1))
+
+inline uint staged_index(uint vector_in_tile) {
+  return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS;
+}
+
+// Loads the full tile that starts at element `tile_first`; every work-item must call.
+inline void load_tile_staged(const global elem_t* src, ulong tile_first, elem_t* v, local vec_t* stage) {
+  const uint lid = (uint)get_local_id(0);
+  const global elem_t* base = src + tile_first;
+#pragma unroll
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    const uint j = (uint)k * CLSCAN_WG + lid;
+#if CLSCAN_ALIGNED
+    stage[staged_index(j)] = ((const global vec_t*)base)[j];
+#else
+    stage[staged_index(j)] = CLSCAN_VLOAD(j, base);
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+    CLSCAN_VSTORE(stage[staged_index(lid * CLSCAN_RUN_VECTORS + k)], k, v);
+}
+
+// Stores v of every work-item to the full tile that starts at `tile_first`; every work-item must
+// call, after its last use of `stage` from load_tile_staged.
+inline void store_tile_staged(global elem_t* dst, ulong tile_first, const elem_t* v, local vec_t* stage) {
+  const uint lid = (uint)get_local_id(0);
+  global elem_t* base = dst + tile_first;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+    stage[staged_index(lid * CLSCAN_RUN_VECTORS + k)] = CLSCAN_VLOAD(k, v);
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    const uint j = (uint)k * CLSCAN_WG + lid;
+#if CLSCAN_ALIGNED
+    ((global vec_t*)base)[j] = stage[staged_index(j)];
+#else
+    CLSCAN_VSTORE(stage[staged_index(j)], j, base);
+#endif
+  }
+}
+#endif
+
 // Combines a work-item's elements in order: the work-item's total.
 inline elem_t reduce_items(const elem_t* v) {
   elem_t total = v[0];
+  #pragma unroll
   for (int k = 1; k < CLSCAN_ITEMS; ++k) total = combine(total, v[k]);
   return total;
 }
@@ -121,12 +184,14 @@ inline elem_t reduce_items(const elem_t* v) {
 inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
   elem_t running = prefix;
   if (exclusive) {
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       elem_t x = v[k];
       v[k] = running;
       running = combine(running, x);
     }
   } else {
+    #pragma unroll
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       running = combine(running, v[k]);
       v[k] = running;

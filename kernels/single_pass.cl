@@ -29,6 +29,21 @@
 #ifndef CLSCAN_LOOKBACK
 #define CLSCAN_LOOKBACK 32
 #endif
+// 1: look-back reads status words with plain volatile loads, which every GPU and CPU performs as one
+// access for an aligned word of this size; cheaper than read-modify-write atomics, which serialize
+// when many work-groups look at the same word. 0: reads are atomic_add(p, 0).
+#ifndef CLSCAN_PLAIN_STATUS_READS
+#define CLSCAN_PLAIN_STATUS_READS 1
+#endif
+// 1: full tiles move through local memory so that global accesses are coalesced (GPUs); 0: each
+// work-item reads and writes its own run directly (CPUs, where a run is one cache-friendly stream).
+#ifndef CLSCAN_STAGED
+#define CLSCAN_STAGED 0
+#endif
+#if CLSCAN_VEC == 1
+#undef CLSCAN_STAGED
+#define CLSCAN_STAGED 0
+#endif
 // Look-back rounds without news from the nearest unresolved predecessor before falling back to
 // reducing its tile directly.
 #ifndef CLSCAN_SPIN_LIMIT
@@ -39,13 +54,18 @@
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 typedef ulong status_t;
 #define CLSCAN_PAYLOAD_BITS 32
-#define CLSCAN_STATUS_READ(p) atom_add((volatile global status_t*)(p), (status_t)0)
+#define CLSCAN_ATOMIC_READ(p) atom_add((volatile global status_t*)(p), (status_t)0)
 #define CLSCAN_STATUS_WRITE(p, v) atom_xchg((volatile global status_t*)(p), (v))
 #else
 typedef uint status_t;
 #define CLSCAN_PAYLOAD_BITS 16
-#define CLSCAN_STATUS_READ(p) atomic_add((volatile global status_t*)(p), (status_t)0)
+#define CLSCAN_ATOMIC_READ(p) atomic_add((volatile global status_t*)(p), (status_t)0)
 #define CLSCAN_STATUS_WRITE(p, v) atomic_xchg((volatile global status_t*)(p), (v))
+#endif
+#if CLSCAN_PLAIN_STATUS_READS
+#define CLSCAN_STATUS_READ(p) (*(volatile global status_t*)(p))
+#else
+#define CLSCAN_STATUS_READ(p) CLSCAN_ATOMIC_READ(p)
 #endif
 #define CLSCAN_PAYLOAD_MASK ((((status_t)1) << CLSCAN_PAYLOAD_BITS) - 1)
 #define CLSCAN_WORDS (CLSCAN_ELEM_SIZE * 8 / CLSCAN_PAYLOAD_BITS)
@@ -83,20 +103,38 @@ inline void publish(global status_t* slot, uint tag, elem_t value) {
 }
 
 // 1 and the value when every word of the slot carries `tag`, else 0.
-inline int try_read(global status_t* slot, uint tag, elem_t* value) {
+inline int decode(const status_t* words, uint tag, elem_t* value) {
   bits_t bits = 0;
   for (int w = 0; w < CLSCAN_WORDS; ++w) {
-    const status_t word = CLSCAN_STATUS_READ(slot + w);
-    if ((uint)(word >> CLSCAN_PAYLOAD_BITS) != tag) return 0;
-    bits |= (bits_t)(word & CLSCAN_PAYLOAD_MASK) << (w * CLSCAN_PAYLOAD_BITS);
+    if ((uint)(words[w] >> CLSCAN_PAYLOAD_BITS) != tag) return 0;
+    bits |= (bits_t)(words[w] & CLSCAN_PAYLOAD_MASK) << (w * CLSCAN_PAYLOAD_BITS);
   }
   *value = CLSCAN_FROM_BITS(bits);
   return 1;
 }
 
+inline int try_read(global status_t* slot, uint tag, elem_t* value) {
+  status_t words[CLSCAN_WORDS];
+  for (int w = 0; w < CLSCAN_WORDS; ++w) words[w] = CLSCAN_STATUS_READ(slot + w);
+  return decode(words, tag, value);
+}
+
+
+
 #define CLSCAN_NOTHING 0
 #define CLSCAN_AGGREGATE 1
 #define CLSCAN_PREFIX 2
+
+// What tile `tile` has published: CLSCAN_PREFIX, CLSCAN_AGGREGATE or CLSCAN_NOTHING. Both slots are
+// read before either is examined, so the two reads overlap.
+inline int read_status(global status_t* status, ulong tile, uint tag, elem_t* value) {
+  global status_t* slots = aggregate_slot(status, tile);
+  status_t words[2 * CLSCAN_WORDS];
+  for (int w = 0; w < 2 * CLSCAN_WORDS; ++w) words[w] = CLSCAN_STATUS_READ(slots + w);
+  if (decode(words + CLSCAN_WORDS, tag, value)) return CLSCAN_PREFIX;
+  if (decode(words, tag, value)) return CLSCAN_AGGREGATE;
+  return CLSCAN_NOTHING;
+}
 
 // Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
 inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local elem_t* scratch) {
@@ -121,6 +159,9 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   local int shared_state; // 0: go on looking back, 1: done, 2: fall back on the nearest predecessor
   local long shared_next;
   local elem_t shared_prefix;
+#if CLSCAN_STAGED
+  local vec_t stage[CLSCAN_STAGE_VECTORS];
+#endif
 
   const uint lid = (uint)get_local_id(0);
   src += src_offset;
@@ -131,7 +172,14 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   const ulong tile = shared_tile;
 
   elem_t v[CLSCAN_ITEMS];
-  load_items(src, tile * CLSCAN_TILE + lid * CLSCAN_ITEMS, n, v);
+  const ulong tile_first = tile * CLSCAN_TILE;
+#if CLSCAN_STAGED
+  const int full_tile = tile_first + CLSCAN_TILE <= n;
+  if (full_tile)
+    load_tile_staged(src, tile_first, v, stage);
+  else
+#endif
+    load_items(src, tile_first + lid * CLSCAN_ITEMS, n, v);
   elem_t tile_total;
   const elem_t item_prefix = group_exclusive_scan(reduce_items(v), scratch, &tile_total);
 
@@ -153,12 +201,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
         const long p = next - (long)lid;
         int kind = CLSCAN_NOTHING;
         elem_t value = CLSCAN_IDENTITY;
-        if (p >= 0) {
-          if (try_read(prefix_slot(status, (ulong)p), tag, &value))
-            kind = CLSCAN_PREFIX;
-          else if (try_read(aggregate_slot(status, (ulong)p), tag, &value))
-            kind = CLSCAN_AGGREGATE;
-        }
+        if (p >= 0) kind = read_status(status, (ulong)p, tag, &value);
         peek_kind[lid] = kind;
         peek_value[lid] = value;
       }
@@ -219,5 +262,10 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
   scan_items(v, combine(shared_prefix, item_prefix), exclusive);
-  store_items(dst, tile * CLSCAN_TILE + lid * CLSCAN_ITEMS, n, v);
+#if CLSCAN_STAGED
+  if (full_tile)
+    store_tile_staged(dst, tile_first, v, stage);
+  else
+#endif
+    store_items(dst, tile_first + lid * CLSCAN_ITEMS, n, v);
 }

@@ -36,6 +36,7 @@ add_tile_prefixes(global elem_t* data, ulong data_offset, ulong n, const global 
 
   elem_t v[CLSCAN_ITEMS];
   load_items(data + data_offset, first, n, v);
+  #pragma unroll
   for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = combine(prefix, v[k]);
   store_items(data + data_offset, first, n, v);
 }

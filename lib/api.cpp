@@ -112,6 +112,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   key.work_group_size = shape.work_group_size;
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = shape.vector_width;
+  key.lookback = algo == algorithm::single_pass ? shape.lookback : 0;
   key.aligned = request.in_offset % shape.vector_width == 0 && request.out_offset % shape.vector_width == 0;
   const compiled_variant& kernels = ws.variant(key);
 

@@ -109,18 +109,21 @@ bool apply_tuning_override(tuning& shape) {
   const char* text = std::getenv("CLSCAN_TUNING");
   if (!text || !*text) return false;
   unsigned long wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
+  unsigned long lookback = shape.lookback;
   for (const char* field = text; field && *field; field = std::strchr(field, ',') ? std::strchr(field, ',') + 1 : nullptr) {
     std::sscanf(field, "wg=%lu", &wg);
     std::sscanf(field, "items=%lu", &items);
     std::sscanf(field, "vec=%lu", &vec);
+    std::sscanf(field, "lookback=%lu", &lookback);
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
-  if (wg == 0 || items == 0 || !valid_vec || items % vec != 0)
+  if (wg == 0 || items == 0 || !valid_vec || items % vec != 0 || lookback == 0)
     throw invalid_argument(std::string("CLSCAN_TUNING='") + text +
-                           "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec");
+                           "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec, lookback >= 1");
   shape.work_group_size = wg;
   shape.items_per_thread = items;
   shape.vector_width = vec;
+  shape.lookback = lookback;
   shape.origin = "CLSCAN_TUNING";
   return true;
 }
@@ -130,7 +133,7 @@ bool apply_tuning_override(tuning& shape) {
 bool variant_key::operator<(const variant_key& other) const {
   const auto tie = [](const variant_key& k) {
     return std::tie(k.algo, k.type, k.operation, k.work_group_size, k.items_per_thread, k.vector_width,
-                    k.aligned, k.custom_op);
+                    k.lookback, k.aligned, k.custom_op);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;
@@ -157,8 +160,11 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   prelude += "#define CLSCAN_ELEM_SIZE " + std::to_string(size_of(key.type)) + "\n";
   // One status-word width per device, so that words left by any earlier launch on the same
   // workspace are read with the layout they were written with.
-  if (key.algo == algorithm::single_pass)
+  if (key.algo == algorithm::single_pass) {
     prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (caps.int64_atomics ? "1" : "0") + "\n";
+    // GPUs coalesce global accesses across work-items; CPUs stream each work-item's run.
+    prelude += std::string("#define CLSCAN_STAGED ") + (caps.is_gpu() ? "1" : "0") + "\n";
+  }
   prelude += "#define CLSCAN_IDENTITY " +
              literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";
   prelude += std::string("#define ") + op_define(key.operation) + "\n";
@@ -174,7 +180,8 @@ std::string build_options(const variant_key& key) {
   return "-DCLSCAN_WG=" + std::to_string(key.work_group_size) +
          " -DCLSCAN_ITEMS=" + std::to_string(key.items_per_thread) +
          " -DCLSCAN_VEC=" + std::to_string(key.vector_width) +
-         " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0");
+         " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") +
+         (key.algo == algorithm::single_pass ? " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) : "");
 }
 
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo) {
@@ -194,6 +201,9 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   // Local memory holds one element per work-item (the work-group scan) plus a few words.
   while (shape.work_group_size > 1 && shape.work_group_size * element_size + 256 > caps.local_mem_size)
     shape.work_group_size /= 2;
+  // Enough predecessors per round that a round usually reaches a published prefix; at most a
+  // work-group, since each work-item reads one.
+  shape.lookback = std::min<std::size_t>(shape.work_group_size, 32);
   shape.origin = "default";
   apply_tuning_override(shape);
   return shape;

@@ -17,6 +17,7 @@ struct variant_key {
   std::size_t work_group_size = 0;
   std::size_t items_per_thread = 0;
   std::size_t vector_width = 0;
+  std::size_t lookback = 0;
   bool aligned = false;
 
   bool operator<(const variant_key& other) const;

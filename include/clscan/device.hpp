@@ -46,6 +46,7 @@ struct tuning {
   std::size_t work_group_size = 0;
   std::size_t items_per_thread = 0; // elements each work-item holds, a multiple of vector_width
   std::size_t vector_width = 0;     // elements per vector load
+  std::size_t lookback = 0;         // single-pass: predecessors examined per look-back round
   std::string origin;               // "default", "tuned: <file>", or "CLSCAN_TUNING"
 };
 
