@@ -191,19 +191,30 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   shape.vector_width = 16 / element_size;
   if (caps.is_gpu()) {
     shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
-    shape.items_per_thread = algo == algorithm::single_pass ? 4 * shape.vector_width : shape.vector_width;
+    // The three-stage kernels move one vector per work-item. The single-pass kernel amortizes its
+    // look-back over larger tiles: 128 bytes per work-item measured best on an H200 (docs/PERFORMANCE.md).
+    shape.items_per_thread = algo == algorithm::single_pass ? 128 / element_size : shape.vector_width;
   } else {
     // CPU implementations run a work-group as a loop on one core: few work-items, long runs of
     // consecutive elements per work-item, so the work-group scan and its barriers cost little.
     shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 16);
     shape.items_per_thread = 256;
   }
-  // Local memory holds one element per work-item (the work-group scan) plus a few words.
-  while (shape.work_group_size > 1 && shape.work_group_size * element_size + 256 > caps.local_mem_size)
-    shape.work_group_size /= 2;
-  // Enough predecessors per round that a round usually reaches a published prefix; at most a
-  // work-group, since each work-item reads one.
-  shape.lookback = std::min<std::size_t>(shape.work_group_size, 32);
+  // Local memory holds one element per work-item (the work-group scan), on GPUs the single-pass
+  // kernel's staging area for a whole tile (plus one vector per work-item of padding), and a few
+  // hundred bytes of look-back state.
+  const auto local_bytes = [&] {
+    std::size_t bytes = shape.work_group_size * element_size + 512;
+    if (caps.is_gpu() && algo == algorithm::single_pass)
+      bytes += shape.work_group_size * (shape.items_per_thread + shape.vector_width) * element_size;
+    return bytes;
+  };
+  while (local_bytes() > caps.local_mem_size && shape.items_per_thread > shape.vector_width)
+    shape.items_per_thread /= 2;
+  while (local_bytes() > caps.local_mem_size && shape.work_group_size > 1) shape.work_group_size /= 2;
+  // Enough predecessors per round that a round usually reaches a published prefix (8 measured as
+  // good as 32 on an H200, and more is slower); at most a work-group, since each work-item reads one.
+  shape.lookback = std::min<std::size_t>(shape.work_group_size, 16);
   shape.origin = "default";
   apply_tuning_override(shape);
   return shape;

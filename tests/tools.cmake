@@ -1,0 +1,20 @@
+# Smoke tests of the command-line tools (label "tools"). Included from tests/CMakeLists.txt.
+#
+# clscan-bench --smoke checks scans of small and odd sizes against a CPU reference and exits non-zero
+# on a wrong result or an error; "automatic" covers whatever dispatch picks.
+if(TARGET clscan-bench)
+  add_test(NAME bench-smoke-three-stage COMMAND clscan-bench --smoke --algorithm three_stage)
+  add_test(NAME bench-smoke-single-pass COMMAND clscan-bench --smoke --algorithm single_pass)
+  add_test(NAME bench-smoke-automatic COMMAND clscan-bench --smoke --algorithm automatic)
+  add_test(NAME bench-smoke-exclusive-long-max
+           COMMAND clscan-bench --smoke --algorithm three_stage --type long --op max --kind exclusive)
+  set_tests_properties(bench-smoke-three-stage bench-smoke-single-pass bench-smoke-automatic bench-smoke-exclusive-long-max
+      PROPERTIES LABELS "tools" TIMEOUT 300
+                 ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()
+
+if(TARGET clscan-info)
+  add_test(NAME info-self-test COMMAND clscan-info --self-test)
+  set_tests_properties(info-self-test PROPERTIES LABELS "tools" TIMEOUT 300
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()
