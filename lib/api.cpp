@@ -1,6 +1,7 @@
 // The public entry point: validates arguments, then hands the request to dispatch and the algorithm
 // that dispatch picks. Nothing is enqueued until every check has passed and every kernel and
 // temporary buffer is ready, so a failed call leaves the user's buffers as they were.
+#include "device_info.hpp"
 #include "dispatch.hpp"
 #include "error_check.hpp"
 #include "single_pass.hpp"
@@ -48,6 +49,20 @@ void check_buffer(cl_mem buffer, const char* role, cl_context context, std::size
                            std::to_string(offset) + " + n " + std::to_string(n));
 }
 
+void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
+    cl_context event_context = nullptr;
+    const cl_int status = clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
+    if (status == CL_INVALID_EVENT)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
+    check(status, "clGetEventInfo");
+    if (event_context != context)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
+                             "] belongs to another context than the queue");
+  }
+}
+
 // True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
 bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
   if (a == b) return false;
@@ -76,6 +91,8 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
   const cl_event* user_wait_events =
       user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+  check_wait_list(user_wait_events, user_wait_count, context);
+  validate_request(request, cached_capabilities(device));
 
   if (n == 0) {
     cl_event marker = nullptr;
@@ -86,7 +103,6 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 
   workspace& ws = workspace_for(context, device);
   std::lock_guard<std::mutex> lock(ws.mutex);
-  validate_request(request, ws.caps);
 
   scan_operands operands;
   operands.in = in();

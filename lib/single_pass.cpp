@@ -30,21 +30,16 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
   const std::size_t status_bytes = (1 + tiles * 2 * words_per_value) * layout.word_bytes;
   const cl::Buffer& status = ws.scratch(0, status_bytes);
 
+  // The workspace's ticket and epoch state changes only once the kernel is enqueued: a failed enqueue
+  // must leave it matching what the device will see.
   const cl_uint max_tag = layout.payload_bits == 32 ? 0xffffffffu : 0xffffu;
-  bool clear = ws.status_words_initialized == 0;
-  if (!clear && ws.epoch >= max_tag) clear = true;
+  const bool clear = ws.status_words_initialized == 0 || ws.epoch >= max_tag;
+  // After a clear, tags restart at 1 (every word reads as untagged, 0) and so does the ticket counter.
+  const cl_uint tag = clear ? 1 : ws.epoch + 1;
+  const cl_uint ticket_base = clear ? 0 : ws.next_ticket;
   if (clear) {
-    // Tags restart at 1, so every word must read as untagged (0) again; the ticket counter restarts.
-    ws.epoch = 0;
-    ws.next_ticket = 0;
-  }
-  const cl_uint tag = ++ws.epoch;
-  const cl_uint ticket_base = ws.next_ticket;
-  ws.next_ticket += static_cast<cl_uint>(tiles);
-
-  if (clear) {
+    ws.status_words_initialized = 0; // until the kernel after the fill is enqueued too
     launch.fill_zero(status(), status_bytes);
-    ws.status_words_initialized = 1;
   }
 
   cl_kernel k = kernels.single_pass();
@@ -63,6 +58,10 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
   launch.arg(k, 8, exclusive);
   launch.arg_bytes(k, 9, element_size, seed.bytes);
   launch.run(k, tiles, kernels.work_group_size, true);
+
+  ws.status_words_initialized = 1;
+  ws.epoch = tag;
+  ws.next_ticket = ticket_base + static_cast<cl_uint>(tiles);
 }
 
 } // namespace clscan::detail

@@ -1,0 +1,545 @@
+// The disk cache across processes: clscan-cache-probe (CLSCAN_CACHE_PROBE) runs one scan in a fresh
+// process and prints clscan's log events, so each case can check what a new process finds on disk.
+// Every case works in its own temporary cache directory.
+#include "test_support.hpp"
+
+#include <clscan/clscan.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CLSCAN_CACHE_PROBE
+#error "CLSCAN_CACHE_PROBE must name the clscan-cache-probe executable"
+#endif
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using clscan_test::env;
+
+namespace {
+
+class scoped_env {
+public:
+  scoped_env(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) previous_ = std::string(old);
+    if (value)
+      ::setenv(name_.c_str(), value->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  ~scoped_env() {
+    if (previous_)
+      ::setenv(name_.c_str(), previous_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
+
+// A fresh directory under the system's temporary directory, removed (with its contents) at the end.
+class temp_dir {
+public:
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "clscan-cache-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~temp_dir() {
+    std::error_code ignored;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(path_, ignored);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  const fs::path& path() const { return path_; }
+
+private:
+  fs::path path_;
+};
+
+struct probe_result {
+  int exit_code = -1;
+  std::string output;
+  bool ok() const { return exit_code == 0 && output.find("result: ok") != std::string::npos; }
+  bool has(const std::string& text) const { return output.find(text) != std::string::npos; }
+};
+
+// Runs clscan-cache-probe with CLSCAN_CACHE_DIR = `cache_dir` (unset when empty) and the given extra
+// variables (std::nullopt unsets one). CLSCAN_NO_CACHE is unset unless `extra` sets it.
+probe_result run_probe(const std::string& cache_dir,
+                       const std::map<std::string, std::optional<std::string>>& extra = {}) {
+  std::vector<std::unique_ptr<scoped_env>> scope;
+  scope.push_back(std::make_unique<scoped_env>(
+      "CLSCAN_CACHE_DIR", cache_dir.empty() ? std::nullopt : std::optional<std::string>(cache_dir)));
+  if (!extra.count("CLSCAN_NO_CACHE"))
+    scope.push_back(std::make_unique<scoped_env>("CLSCAN_NO_CACHE", std::nullopt));
+  for (const auto& [name, value] : extra) scope.push_back(std::make_unique<scoped_env>(name, value));
+
+  probe_result result;
+  const std::string command = std::string("'") + CLSCAN_CACHE_PROBE + "' 2>&1 </dev/null";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char chunk[4096];
+  std::size_t got = 0;
+  while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, got);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return result;
+}
+
+bool is_entry_name(const std::string& name) {
+  static const std::regex pattern("^[0-9a-f]{16}-[0-9a-f]{16}\\.clbin$");
+  return std::regex_match(name, pattern);
+}
+
+// Every file in `dir`, by name.
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> entries_in(const fs::path& dir) {
+  std::vector<std::string> names = files_in(dir);
+  names.erase(std::remove_if(names.begin(), names.end(), [](const std::string& n) { return !is_entry_name(n); }),
+              names.end());
+  return names;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(out.good());
+}
+
+// The entries a first probe run writes into an empty directory, made once per process and copied
+// into each case's own directory.
+const std::map<std::string, std::string>& golden_entries() {
+  static const std::map<std::string, std::string> entries = [] {
+    temp_dir dir;
+    const probe_result first = run_probe(dir.path().string());
+    INFO(first.output);
+    REQUIRE(first.ok());
+    std::map<std::string, std::string> made;
+    for (const std::string& name : entries_in(dir.path())) made[name] = read_file(dir.path() / name);
+    REQUIRE_FALSE(made.empty());
+    return made;
+  }();
+  return entries;
+}
+
+void install_golden(const fs::path& dir) {
+  for (const auto& [name, bytes] : golden_entries()) write_file(dir / name, bytes);
+}
+
+// Entry layout (lib/disk_cache.cpp): 8-byte magic, u64 format, u64 identity length, identity text,
+// u64 binary length, u64 XXH3 of the binary, binary. Integers little-endian.
+constexpr std::size_t identity_offset = 24;
+
+std::uint64_t get_u64(const std::string& bytes, std::size_t at) {
+  std::uint64_t value = 0;
+  for (int byte = 7; byte >= 0; --byte) value = (value << 8) | static_cast<unsigned char>(bytes[at + byte]);
+  return value;
+}
+
+void put_u64(std::string& bytes, std::size_t at, std::uint64_t value) {
+  for (int byte = 0; byte < 8; ++byte) bytes[at + byte] = static_cast<char>((value >> (8 * byte)) & 0xff);
+}
+
+struct corruption {
+  const char* name;
+  const char* expected_reason; // the reason clscan logs
+  std::string (*apply)(std::string bytes);
+};
+
+const corruption corruptions[] = {
+    {"truncated in the header", "truncated header", [](std::string b) { return b.substr(0, 20); }},
+    {"truncated in the identity", "truncated header", [](std::string b) { return b.substr(0, identity_offset + 10); }},
+    {"truncated in the binary", "truncated binary", [](std::string b) { return b.substr(0, b.size() - 7); }},
+    {"zero-length", "not a clscan cache entry", [](std::string) { return std::string(); }},
+    {"garbage",
+     "not a clscan cache entry",
+     [](std::string b) {
+       std::uint32_t state = 0x12345678u;
+       for (char& c : b) {
+         state = state * 1664525u + 1013904223u;
+         c = static_cast<char>(state >> 24);
+       }
+       return b;
+     }},
+    {"wrong magic", "not a clscan cache entry", [](std::string b) {
+       b[0] = 'X';
+       return b;
+     }},
+    {"another entry format", "another entry format", [](std::string b) {
+       put_u64(b, 8, get_u64(b, 8) + 1);
+       return b;
+     }},
+    {"identity of another device", "written for another device", [](std::string b) {
+       const std::size_t identity_size = get_u64(b, 16);
+       const std::size_t at = b.find("\ndevice: ", identity_offset);
+       REQUIRE(at != std::string::npos);
+       REQUIRE(at < identity_offset + identity_size);
+       char& first = b[at + 9]; // first character of the device name
+       first = first == 'X' ? 'Y' : 'X';
+       return b;
+     }},
+    {"flipped byte in the binary", "checksum mismatch", [](std::string b) {
+       b[b.size() - 1] = static_cast<char>(b[b.size() - 1] ^ 0x5a);
+       return b;
+     }},
+    {"trailing bytes", "trailing bytes", [](std::string b) { return b + "xyz"; }},
+    {"absurd binary size", "bad binary size", [](std::string b) {
+       const std::size_t at = identity_offset + get_u64(b, 16);
+       put_u64(b, at, std::uint64_t{1} << 40);
+       return b;
+     }},
+};
+
+} // namespace
+
+TEST_CASE("a first process builds and stores; a second process loads the stored binary", "[cache]") {
+  temp_dir root;
+  // A directory that does not exist yet, two levels deep: clscan creates it.
+  const fs::path dir = root.path() / "nested" / "clscan";
+
+  const probe_result first = run_probe(dir.string());
+  INFO("first run:\n" << first.output);
+  REQUIRE(first.ok());
+  CHECK(first.has("disk cache: miss"));
+  CHECK(first.has("built program from source"));
+  CHECK(first.has("disk cache: stored"));
+  CHECK_FALSE(first.has("loaded cached program"));
+  CHECK_FALSE(first.has("warning"));
+
+  const std::vector<std::string> files = files_in(dir);
+  REQUIRE_FALSE(files.empty());
+  for (const std::string& name : files) {
+    INFO("file " << name);
+    CHECK(is_entry_name(name)); // no temporary files left behind
+  }
+  std::map<std::string, std::string> stored;
+  for (const std::string& name : files) stored[name] = read_file(dir / name);
+
+  const probe_result second = run_probe(dir.string());
+  INFO("second run:\n" << second.output);
+  REQUIRE(second.ok());
+  CHECK(second.has("disk cache: hit"));
+  CHECK(second.has("loaded cached program"));
+  CHECK_FALSE(second.has("built program from source"));
+  CHECK_FALSE(second.has("disk cache: stored"));
+  CHECK_FALSE(second.has("ignoring"));
+  CHECK(files_in(dir) == files);
+  for (const auto& [name, bytes] : stored) CHECK(read_file(dir / name) == bytes);
+}
+
+TEST_CASE("a damaged or foreign entry is ignored, rebuilt and replaced by a valid one", "[cache]") {
+  for (const corruption& damage : corruptions) {
+    DYNAMIC_SECTION(damage.name) {
+      temp_dir dir;
+      install_golden(dir.path());
+      for (const auto& [name, bytes] : golden_entries()) write_file(dir.path() / name, damage.apply(bytes));
+
+      const probe_result repaired = run_probe(dir.path().string());
+      INFO("run on the damaged entry:\n" << repaired.output);
+      REQUIRE(repaired.ok());
+      CHECK(repaired.has("ignoring"));
+      CHECK(repaired.has("rebuilding"));
+      CHECK(repaired.has(damage.expected_reason));
+      CHECK(repaired.has("built program from source"));
+      CHECK(repaired.has("disk cache: stored"));
+
+      // The entry was replaced by a valid one under the same name, and nothing else was left behind.
+      std::vector<std::string> golden_names;
+      for (const auto& [name, bytes] : golden_entries()) golden_names.push_back(name);
+      CHECK(files_in(dir.path()) == golden_names);
+      for (const auto& [name, bytes] : golden_entries()) {
+        const std::string now = read_file(dir.path() / name);
+        CHECK(now.size() > identity_offset);
+        CHECK(now.compare(0, 8, "CLSCANBN") == 0);
+      }
+
+      const probe_result after = run_probe(dir.path().string());
+      INFO("run after the repair:\n" << after.output);
+      REQUIRE(after.ok());
+      CHECK(after.has("loaded cached program"));
+      CHECK_FALSE(after.has("ignoring"));
+      CHECK_FALSE(after.has("built program from source"));
+    }
+  }
+}
+
+TEST_CASE("a cache directory that cannot be created or written leaves clscan working", "[cache]") {
+  temp_dir root;
+  const fs::path file = root.path() / "a-regular-file";
+  write_file(file, "not a directory\n");
+
+  SECTION("the directory would be under a regular file") {
+    const probe_result result = run_probe((file / "sub").string());
+    INFO(result.output);
+    CHECK(result.ok());
+    CHECK(result.has("log: warning: disk cache: cannot create directory"));
+    CHECK(result.has("built program from source"));
+    CHECK_FALSE(result.has("disk cache: stored"));
+  }
+  SECTION("the directory is a regular file") {
+    const probe_result result = run_probe(file.string());
+    INFO(result.output);
+    CHECK(result.ok());
+    CHECK(result.has("log: warning: disk cache: cannot create directory"));
+    CHECK_FALSE(result.has("disk cache: stored"));
+  }
+  SECTION("a read-only directory (only meaningful when not running as root)") {
+    if (::geteuid() == 0) {
+      SUCCEED("running as root: chmod does not stop root from writing; covered by the cases above");
+    } else {
+      const fs::path dir = root.path() / "read-only";
+      fs::create_directory(dir);
+      fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                               fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+      const probe_result result = run_probe(dir.string());
+      INFO(result.output);
+      CHECK(result.ok());
+      CHECK(result.has("log: warning: disk cache: cannot write"));
+      CHECK(files_in(dir).empty());
+    }
+  }
+  CHECK(read_file(file) == "not a directory\n");
+}
+
+TEST_CASE("CLSCAN_NO_CACHE=1 turns the disk cache off", "[cache]") {
+  temp_dir root;
+  const fs::path dir = root.path() / "never-created";
+
+  const probe_result result = run_probe(dir.string(), {{"CLSCAN_NO_CACHE", "1"}});
+  INFO(result.output);
+  REQUIRE(result.ok());
+  CHECK(result.has("built program from source"));
+  CHECK_FALSE(result.has("disk cache"));
+  CHECK_FALSE(fs::exists(dir));
+  CHECK(files_in(root.path()).empty());
+
+  SECTION("also when the directory exists and holds valid entries") {
+    fs::create_directory(dir);
+    install_golden(dir);
+    const auto before = files_in(dir);
+    const probe_result again = run_probe(dir.string(), {{"CLSCAN_NO_CACHE", "1"}});
+    INFO(again.output);
+    REQUIRE(again.ok());
+    CHECK_FALSE(again.has("loaded cached program"));
+    CHECK(files_in(dir) == before);
+  }
+  SECTION("CLSCAN_NO_CACHE=0 leaves it on") {
+    const probe_result on = run_probe(dir.string(), {{"CLSCAN_NO_CACHE", "0"}});
+    INFO(on.output);
+    REQUIRE(on.ok());
+    CHECK(on.has("disk cache: stored"));
+    CHECK_FALSE(entries_in(dir).empty());
+  }
+}
+
+TEST_CASE("CLSCAN_LOG=<file> appends the events to that file", "[cache]") {
+  temp_dir root;
+  const fs::path log_file = root.path() / "clscan.log";
+  const probe_result result =
+      run_probe((root.path() / "cache").string(), {{"CLSCAN_LOG", log_file.string()}});
+  INFO(result.output);
+  REQUIRE(result.ok());
+  const std::string logged = read_file(log_file);
+  INFO("log file:\n" << logged);
+  CHECK_THAT(logged, Contains("clscan info: disk cache: stored"));
+  CHECK_THAT(logged, Contains("built program from source"));
+}
+
+TEST_CASE("processes that start on an empty cache at the same time all succeed", "[cache]") {
+  temp_dir dir;
+  scoped_env cache("CLSCAN_CACHE_DIR", dir.path().string());
+  scoped_env no_cache("CLSCAN_NO_CACHE", std::nullopt);
+  const std::string probe = std::string("'") + CLSCAN_CACHE_PROBE + "'";
+  std::string command = "fail=0; ";
+  for (int i = 0; i < 4; ++i) command += probe + " >/dev/null 2>&1 & p" + std::to_string(i) + "=$!; ";
+  for (int i = 0; i < 4; ++i) command += "wait $p" + std::to_string(i) + " || fail=1; ";
+  command += "exit $fail";
+  CHECK(std::system(command.c_str()) == 0); // std::system runs /bin/sh -c
+
+  for (const std::string& name : files_in(dir.path())) {
+    INFO("file " << name);
+    CHECK(is_entry_name(name));
+  }
+  const probe_result after = run_probe(dir.path().string());
+  INFO(after.output);
+  REQUIRE(after.ok());
+  CHECK(after.has("loaded cached program"));
+  CHECK_FALSE(after.has("ignoring"));
+}
+
+TEST_CASE("cache_directory() follows the environment", "[cache]") {
+  scoped_env no_cache("CLSCAN_NO_CACHE", std::nullopt);
+  {
+    scoped_env dir("CLSCAN_CACHE_DIR", std::string("/some/where/cache"));
+    scoped_env xdg("XDG_CACHE_HOME", std::string("/xdg"));
+    CHECK(clscan::cache_directory() == "/some/where/cache");
+  }
+  {
+    scoped_env dir("CLSCAN_CACHE_DIR", std::nullopt);
+    scoped_env xdg("XDG_CACHE_HOME", std::string("/xdg/cache"));
+    CHECK(clscan::cache_directory() == "/xdg/cache/clscan");
+  }
+  {
+    scoped_env dir("CLSCAN_CACHE_DIR", std::nullopt);
+    scoped_env xdg("XDG_CACHE_HOME", std::nullopt);
+    scoped_env home("HOME", std::string("/home/someone"));
+    CHECK(clscan::cache_directory() == "/home/someone/.cache/clscan");
+  }
+  {
+    scoped_env dir("CLSCAN_CACHE_DIR", std::string(""));
+    scoped_env xdg("XDG_CACHE_HOME", std::string(""));
+    scoped_env home("HOME", std::string("/root2"));
+    CHECK(clscan::cache_directory() == "/root2/.cache/clscan");
+  }
+  {
+    scoped_env dir("CLSCAN_CACHE_DIR", std::string("/some/where/cache"));
+    scoped_env off("CLSCAN_NO_CACHE", std::string("1"));
+    CHECK(clscan::cache_directory().empty());
+  }
+}
+
+TEST_CASE("disk_cache_entries counts the entries of one device", "[cache]") {
+  auto& e = env();
+  temp_dir dir;
+  scoped_env cache("CLSCAN_CACHE_DIR", dir.path().string());
+  scoped_env no_cache("CLSCAN_NO_CACHE", std::nullopt);
+
+  CHECK(clscan::disk_cache_entries(e.device) == 0);
+  {
+    scoped_env missing("CLSCAN_CACHE_DIR", (dir.path() / "does-not-exist").string());
+    CHECK(clscan::disk_cache_entries(e.device) == 0);
+  }
+
+  const probe_result result = run_probe(dir.path().string());
+  INFO(result.output);
+  REQUIRE(result.ok());
+  const std::vector<std::string> entries = entries_in(dir.path());
+  REQUIRE_FALSE(entries.empty());
+  CHECK(clscan::disk_cache_entries(e.device) == entries.size());
+  CHECK(result.has("entries for this device: " + std::to_string(entries.size())));
+
+  // Files of another device, and files that are not entries, do not count.
+  write_file(dir.path() / "0123456789abcdef-0123456789abcdef.clbin", "foreign");
+  write_file(dir.path() / "notes.txt", "hello");
+  write_file(dir.path() / (entries.front() + ".tmp.1234.0"), "half written");
+  CHECK(clscan::disk_cache_entries(e.device) == entries.size());
+
+  // Another entry of this device (same device prefix in the name) counts.
+  const std::string prefix = entries.front().substr(0, 17);
+  write_file(dir.path() / (prefix + "fedcba9876543210.clbin"), "x");
+  CHECK(clscan::disk_cache_entries(e.device) == entries.size() + 1);
+
+  scoped_env off("CLSCAN_NO_CACHE", std::string("1"));
+  CHECK(clscan::disk_cache_entries(e.device) == 0);
+}
+
+TEST_CASE("an installed log handler receives the cache events of this process", "[cache]") {
+  auto& e = env();
+  temp_dir dir;
+  scoped_env cache("CLSCAN_CACHE_DIR", dir.path().string());
+  scoped_env no_cache("CLSCAN_NO_CACHE", std::nullopt);
+
+  std::mutex mutex;
+  std::vector<std::pair<clscan::log_level, std::string>> events;
+  clscan::set_log_handler([&](clscan::log_level level, const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    events.emplace_back(level, message);
+  });
+  struct remove_handler {
+    ~remove_handler() { clscan::set_log_handler({}); }
+  } remove_at_end;
+
+  const auto scan_in_fresh_context = [&] {
+    // Programs are kept per context: a fresh context has to get its program again.
+    cl::Context context(e.device);
+    cl::CommandQueue queue(context, e.device);
+    std::vector<cl_int> data(2000);
+    std::iota(data.begin(), data.end(), -1000);
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE, data.size() * sizeof(cl_int));
+    REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), data.data()) ==
+            CL_SUCCESS);
+    clscan::exclusive(queue, buffer, data.size()).wait();
+    std::vector<cl_int> result(data.size());
+    REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), result.data()) ==
+            CL_SUCCESS);
+    std::vector<cl_int> expected(data.size());
+    std::exclusive_scan(data.begin(), data.end(), expected.begin(), 0);
+    CHECK(result == expected);
+  };
+  const auto logged = [&](const std::string& text, std::optional<clscan::log_level> level = std::nullopt) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return std::any_of(events.begin(), events.end(), [&](const auto& event) {
+      return event.second.find(text) != std::string::npos && (!level || event.first == *level);
+    });
+  };
+  const auto all_events = [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string text;
+    for (const auto& [level, message] : events) text += std::string(clscan::to_string(level)) + ": " + message + "\n";
+    return text;
+  };
+
+  scan_in_fresh_context();
+  INFO("events of the first scan:\n" << all_events());
+  CHECK(logged("disk cache: miss"));
+  CHECK(logged("built program from source", clscan::log_level::info));
+  CHECK(logged("disk cache: stored " + dir.path().string(), clscan::log_level::info));
+  CHECK_FALSE(entries_in(dir.path()).empty());
+
+  events.clear();
+  scan_in_fresh_context();
+  INFO("events of the second scan:\n" << all_events());
+  CHECK(logged("disk cache: hit"));
+  CHECK(logged("loaded cached program", clscan::log_level::info));
+  CHECK_FALSE(logged("built program from source"));
+
+  // A warning reaches the handler too.
+  events.clear();
+  for (const auto& name : entries_in(dir.path())) write_file(dir.path() / name, "garbage");
+  scan_in_fresh_context();
+  INFO("events of the scan over garbage entries:\n" << all_events());
+  CHECK(logged("ignoring", clscan::log_level::warning));
+
+  // After the handler is removed it receives nothing.
+  clscan::set_log_handler({});
+  events.clear();
+  scan_in_fresh_context();
+  CHECK(all_events().empty());
+}
