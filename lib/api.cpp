@@ -134,7 +134,9 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 
   // Temporaries are shared by every queue of this context and device: a call from another queue, or
   // on an out-of-order queue, first waits for the previous call's last command.
-  const bool wait_previous = ws.last_event() && (out_of_order || ws.last_queue != q);
+  const bool wait_previous = ws.last_event() && (out_of_order || ws.last_queue() != q);
+  // A command may wait on another queue's event only once that queue has been flushed.
+  if (wait_previous && ws.last_queue() != q) check(clFlush(ws.last_queue()), "clFlush");
   std::vector<cl_event> combined_waits;
   const cl_event* first_waits = user_wait_events;
   cl_uint first_wait_count = user_wait_count;
@@ -153,7 +155,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 
   cl::Event done = launch.finish();
   ws.last_event = done;
-  ws.last_queue = q;
+  if (ws.last_queue() != q) ws.last_queue = queue;
   return done;
 }
 

@@ -39,7 +39,11 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
   const cl_uint ticket_base = clear ? 0 : ws.next_ticket;
   if (clear) {
     ws.status_words_initialized = 0; // until the kernel after the fill is enqueued too
-    launch.fill_zero(status(), status_bytes);
+    // The whole buffer, not just this launch's part: words beyond it hold tags of earlier launches,
+    // which restarting tags would make look current to a later, larger launch.
+    std::size_t capacity = 0;
+    check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr), "clGetMemObjectInfo");
+    launch.fill_zero(status(), capacity);
   }
 
   cl_kernel k = kernels.single_pass();

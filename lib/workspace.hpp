@@ -44,7 +44,7 @@ public:
   const cl::Buffer& scratch(std::size_t slot, std::size_t bytes);
 
   cl::Event last_event;
-  cl_command_queue last_queue = nullptr;
+  cl::CommandQueue last_queue; // retained, so that it can be flushed when another queue waits on it
 
   // Single-pass state: tickets hand tiles to work-groups in launch order, and status words carry an
   // epoch so that they need no clearing between launches.
