@@ -53,7 +53,12 @@
 #define CLSCAN_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 
 // Loops over a work-item's elements carry "#pragma unroll" so that the elements stay in registers: an
-// element array indexed at run time is placed in (slow) private memory by GPU compilers.
+// element array indexed at run time is placed in (slow) private memory by GPU compilers. Long runs
+// (CPUs) are not unrolled: compilers unroll even functions that are never called, and 16384
+// iterations took PoCL 36 s to compile.
+#ifndef CLSCAN_MAX_UNROLL
+#define CLSCAN_MAX_UNROLL 64
+#endif
 
 #if CLSCAN_ITEMS % CLSCAN_VEC != 0
 #error "CLSCAN_ITEMS must be a multiple of CLSCAN_VEC"
@@ -76,7 +81,9 @@ inline elem_t combine(elem_t a, elem_t b) { return CLSCAN_COMBINE(a, b); }
 inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
 #if CLSCAN_ALIGNED
       vec_t x = ((const global vec_t*)(src + first))[k];
@@ -86,11 +93,15 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
       CLSCAN_VSTORE(x, k, v);
     }
 #else
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = src[first + k];
 #endif
   } else {
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
   }
 }
@@ -99,7 +110,9 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
 inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* v) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
       vec_t x = CLSCAN_VLOAD(k, v);
 #if CLSCAN_ALIGNED
@@ -109,11 +122,15 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
 #endif
     }
 #else
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) dst[first + k] = v[k];
 #endif
   } else {
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
       if (first + k < n) dst[first + k] = v[k];
   }
@@ -135,7 +152,9 @@ inline uint staged_index(uint vector_in_tile) {
 inline void load_tile_staged(const global elem_t* src, ulong tile_first, elem_t* v, local vec_t* stage) {
   const uint lid = (uint)get_local_id(0);
   const global elem_t* base = src + tile_first;
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
+#endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
 #if CLSCAN_ALIGNED
@@ -145,7 +164,9 @@ inline void load_tile_staged(const global elem_t* src, ulong tile_first, elem_t*
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
+#endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
     CLSCAN_VSTORE(stage[staged_index(lid * CLSCAN_RUN_VECTORS + k)], k, v);
 }
@@ -156,11 +177,15 @@ inline void store_tile_staged(global elem_t* dst, ulong tile_first, const elem_t
   const uint lid = (uint)get_local_id(0);
   global elem_t* base = dst + tile_first;
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
+#endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
     stage[staged_index(lid * CLSCAN_RUN_VECTORS + k)] = CLSCAN_VLOAD(k, v);
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
+#endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
 #if CLSCAN_ALIGNED
@@ -172,10 +197,39 @@ inline void store_tile_staged(global elem_t* dst, ulong tile_first, const elem_t
 }
 #endif
 
+// Run-at-a-time variants for CPUs: a work-item reduces its run straight from global memory, and
+// later reads the run again (from cache) to scan it, so no element array is kept per work-item.
+inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
+  const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  elem_t total = CLSCAN_IDENTITY;
+  for (ulong i = first; i < end; ++i) total = combine(total, src[i]);
+  return total;
+}
+
+inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, ulong n, elem_t prefix,
+                     int exclusive) {
+  const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  elem_t running = prefix;
+  if (exclusive) {
+    for (ulong i = first; i < end; ++i) {
+      const elem_t x = src[i];
+      dst[i] = running;
+      running = combine(running, x);
+    }
+  } else {
+    for (ulong i = first; i < end; ++i) {
+      running = combine(running, src[i]);
+      dst[i] = running;
+    }
+  }
+}
+
 // Combines a work-item's elements in order: the work-item's total.
 inline elem_t reduce_items(const elem_t* v) {
   elem_t total = v[0];
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
   #pragma unroll
+#endif
   for (int k = 1; k < CLSCAN_ITEMS; ++k) total = combine(total, v[k]);
   return total;
 }
@@ -184,14 +238,18 @@ inline elem_t reduce_items(const elem_t* v) {
 inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
   elem_t running = prefix;
   if (exclusive) {
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       elem_t x = v[k];
       v[k] = running;
       running = combine(running, x);
     }
   } else {
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
     #pragma unroll
+#endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       running = combine(running, v[k]);
       v[k] = running;

@@ -44,6 +44,11 @@
 #undef CLSCAN_STAGED
 #define CLSCAN_STAGED 0
 #endif
+// 1: each work-item reduces its run from global memory and reads it again to scan it (CPUs);
+// 0: each work-item holds its run in registers between the two (GPUs).
+#ifndef CLSCAN_REREAD
+#define CLSCAN_REREAD 0
+#endif
 // Look-back rounds without news from the nearest unresolved predecessor before falling back to
 // reducing its tile directly.
 #ifndef CLSCAN_SPIN_LIMIT
@@ -138,10 +143,16 @@ inline int read_status(global status_t* status, ulong tile, uint tag, elem_t* va
 
 // Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
 inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local elem_t* scratch) {
+  const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
+#if CLSCAN_REREAD
+  const elem_t run_total = reduce_run(src, first, n);
+#else
   elem_t v[CLSCAN_ITEMS];
-  load_items(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n, v);
+  load_items(src, first, n, v);
+  const elem_t run_total = reduce_items(v);
+#endif
   elem_t total;
-  group_exclusive_scan(reduce_items(v), scratch, &total);
+  group_exclusive_scan(run_total, scratch, &total);
   return total;
 }
 
@@ -171,8 +182,11 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = shared_tile;
 
-  elem_t v[CLSCAN_ITEMS];
   const ulong tile_first = tile * CLSCAN_TILE;
+#if CLSCAN_REREAD
+  const elem_t run_total = reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n);
+#else
+  elem_t v[CLSCAN_ITEMS];
 #if CLSCAN_STAGED
   const int full_tile = tile_first + CLSCAN_TILE <= n;
   if (full_tile)
@@ -180,8 +194,10 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   else
 #endif
     load_items(src, tile_first + lid * CLSCAN_ITEMS, n, v);
+  const elem_t run_total = reduce_items(v);
+#endif
   elem_t tile_total;
-  const elem_t item_prefix = group_exclusive_scan(reduce_items(v), scratch, &tile_total);
+  const elem_t item_prefix = group_exclusive_scan(run_total, scratch, &tile_total);
 
   if (tile == 0) {
     if (lid == 0) {
@@ -261,6 +277,9 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
+#if CLSCAN_REREAD
+  scan_run(src, dst, tile_first + lid * CLSCAN_ITEMS, n, combine(shared_prefix, item_prefix), exclusive);
+#else
   scan_items(v, combine(shared_prefix, item_prefix), exclusive);
 #if CLSCAN_STAGED
   if (full_tile)
@@ -268,4 +287,5 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   else
 #endif
     store_items(dst, tile_first + lid * CLSCAN_ITEMS, n, v);
+#endif
 }
