@@ -467,7 +467,7 @@ struct row {
   std::size_t reps = 0, buffers = 0;
   double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""),
          copy_gbps = std::nan(""), ratio = std::nan(""), host_enqueue_us = std::nan(""),
-         first_call_ms = std::nan("");
+         first_call_ms = std::nan(""), std_scan_us = std::nan("");
   std::string status; // "ok", "FAIL", "error"
   std::string message;
 };
@@ -621,6 +621,24 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
     r.copy_gbps = n ? moved / (r.copy_us * 1e3) : std::nan("");
     r.ratio = n ? r.copy_us / r.scan_us : std::nan("");
 
+    // The serial CPU scan of the same input on this host (sums only; the median of 5 runs), for the
+    // "faster than std::inclusive_scan" comparison.
+    if (n && operation == clscan::op::sum) {
+      std::vector<T> scanned(n);
+      std::vector<double> std_us;
+      for (int run = 0; run < 5; ++run) {
+        const auto t0 = host_clock::now();
+        if (s.kind == clscan::scan_kind::exclusive)
+          std::exclusive_scan(host[0].begin(), host[0].end(), scanned.begin(), T{});
+        else
+          std::inclusive_scan(host[0].begin(), host[0].end(), scanned.begin());
+        std_us.push_back(std::chrono::duration<double, std::micro>(host_clock::now() - t0).count());
+        volatile T keep = scanned[n - 1]; // the result is used, so the scan is not optimized away
+        (void)keep;
+      }
+      r.std_scan_us = median(std_us);
+    }
+
     // Verify the last timed scan.
     std::vector<T> got(n);
     if (n) ck(env.queue.enqueueReadBuffer(output, CL_TRUE, 0, bytes, got.data()), "clEnqueueReadBuffer");
@@ -651,6 +669,7 @@ std::string fmt(double v, int decimals) {
 void print_table_header() {
   std::printf("%-10s %-6s %-4s %-12s %5s %12s %12s %9s %9s %7s %9s  %s\n", "n", "type", "op", "algorithm",
               "reps", "scan_us", "copy_us", "scan_GB/s", "copy_GB/s", "ratio", "host_us", "verified");
+  std::printf("%-10s (std_us: serial std::inclusive_scan of the same input on this host's CPU)\n", "");
   std::fflush(stdout);
 }
 
@@ -659,10 +678,11 @@ void print_table_row(const row& r) {
     std::printf("%-10s %-6s %-4s %-12s  error: %s\n", size_label(r.n).c_str(), r.type.c_str(), r.op.c_str(),
                 r.algorithm.c_str(), r.message.c_str());
   } else {
-    std::printf("%-10s %-6s %-4s %-12s %5zu %12s %12s %9s %9s %7s %9s  %s\n", size_label(r.n).c_str(),
+    std::printf("%-10s %-6s %-4s %-12s %5zu %12s %12s %9s %9s %7s %9s  %s  std_us %s\n", size_label(r.n).c_str(),
                 r.type.c_str(), r.op.c_str(), r.algorithm.c_str(), r.reps, fmt(r.scan_us, 1).c_str(),
                 fmt(r.copy_us, 1).c_str(), fmt(r.scan_gbps, 2).c_str(), fmt(r.copy_gbps, 2).c_str(),
-                fmt(r.ratio, 3).c_str(), fmt(r.host_enqueue_us, 1).c_str(), r.status.c_str());
+                fmt(r.ratio, 3).c_str(), fmt(r.host_enqueue_us, 1).c_str(), r.status.c_str(),
+                fmt(r.std_scan_us, 1).c_str());
     if (r.status == "FAIL") std::printf("    FAIL: %s\n", r.message.c_str());
   }
   std::fflush(stdout);
@@ -670,15 +690,15 @@ void print_table_row(const row& r) {
 
 const char* const csv_header =
     "device,platform,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,copy_gbps,"
-    "ratio,host_enqueue_us,verified,error";
+    "ratio,host_enqueue_us,verified,error,std_scan_us";
 
 void print_csv_row(const device_info& d, const row& r) {
-  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_field(d.caps.name).c_str(),
+  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_field(d.caps.name).c_str(),
               csv_field(d.caps.platform_name).c_str(), csv_field(d.caps.driver_version).c_str(), r.n,
               r.type.c_str(), r.op.c_str(), r.kind.c_str(), r.algorithm.c_str(), r.reps, r.buffers,
               fmt(r.scan_us, 3).c_str(), fmt(r.copy_us, 3).c_str(), fmt(r.scan_gbps, 4).c_str(),
               fmt(r.copy_gbps, 4).c_str(), fmt(r.ratio, 4).c_str(), fmt(r.host_enqueue_us, 3).c_str(),
-              r.status.c_str(), csv_field(r.message).c_str());
+              r.status.c_str(), csv_field(r.message).c_str(), fmt(r.std_scan_us, 3).c_str());
   std::fflush(stdout);
 }
 
@@ -695,7 +715,8 @@ std::string json_row(const device_info& d, const row& r) {
     << ", \"scan_us\": " << json_number(r.scan_us, 3) << ", \"copy_us\": " << json_number(r.copy_us, 3)
     << ", \"scan_gbps\": " << json_number(r.scan_gbps, 4) << ", \"copy_gbps\": " << json_number(r.copy_gbps, 4)
     << ", \"ratio\": " << json_number(r.ratio, 4) << ", \"host_enqueue_us\": " << json_number(r.host_enqueue_us, 3)
-    << ", \"first_call_ms\": " << json_number(r.first_call_ms, 3) << ", \"verified\": \"" << r.status
+    << ", \"first_call_ms\": " << json_number(r.first_call_ms, 3)
+    << ", \"std_scan_us\": " << json_number(r.std_scan_us, 3) << ", \"verified\": \"" << r.status
     << "\", \"error\": " << (r.message.empty() ? std::string("null") : "\"" + json_escape(r.message) + "\"")
     << "}";
   return o.str();
