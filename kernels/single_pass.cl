@@ -156,6 +156,12 @@ inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local e
   return total;
 }
 
+// Sets every status word to 0 (untagged), the ticket counter included. A kernel rather than
+// clEnqueueFillBuffer so that memory checkers such as Oclgrind see the words as initialized.
+kernel void clear_status(global status_t* status, ulong words) {
+  for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) status[i] = 0;
+}
+
 // src/dst point at the user's buffers plus their offsets in elements. status is the workspace's status
 // array (word 0: ticket counter). Tiles get indices ticket - ticket_base in the order work-groups
 // start. tag is this launch's epoch (never 0). seed is combined in front of everything (the identity

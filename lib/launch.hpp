@@ -36,13 +36,12 @@ public:
     advance(event);
   }
 
-  // Enqueues a fill of `bytes` zero bytes at the start of `buffer`.
-  void fill_zero(cl_mem buffer, std::size_t bytes) {
-    const cl_uchar zero = 0;
+  // Enqueues `kernel` over `global` work-items in work-groups of the implementation's choice.
+  void run_any_shape(cl_kernel kernel, std::size_t global) {
     cl_event event = nullptr;
-    check(clEnqueueFillBuffer(queue_, buffer, &zero, sizeof zero, 0, bytes, wait_count_, waits_,
-                              out_of_order_ ? &event : nullptr),
-          "clEnqueueFillBuffer");
+    check(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, nullptr, wait_count_, waits_,
+                                 out_of_order_ ? &event : nullptr),
+          "clEnqueueNDRangeKernel");
     advance(event);
   }
 

@@ -29,6 +29,7 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
   // Word 0 is the ticket counter, then an aggregate and a prefix slot per tile.
   const std::size_t status_bytes = (1 + tiles * 2 * words_per_value) * layout.word_bytes;
   const cl::Buffer& status = ws.scratch(0, status_bytes);
+  const cl_mem status_mem = status();
 
   // The workspace's ticket and epoch state changes only once the kernel is enqueued: a failed enqueue
   // must leave it matching what the device will see.
@@ -43,11 +44,14 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
     // which restarting tags would make look current to a later, larger launch.
     std::size_t capacity = 0;
     check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr), "clGetMemObjectInfo");
-    launch.fill_zero(status(), capacity);
+    const cl_ulong words = capacity / layout.word_bytes;
+    launch.arg(kernels.clear_status(), 0, status_mem);
+    launch.arg(kernels.clear_status(), 1, words);
+    launch.run_any_shape(kernels.clear_status(), std::min<std::size_t>(words, 1u << 16));
   }
 
   cl_kernel k = kernels.single_pass();
-  const cl_mem in = op.in, out = op.out, status_mem = status();
+  const cl_mem in = op.in, out = op.out;
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;

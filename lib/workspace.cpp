@@ -36,6 +36,7 @@ compiled_variant compile(const workspace& ws, const variant_key& key) {
   built.program = build_program(ws.context, ws.device, ws.caps, source, build_options(key));
   if (key.algo == algorithm::single_pass) {
     built.single_pass = make_kernel(built.program, "scan_single_pass");
+    built.clear_status = make_kernel(built.program, "clear_status");
   } else {
     built.scan_tiles = make_kernel(built.program, "scan_tiles");
     built.add_tile_prefixes = make_kernel(built.program, "add_tile_prefixes");

@@ -16,6 +16,7 @@ struct compiled_variant {
   cl::Kernel scan_tiles;        // three-stage
   cl::Kernel add_tile_prefixes; // three-stage
   cl::Kernel single_pass;       // single-pass
+  cl::Kernel clear_status;      // single-pass: zeroes the status words
   std::size_t work_group_size = 0;
   std::size_t tile = 0; // elements per work-group
 };
