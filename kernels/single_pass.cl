@@ -50,7 +50,8 @@
 #define CLSCAN_REREAD 0
 #endif
 // Look-back rounds without news from the nearest unresolved predecessor before falling back to
-// reducing its tile directly.
+// reducing its tile directly. 0 falls back at once on every predecessor without reading what it
+// published (only for testing the fallback path: CLSCAN_SPIN_LIMIT=0 in the environment).
 #ifndef CLSCAN_SPIN_LIMIT
 #define CLSCAN_SPIN_LIMIT 1024
 #endif
@@ -241,6 +242,11 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
         }
         rounds_without_news = taken ? 0 : rounds_without_news + 1;
         if (state == 0 && rounds_without_news > CLSCAN_SPIN_LIMIT) state = 2;
+#if CLSCAN_SPIN_LIMIT == 0
+        state = 2;
+        taken = 0;
+        acc = behind;
+#endif
         shared_state = state;
         shared_next = next - taken;
         shared_prefix = acc;

@@ -129,6 +129,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = shape.vector_width;
   key.lookback = algo == algorithm::single_pass ? shape.lookback : 0;
+  key.spin_limit = algo == algorithm::single_pass ? shape.spin_limit : 0;
   key.aligned = request.in_offset % shape.vector_width == 0 && request.out_offset % shape.vector_width == 0;
   const compiled_variant& kernels = ws.variant(key);
 

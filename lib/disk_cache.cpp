@@ -160,10 +160,19 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
   log_cache(log_level::info, "stored " + path);
 }
 
+bool make_cache_directory() {
+  const std::string dir = disk_cache_directory();
+  return !dir.empty() && make_directories(dir);
+}
+
+std::string device_stem(const device_capabilities& device) {
+  return hex64(hash_of(make_binary_identity(device, {}, {}).device_part));
+}
+
 std::size_t count_device_entries(const device_capabilities& device) {
   const std::string dir = disk_cache_directory();
   if (dir.empty()) return 0;
-  const std::string prefix = hex64(hash_of(make_binary_identity(device, {}, {}).device_part)) + "-";
+  const std::string prefix = device_stem(device) + "-";
   std::size_t count = 0;
   if (DIR* handle = ::opendir(dir.c_str())) {
     while (const dirent* entry = ::readdir(handle)) {

@@ -31,6 +31,13 @@ std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id)
 // logged and otherwise ignored.
 void store_binary(const binary_identity& id, const std::vector<unsigned char>& binary);
 
+// 16 hex digits naming this device identity (library version, platform, device, driver) in file
+// names of the cache directory.
+std::string device_stem(const device_capabilities& device);
+
+// Creates the cache directory (and its parents); false when that fails or the cache is off.
+bool make_cache_directory();
+
 // Number of entries in the cache directory written for this device identity.
 std::size_t count_device_entries(const device_capabilities& device);
 

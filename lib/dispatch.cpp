@@ -3,13 +3,19 @@
 // run at all is decided from capabilities.
 #include "dispatch.hpp"
 
+#include "disk_cache.hpp"
+
 #include <clscan/error.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <tuple>
+#include <vector>
+
+#include <unistd.h>
 
 namespace clscan {
 
@@ -103,29 +109,59 @@ const char* op_define(op operation) {
   return "CLSCAN_OP_SUM";
 }
 
-// CLSCAN_TUNING="wg=128,items=16,vec=4" overrides the launch shape of every variant (for tuning
-// experiments and for working around a device problem without a rebuild).
-bool apply_tuning_override(tuning& shape) {
-  const char* text = std::getenv("CLSCAN_TUNING");
-  if (!text || !*text) return false;
+// Reads "wg=128,items=16,vec=4,lookback=16" (fields separated by commas or spaces, each optional)
+// into `shape`; `source` names where the text came from, for the error message.
+void parse_shape(const std::string& text, const std::string& source, tuning& shape) {
   unsigned long wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
   unsigned long lookback = shape.lookback;
-  for (const char* field = text; field && *field; field = std::strchr(field, ',') ? std::strchr(field, ',') + 1 : nullptr) {
-    std::sscanf(field, "wg=%lu", &wg);
-    std::sscanf(field, "items=%lu", &items);
-    std::sscanf(field, "vec=%lu", &vec);
-    std::sscanf(field, "lookback=%lu", &lookback);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find_first_of(", ", pos), text.size());
+    const std::string field = text.substr(pos, end - pos);
+    std::sscanf(field.c_str(), "wg=%lu", &wg);
+    std::sscanf(field.c_str(), "items=%lu", &items);
+    std::sscanf(field.c_str(), "vec=%lu", &vec);
+    std::sscanf(field.c_str(), "lookback=%lu", &lookback);
+    pos = end + 1;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
   if (wg == 0 || items == 0 || !valid_vec || items % vec != 0 || lookback == 0)
-    throw invalid_argument(std::string("CLSCAN_TUNING='") + text +
+    throw invalid_argument(source + "='" + text +
                            "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec, lookback >= 1");
   shape.work_group_size = wg;
   shape.items_per_thread = items;
   shape.vector_width = vec;
   shape.lookback = lookback;
-  shape.origin = "CLSCAN_TUNING";
-  return true;
+}
+
+const char* algorithm_name(algorithm algo) {
+  switch (algo) {
+  case algorithm::automatic: return "automatic";
+  case algorithm::single_pass: return "single_pass";
+  case algorithm::three_stage: return "three_stage";
+  }
+  return "?";
+}
+
+std::string tuning_path(const device_capabilities& caps) {
+  const std::string dir = disk_cache_directory();
+  return dir.empty() ? std::string() : dir + "/tuning-" + device_stem(caps) + ".txt";
+}
+
+// The tuned shape for (algo, type) from the device's tuning file, if it has one. A file that cannot
+// be read is treated as absent; a malformed line is an error, since someone wrote it on purpose.
+bool apply_tuned_shape(const device_capabilities& caps, element_type type, algorithm algo, tuning& shape) {
+  const std::string path = tuning_path(caps);
+  if (path.empty()) return false;
+  std::ifstream in(path);
+  const std::string key = std::string(algorithm_name(algo)) + " " + opencl_name(type) + " ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    parse_shape(line.substr(key.size()), path, shape);
+    shape.origin = "tuned: " + path;
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -133,7 +169,7 @@ bool apply_tuning_override(tuning& shape) {
 bool variant_key::operator<(const variant_key& other) const {
   const auto tie = [](const variant_key& k) {
     return std::tie(k.algo, k.type, k.operation, k.work_group_size, k.items_per_thread, k.vector_width,
-                    k.lookback, k.aligned, k.custom_op);
+                    k.lookback, k.spin_limit, k.aligned, k.custom_op);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;
@@ -182,7 +218,9 @@ std::string build_options(const variant_key& key) {
          " -DCLSCAN_ITEMS=" + std::to_string(key.items_per_thread) +
          " -DCLSCAN_VEC=" + std::to_string(key.vector_width) +
          " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") +
-         (key.algo == algorithm::single_pass ? " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) : "");
+         (key.algo == algorithm::single_pass ? " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) +
+                                                   " -DCLSCAN_SPIN_LIMIT=" + std::to_string(key.spin_limit)
+                                             : "");
 }
 
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo) {
@@ -222,8 +260,22 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   // Enough predecessors per round that a round usually reaches a published prefix (8 measured as
   // good as 32 on an H200, and more is slower); at most a work-group, since each work-item reads one.
   shape.lookback = std::min<std::size_t>(shape.work_group_size, 16);
+  shape.spin_limit = 1024;
   shape.origin = "default";
-  apply_tuning_override(shape);
+  apply_tuned_shape(caps, type, algo, shape);
+  // CLSCAN_TUNING="wg=128,items=16,vec=4,lookback=16" overrides every variant (tuning experiments,
+  // or working around a device problem without a rebuild).
+  if (const char* text = std::getenv("CLSCAN_TUNING"); text && *text) {
+    parse_shape(text, "CLSCAN_TUNING", shape);
+    shape.origin = "CLSCAN_TUNING";
+  }
+  // CLSCAN_SPIN_LIMIT=0 makes the single-pass look-back fall back at once (tests of that path).
+  if (const char* text = std::getenv("CLSCAN_SPIN_LIMIT"); text && *text) {
+    char* end = nullptr;
+    const unsigned long limit = std::strtoul(text, &end, 10);
+    if (*end != '\0') throw invalid_argument(std::string("CLSCAN_SPIN_LIMIT='") + text + "' is not a number");
+    shape.spin_limit = limit;
+  }
   return shape;
 }
 
@@ -264,6 +316,38 @@ void validate_request(const scan_request& request, const device_capabilities& ca
 }
 
 } // namespace detail
+
+std::string tuning_file(const cl::Device& device) { return detail::tuning_path(capabilities(device)); }
+
+void store_tuning(const cl::Device& device, algorithm algo, element_type type, const tuning& shape) {
+  const std::string path = tuning_file(device);
+  if (path.empty()) throw error("clscan: the disk cache is off (CLSCAN_NO_CACHE), so tuning cannot be stored");
+  const std::string key = std::string(detail::algorithm_name(algo)) + " " + opencl_name(type) + " ";
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line.compare(0, key.size(), key) != 0) lines.push_back(line);
+  }
+  lines.push_back(key + "wg=" + std::to_string(shape.work_group_size) + " items=" +
+                  std::to_string(shape.items_per_thread) + " vec=" + std::to_string(shape.vector_width) +
+                  " lookback=" + std::to_string(shape.lookback));
+  detail::make_cache_directory();
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    for (const auto& line : lines) out << line << '\n';
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      throw error("clscan: cannot write " + temp);
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw error("clscan: cannot replace " + path);
+  }
+}
 
 dispatch_plan plan_for(const cl::Device& device, element_type type) {
   const device_capabilities caps = capabilities(device);

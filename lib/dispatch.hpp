@@ -18,6 +18,7 @@ struct variant_key {
   std::size_t items_per_thread = 0;
   std::size_t vector_width = 0;
   std::size_t lookback = 0;
+  std::size_t spin_limit = 0;
   bool aligned = false;
 
   bool operator<(const variant_key& other) const;

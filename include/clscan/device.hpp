@@ -47,6 +47,7 @@ struct tuning {
   std::size_t items_per_thread = 0; // elements each work-item holds, a multiple of vector_width
   std::size_t vector_width = 0;     // elements per vector load
   std::size_t lookback = 0;         // single-pass: predecessors examined per look-back round
+  std::size_t spin_limit = 0;       // single-pass: rounds without news before falling back
   std::string origin;               // "default", "tuned: <file>", or "CLSCAN_TUNING"
 };
 
@@ -59,5 +60,16 @@ struct dispatch_plan {
 };
 
 dispatch_plan plan_for(const cl::Device& device, element_type type = element_type::int32);
+
+// Tuned launch shapes live in a text file beside the disk cache, one per device (its platform, name
+// and driver): "<algorithm> <type> wg=<n> items=<n> vec=<n> lookback=<n>" per line. clscan-tune
+// writes it; dispatch reads it when it first meets the device in a process. CLSCAN_TUNING still
+// overrides it. Empty when the disk cache is off.
+std::string tuning_file(const cl::Device& device);
+
+// Records `shape` as the tuned launch shape for (algo, type) on `device`, replacing an earlier entry.
+// Takes effect for contexts created after the call. Throws clscan::error when the file cannot be
+// written.
+void store_tuning(const cl::Device& device, algorithm algo, element_type type, const tuning& shape);
 
 } // namespace clscan
