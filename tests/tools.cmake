@@ -18,3 +18,10 @@ if(TARGET clscan-info)
   set_tests_properties(info-self-test PROPERTIES LABELS "tools" TIMEOUT 300
       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
 endif()
+
+if(TARGET clscan-tune)
+  # Every candidate shape must build and give the right result; nothing is stored (--dry-run).
+  add_test(NAME tune-dry-run COMMAND clscan-tune --dry-run --size 2^16 --reps 2)
+  set_tests_properties(tune-dry-run PROPERTIES LABELS "tools" TIMEOUT 600
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()

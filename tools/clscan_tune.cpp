@@ -1,0 +1,251 @@
+// clscan-tune: measures launch shapes of clscan's kernels on one device and stores the fastest beside
+// the disk cache, where dispatch picks it up. Run with --help for the options.
+#include <clscan/clscan.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const help_text = R"(usage: clscan-tune [options]
+
+Tries launch shapes (work-group size, elements per work-item, look-back window) of the single-pass
+and three-stage scans on the device clscan::select_device() picks (CLSCAN_PLATFORM, CLSCAN_DEVICE),
+times each with profiling events against clEnqueueCopyBuffer of the same bytes, checks every result,
+and stores the fastest shape per algorithm in the device's tuning file beside the disk cache
+(clscan::tuning_file). Later processes use it; CLSCAN_TUNING still overrides it.
+
+options:
+  --type T         int | uint | long | ulong | float | double (default int)
+  --size N         elements per scan (default 2^24, or less when memory is short; floats at most 2^24)
+  --algorithm A    single_pass | three_stage | all (default all)
+  --reps N         timed scans per shape (default 20; the median counts)
+  --dry-run        measure and print, but store nothing
+  --help
+)";
+
+struct options {
+  clscan::element_type type = clscan::element_type::int32;
+  std::size_t size = std::size_t{1} << 24;
+  std::vector<clscan::algorithm> algorithms{clscan::algorithm::single_pass, clscan::algorithm::three_stage};
+  int reps = 20;
+  bool dry_run = false;
+};
+
+struct measurement {
+  clscan::tuning shape;
+  double scan_us = 0;
+  double copy_us = 0;
+  std::string status; // "ok", "wrong", or the error
+};
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+double elapsed_us(const cl::Event& from_end, const cl::Event& to_end) {
+  return static_cast<double>(to_end.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                             from_end.getProfilingInfo<CL_PROFILING_COMMAND_END>()) / 1e3;
+}
+
+std::string shape_text(const clscan::tuning& t) {
+  return "wg=" + std::to_string(t.work_group_size) + ",items=" + std::to_string(t.items_per_thread) +
+         ",vec=" + std::to_string(t.vector_width) + ",lookback=" + std::to_string(t.lookback);
+}
+
+// Shapes worth trying on this kind of device.
+std::vector<clscan::tuning> candidates(const clscan::device_capabilities& caps, std::size_t element_size,
+                                       clscan::algorithm algo) {
+  std::vector<clscan::tuning> shapes;
+  const std::size_t vec = 16 / element_size;
+  std::vector<std::size_t> groups, run_bytes, windows{8};
+  if (caps.is_gpu()) {
+    groups = {64, 128, 256, 512, 1024};
+    run_bytes = {16, 32, 64, 128};
+    if (algo == clscan::algorithm::single_pass) windows = {8, 16, 32};
+  } else {
+    groups = {1, 4, 16};
+    run_bytes = {1024, 4096, 16384, 65536};
+  }
+  for (std::size_t wg : groups) {
+    if (wg > caps.max_work_group_size) continue;
+    for (std::size_t bytes : run_bytes)
+      for (std::size_t window : windows) {
+        clscan::tuning t;
+        t.work_group_size = wg;
+        t.items_per_thread = std::max(vec, bytes / element_size);
+        t.vector_width = vec;
+        t.lookback = std::min(wg, window);
+        shapes.push_back(t);
+      }
+  }
+  return shapes;
+}
+
+template <typename T>
+measurement measure(const cl::Device& device, clscan::algorithm algo, const clscan::tuning& shape,
+                    std::size_t n, int reps) {
+  measurement m;
+  m.shape = shape;
+  const std::string text = shape_text(shape);
+  ::setenv("CLSCAN_TUNING", text.c_str(), 1); // read by the workspace of the next new context
+  try {
+    cl::Context context(device);
+    cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
+    const std::size_t bytes = n * sizeof(T);
+    std::vector<T> host(n);
+    std::mt19937_64 rng(12345);
+    for (auto& x : host) x = static_cast<T>(rng() & 1); // exact in every type for n <= 2^24
+    cl::Buffer in(context, CL_MEM_READ_WRITE, bytes), out(context, CL_MEM_READ_WRITE, bytes),
+        copy(context, CL_MEM_READ_WRITE, bytes), spacer_src(context, CL_MEM_READ_WRITE, 1 << 25),
+        spacer_dst(context, CL_MEM_READ_WRITE, 1 << 25);
+    queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
+    clscan::options<T> opts;
+    opts.algorithm = algo;
+    for (int w = 0; w < 2; ++w) clscan::inclusive(queue, in, out, n, opts);
+    queue.finish();
+    std::vector<double> scans, copies;
+    for (int r = 0; r < reps; ++r) {
+      // The spacer keeps the device busy while the host enqueues, so only device time is measured.
+      queue.enqueueCopyBuffer(spacer_src, spacer_dst, 0, 0, 1 << 25);
+      cl::Event start, copied;
+      queue.enqueueMarkerWithWaitList(nullptr, &start);
+      cl::Event done = clscan::inclusive(queue, in, out, n, opts);
+      queue.enqueueCopyBuffer(in, copy, 0, 0, bytes, nullptr, &copied);
+      queue.finish();
+      scans.push_back(elapsed_us(start, done));
+      copies.push_back(static_cast<double>(copied.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                                           copied.getProfilingInfo<CL_PROFILING_COMMAND_START>()) / 1e3);
+    }
+    std::vector<T> got(n);
+    queue.enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data());
+    T running{};
+    m.status = "ok";
+    for (std::size_t i = 0; i < n; ++i) {
+      running = static_cast<T>(running + host[i]);
+      if (got[i] != running) {
+        m.status = "wrong at " + std::to_string(i);
+        break;
+      }
+    }
+    m.scan_us = median(scans);
+    m.copy_us = median(copies);
+  } catch (const std::exception& e) {
+    m.status = e.what();
+    const std::size_t newline = m.status.find('\n');
+    if (newline != std::string::npos) m.status.resize(newline);
+  }
+  ::unsetenv("CLSCAN_TUNING");
+  clscan::release_cached_resources(); // frees this shape's temporaries and context
+  return m;
+}
+
+template <typename T>
+int tune(const cl::Device& device, const options& opt) {
+  const auto caps = clscan::capabilities(device);
+  std::size_t n = opt.size;
+  const std::size_t budget = static_cast<std::size_t>(std::min<cl_ulong>(caps.max_mem_alloc_size, caps.global_mem_size / 4));
+  while (n * sizeof(T) > budget) n /= 2;
+  if (std::is_floating_point<T>::value) n = std::min(n, std::size_t{1} << 24);
+  std::printf("device: %s (%s, driver %s)\nelements per scan: %zu of %s\n", caps.name.c_str(),
+              caps.platform_name.c_str(), caps.driver_version.c_str(), n,
+              clscan::opencl_name(clscan::element_traits<T>::type));
+  int failures = 0;
+  for (clscan::algorithm algo : opt.algorithms) {
+    const char* name = algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage";
+    std::printf("\n%-12s %-40s %10s %10s %7s  %s\n", "algorithm", "shape", "scan_us", "copy_us", "ratio", "status");
+    const measurement* best = nullptr;
+    std::vector<measurement> results;
+    for (const auto& shape : candidates(caps, sizeof(T), algo)) results.push_back(measure<T>(device, algo, shape, n, opt.reps));
+    for (const auto& m : results) {
+      const bool ok = m.status == "ok";
+      std::printf("%-12s %-40s %10.1f %10.1f %7.3f  %s\n", name, shape_text(m.shape).c_str(), m.scan_us, m.copy_us,
+                  ok && m.scan_us > 0 ? m.copy_us / m.scan_us : 0.0, m.status.c_str());
+      if (m.status.rfind("wrong", 0) == 0) ++failures;
+      // Ranked by the ratio to the copy timed beside it, which cancels much of a busy machine's noise.
+      if (ok && (!best || m.copy_us / m.scan_us > best->copy_us / best->scan_us)) best = &m;
+    }
+    if (!best) {
+      std::printf("%s: no shape ran\n", name);
+      ++failures;
+      continue;
+    }
+    std::printf("%s: fastest %s, %.3f of copy\n", name, shape_text(best->shape).c_str(), best->copy_us / best->scan_us);
+    if (!opt.dry_run) {
+      clscan::store_tuning(device, algo, clscan::element_traits<T>::type, best->shape);
+      std::printf("stored in %s\n", clscan::tuning_file(device).c_str());
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "clscan-tune: %s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(help_text, stdout);
+      return 0;
+    } else if (arg == "--type") {
+      const std::string t = value();
+      const char* names[] = {"int", "uint", "long", "ulong", "float", "double"};
+      const clscan::element_type types[] = {clscan::element_type::int32, clscan::element_type::uint32,
+                                            clscan::element_type::int64, clscan::element_type::uint64,
+                                            clscan::element_type::float32, clscan::element_type::float64};
+      const auto it = std::find(std::begin(names), std::end(names), t);
+      if (it == std::end(names)) {
+        std::fprintf(stderr, "clscan-tune: unknown type '%s'\n", t.c_str());
+        return 2;
+      }
+      opt.type = types[it - std::begin(names)];
+    } else if (arg == "--size") {
+      const std::string v = value();
+      opt.size = v.rfind("2^", 0) == 0 ? std::size_t{1} << std::stoul(v.substr(2)) : std::stoull(v);
+    } else if (arg == "--algorithm") {
+      const std::string a = value();
+      if (a == "single_pass") opt.algorithms = {clscan::algorithm::single_pass};
+      else if (a == "three_stage") opt.algorithms = {clscan::algorithm::three_stage};
+      else if (a != "all") {
+        std::fprintf(stderr, "clscan-tune: unknown algorithm '%s'\n", a.c_str());
+        return 2;
+      }
+    } else if (arg == "--reps") {
+      opt.reps = std::max(1, std::stoi(value()));
+    } else if (arg == "--dry-run") {
+      opt.dry_run = true;
+    } else {
+      std::fprintf(stderr, "clscan-tune: unknown option '%s' (see --help)\n", arg.c_str());
+      return 2;
+    }
+  }
+  try {
+    const cl::Device device = clscan::select_device();
+    switch (opt.type) {
+    case clscan::element_type::int32: return tune<cl_int>(device, opt);
+    case clscan::element_type::uint32: return tune<cl_uint>(device, opt);
+    case clscan::element_type::int64: return tune<cl_long>(device, opt);
+    case clscan::element_type::uint64: return tune<cl_ulong>(device, opt);
+    case clscan::element_type::float32: return tune<cl_float>(device, opt);
+    case clscan::element_type::float64: return tune<cl_double>(device, opt);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clscan-tune: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}
