@@ -125,9 +125,11 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
     pos = end + 1;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
-  if (wg == 0 || items == 0 || !valid_vec || items % vec != 0 || lookback == 0)
+  // A tile of one element would never shrink the three-stage recursion.
+  if (wg == 0 || items == 0 || wg * items < 2 || !valid_vec || items % vec != 0 || lookback == 0)
     throw invalid_argument(source + "='" + text +
-                           "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec, lookback >= 1");
+                           "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec, at least "
+                           "2 elements per tile (wg * items), lookback >= 1");
   shape.work_group_size = wg;
   shape.items_per_thread = items;
   shape.vector_width = vec;
@@ -199,8 +201,11 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   if (key.algo == algorithm::single_pass) {
     prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (caps.int64_atomics ? "1" : "0") + "\n";
     // GPUs coalesce global accesses across work-items; CPUs stream each work-item's run.
-    prelude += std::string("#define CLSCAN_STAGED ") + (caps.is_gpu() ? "1" : "0") + "\n";
-    prelude += std::string("#define CLSCAN_REREAD ") + (caps.is_gpu() ? "0" : "1") + "\n";
+    // Overridable with -D (e.g. Oclgrind's --build-options, to check the CPU variant on it).
+    prelude += std::string("#ifndef CLSCAN_STAGED\n#define CLSCAN_STAGED ") + (caps.is_gpu() ? "1" : "0") +
+               "\n#endif\n";
+    prelude += std::string("#ifndef CLSCAN_REREAD\n#define CLSCAN_REREAD ") + (caps.is_gpu() ? "0" : "1") +
+               "\n#endif\n";
   }
   prelude += "#define CLSCAN_IDENTITY " +
              literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";

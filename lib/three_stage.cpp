@@ -64,8 +64,9 @@ void enqueue_three_stage(workspace& ws, const compiled_variant& kernels, const s
 
   // Level l >= 1 holds the totals of the tiles of level l - 1; level 0 is the user's data. Levels
   // are scanned exclusively in place until one tile covers a level.
-  std::size_t level_sizes[64];
-  cl_mem levels[64];
+  // A tile of at least 2 elements (enforced by dispatch) halves each level, so 64 levels suffice.
+  std::size_t level_sizes[65];
+  cl_mem levels[65];
   std::size_t depth = 0;
   for (std::size_t size = op.n; size > kernels.tile; ) {
     size = tiles_for(size, kernels.tile);

@@ -1,0 +1,841 @@
+// Faults ("[faults]"): what clscan does when its environment fails it.
+//
+//   - temporary storage that cannot be allocated: a clscan::opencl_error naming clCreateBuffer, the
+//     user's buffers untouched, the context still usable (in a child process with a small device)
+//   - a full disk (ENOSPC) under the disk cache: correct scans, a warning, no partial entry
+//   - eight processes starting together on an empty disk cache: all correct, the cache valid after
+//   - 2000 scans with fresh buffers: no growth of host memory or of OpenCL objects;
+//     release_cached_resources() gives contexts back
+//   - a single-pass look-back that gets no news (CLSCAN_SPIN_LIMIT=0): falls back, stays correct,
+//     never hangs
+//   - a launch shape of one-element tiles (CLSCAN_TUNING=wg=1,items=1,vec=1): a correct result or a
+//     clear rejection, never a crash (in a child process)
+//
+// The child processes are this executable again (/proc/self/exe), running one of the hidden
+// "[.faults-child]" test cases below; they print "result: ok" when everything they checked was right,
+// and every clscan log event as "log: <level>: <message>".
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <thread>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using namespace clscan_test;
+using clscan_test::guarded::splitmix64;
+
+namespace {
+
+class faults_scoped_env {
+public:
+  faults_scoped_env(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) previous_ = std::string(old);
+    if (value)
+      ::setenv(name, value->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+  ~faults_scoped_env() {
+    if (previous_)
+      ::setenv(name_.c_str(), previous_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  faults_scoped_env(const faults_scoped_env&) = delete;
+  faults_scoped_env& operator=(const faults_scoped_env&) = delete;
+
+private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
+
+class temp_dir {
+public:
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "clscan-faults-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~temp_dir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  const fs::path& path() const { return path_; }
+
+private:
+  fs::path path_;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool is_entry_name(const std::string& name) {
+  static const std::regex pattern("^[0-9a-f]{16}-[0-9a-f]{16}\\.clbin$");
+  return std::regex_match(name, pattern);
+}
+
+// --- child processes --------------------------------------------------------------------------------
+
+std::string self_executable() {
+  char path[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  REQUIRE(length > 0);
+  path[length] = '\0';
+  return path;
+}
+
+struct child_result {
+  int exit_code = -1; // 128 + signal when killed by a signal
+  std::string output; // stdout and stderr together
+  bool ok() const { return exit_code == 0 && has("result: ok"); }
+  bool has(const std::string& text) const { return output.find(text) != std::string::npos; }
+};
+
+struct child_spec {
+  std::string test_name; // a hidden "[.faults-child]" test case of this executable
+  std::map<std::string, std::optional<std::string>> env; // std::nullopt unsets
+};
+
+struct running_child {
+  pid_t pid = -1;
+  fs::path output_file;
+};
+
+// Starts this executable on one child test case, its output going to `output_file`. Everything the
+// child needs is prepared before fork(); between fork() and execve() it only calls async-signal-safe
+// functions (the parent has OpenCL runtime threads).
+running_child start_child(const child_spec& spec, const fs::path& output_file) {
+  const std::string exe = self_executable();
+  std::vector<std::string> args = {exe, spec.test_name};
+  std::map<std::string, std::string> variables;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) variables[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [name, value] : spec.env) {
+    if (value)
+      variables[name] = *value;
+    else
+      variables.erase(name);
+  }
+  std::vector<std::string> env_strings;
+  for (const auto& [name, value] : variables) env_strings.push_back(name + "=" + value);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const int fd = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE(devnull >= 0);
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(devnull, 0);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(fd);
+  ::close(devnull);
+  return {pid, output_file};
+}
+
+// Waits for the child; one still running after `timeout` is taken for a hang and killed.
+child_result finish_child(const running_child& child, std::chrono::seconds timeout = std::chrono::seconds(300)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  bool timed_out = false;
+  for (;;) {
+    const pid_t done = ::waitpid(child.pid, &status, WNOHANG);
+    if (done == child.pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child.pid, SIGKILL);
+      ::waitpid(child.pid, &status, 0);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  child_result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  result.output = read_file(child.output_file);
+  if (timed_out) result.output += "\n[killed: still running after " + std::to_string(timeout.count()) + " s]\n";
+  return result;
+}
+
+child_result run_child(const child_spec& spec, const fs::path& work_dir) {
+  static int counter = 0;
+  return finish_child(start_child(spec, work_dir / ("child-" + std::to_string(counter++) + ".out")));
+}
+
+// For the children: prints each clscan log event as "log: <level>: <message>".
+struct print_log_events {
+  std::mutex mutex;
+  print_log_events() {
+    clscan::set_log_handler([this](clscan::log_level level, const std::string& message) {
+      std::lock_guard<std::mutex> lock(mutex);
+      std::cout << "log: " << clscan::to_string(level) << ": " << message << std::endl;
+    });
+  }
+  ~print_log_events() { clscan::set_log_handler({}); }
+};
+
+// --- scans the children and the in-process tests run ------------------------------------------------
+
+template <typename T>
+T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+
+// One scan on guarded buffers in `context`, checked against the CPU (sum, max or xor of integers, or
+// the affine composition on cl_uint). Returns "" when right, else what was wrong. No Catch macros.
+struct scan_spec {
+  clscan::algorithm algo = clscan::algorithm::automatic;
+  clscan::op operation = clscan::op::sum;
+  bool affine = false; // op::custom: composition of affine maps modulo 2^16 (not commutative)
+  clscan::scan_kind kind = clscan::scan_kind::inclusive;
+  bool in_place = false;
+  std::size_t n = 1, in_offset = 0, out_offset = 0;
+  std::optional<std::int64_t> initial;
+  std::uint64_t seed = 1;
+};
+
+std::string describe(const scan_spec& s) {
+  std::ostringstream out;
+  out << guarded::name_of(s.algo) << " " << (s.affine ? "affine custom" : guarded::name_of(s.operation)) << " "
+      << guarded::name_of(s.kind) << " n=" << s.n << (s.in_place ? " in place" : " out of place") << " offsets "
+      << s.in_offset << "/" << s.out_offset << (s.initial ? " with initial" : "");
+  return out.str();
+}
+
+cl_uint affine_compose(cl_uint a, cl_uint b) {
+  const cl_uint m = ((a >> 16) * (b >> 16)) & 0xffffu;
+  const cl_uint c = ((b >> 16) * (a & 0xffffu) + (b & 0xffffu)) & 0xffffu;
+  return (m << 16) | c;
+}
+const char* const affine_expression =
+    "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * ((a) & 0xffffU) + ((b) & 0xffffU)) & 0xffffU)";
+
+template <typename T>
+std::string checked_scan(const cl::Context& context, const cl::CommandQueue& queue, const scan_spec& s,
+                         std::chrono::seconds timeout = std::chrono::seconds(120)) {
+  splitmix64 r{s.seed};
+  std::vector<T> input(s.n);
+  for (auto& x : input) {
+    const std::uint64_t bits = r.next();
+    std::memcpy(&x, &bits, sizeof x);
+  }
+  clscan::options<T> opts;
+  opts.algorithm = s.algo;
+  opts.operation = s.affine ? clscan::op::custom : s.operation;
+  T identity{};
+  if (s.affine) {
+    opts.custom_op = affine_expression;
+    identity = static_cast<T>(1u << 16);
+    opts.custom_identity = identity;
+  } else if (s.operation == clscan::op::max) {
+    identity = std::numeric_limits<T>::lowest();
+  }
+  if (s.initial) opts.initial = static_cast<T>(*s.initial);
+  opts.in_offset = s.in_offset;
+  opts.out_offset = s.out_offset;
+  const auto combine = [&](T a, T b) -> T {
+    if (s.affine) {
+      if constexpr (std::is_same<T, cl_uint>::value) return affine_compose(a, b);
+      return a;
+    }
+    switch (s.operation) {
+    case clscan::op::max: return a < b ? b : a;
+    case clscan::op::bit_xor: return static_cast<T>(a ^ b);
+    default: return wrap_add(a, b);
+    }
+  };
+  std::vector<T> reference(s.n);
+  T running = s.initial ? static_cast<T>(*s.initial) : identity;
+  for (std::size_t i = 0; i < s.n; ++i) {
+    if (s.kind == clscan::scan_kind::exclusive) reference[i] = running;
+    running = combine(running, input[i]);
+    if (s.kind == clscan::scan_kind::inclusive) reference[i] = running;
+  }
+  const T poison = poison_value<T>();
+  constexpr std::size_t back = 3;
+  std::vector<T> in_image(s.in_offset + s.n + back, poison);
+  std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(s.in_offset));
+  std::vector<T> out_image = s.in_place ? in_image : std::vector<T>(s.out_offset + s.n + back, poison);
+  std::vector<T> expected = out_image;
+  std::copy(reference.begin(), reference.end(), expected.begin() + static_cast<std::ptrdiff_t>(s.out_offset));
+
+  cl::Buffer in(context, CL_MEM_READ_WRITE, in_image.size() * sizeof(T));
+  cl::Buffer out = s.in_place ? in : cl::Buffer(context, CL_MEM_READ_WRITE, out_image.size() * sizeof(T));
+  if (queue.enqueueWriteBuffer(in, CL_TRUE, 0, in_image.size() * sizeof(T), in_image.data()) != CL_SUCCESS ||
+      (!s.in_place &&
+       queue.enqueueWriteBuffer(out, CL_TRUE, 0, out_image.size() * sizeof(T), out_image.data()) != CL_SUCCESS))
+    return "upload failed";
+  cl::Event done;
+  try {
+    if (s.kind == clscan::scan_kind::inclusive)
+      done = s.in_place ? clscan::inclusive<T>(queue, in, s.n, opts) : clscan::inclusive<T>(queue, in, out, s.n, opts);
+    else
+      done = s.in_place ? clscan::exclusive<T>(queue, in, s.n, opts) : clscan::exclusive<T>(queue, in, out, s.n, opts);
+  } catch (const std::exception& e) {
+    return describe(s) + ": threw " + e.what();
+  }
+  queue.flush();
+  auto waiting = std::async(std::launch::async, [&done] { return done.wait(); });
+  if (waiting.wait_for(timeout) == std::future_status::timeout) {
+    std::cerr << "clscan faults test: " << describe(s) << " did not complete within " << timeout.count()
+              << " s; taking it for a hang and aborting" << std::endl;
+    std::abort();
+  }
+  if (waiting.get() != CL_SUCCESS) return describe(s) + ": the event failed";
+  std::vector<T> got(expected.size());
+  if (queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(T), got.data()) != CL_SUCCESS)
+    return "read failed";
+  std::size_t differences = 0, first = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &expected[i], sizeof(T)) != 0 && differences++ == 0) first = i;
+  if (!s.in_place) {
+    std::vector<T> in_after(in_image.size());
+    if (queue.enqueueReadBuffer(in, CL_TRUE, 0, in_after.size() * sizeof(T), in_after.data()) != CL_SUCCESS)
+      return "read failed";
+    if (in_after != in_image) return describe(s) + ": the input buffer changed";
+  }
+  if (!differences) return {};
+  std::ostringstream message;
+  message << describe(s) << ": " << differences << " elements differ, the first at buffer index " << first
+          << ": expected " << +expected[first] << ", got " << +got[first];
+  return message.str();
+}
+
+// The scans of the disk-cache children: several program variants (both algorithms, two element types,
+// aligned and unaligned offsets).
+std::vector<std::string> run_variant_scans(const cl::Context& context, const cl::CommandQueue& queue) {
+  using clscan::algorithm;
+  std::vector<std::string> problems;
+  const auto add = [&](std::string problem) {
+    if (!problem.empty()) problems.push_back(std::move(problem));
+  };
+  scan_spec s;
+  s.algo = algorithm::three_stage, s.n = 3000, s.seed = 11;
+  add(checked_scan<cl_int>(context, queue, s));
+  s = {}, s.algo = algorithm::single_pass, s.n = 50000, s.in_place = true, s.seed = 12;
+  add(checked_scan<cl_int>(context, queue, s));
+  s = {}, s.algo = algorithm::three_stage, s.operation = clscan::op::max, s.n = 10000, s.in_offset = 1,
+  s.out_offset = 3, s.kind = clscan::scan_kind::exclusive, s.seed = 13;
+  add(checked_scan<cl_long>(context, queue, s));
+  s = {}, s.algo = algorithm::automatic, s.operation = clscan::op::bit_xor, s.n = 70001, s.seed = 14;
+  add(checked_scan<cl_uint>(context, queue, s));
+  return problems;
+}
+
+} // namespace
+
+// --- the children -------------------------------------------------------------------------------------
+
+// With CLSCAN_FAULTS_FULL_DISK=<entry name>,<entry name>,...: the disk is full for those cache
+// entries. clscan writes an entry to "<entry>.tmp.<pid>.<sequence>" and renames it; this child makes
+// each such name (sequence 0..31) a symbolic link to /dev/full first, so that clscan's writes of those
+// entries fail with ENOSPC, as on a full disk. Links clscan did not consume are removed at the end;
+// "full-disk writes: <n>" says how many it did consume (tried to write and removed).
+TEST_CASE("faults child: scans of several variants", "[.faults-child]") {
+  print_log_events logging;
+  std::vector<fs::path> links;
+  if (const char* names = std::getenv("CLSCAN_FAULTS_FULL_DISK"); names && *names) {
+    const fs::path dir = clscan::cache_directory();
+    fs::create_directories(dir);
+    std::string list = names;
+    for (std::size_t pos = 0; pos < list.size();) {
+      const std::size_t end = std::min(list.find(',', pos), list.size());
+      const std::string entry = list.substr(pos, end - pos);
+      for (int sequence = 0; sequence < 32; ++sequence) {
+        const fs::path link = dir / (entry + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence));
+        fs::create_symlink("/dev/full", link);
+        links.push_back(link);
+      }
+      pos = end + 1;
+    }
+  }
+  const cl::Device device = clscan::select_device();
+  cl::Context context(device);
+  cl::CommandQueue queue(context, device);
+  const std::vector<std::string> problems = run_variant_scans(context, queue);
+  if (!links.empty()) {
+    std::size_t consumed = 0;
+    for (const fs::path& link : links) {
+      std::error_code error;
+      if (fs::is_symlink(fs::symlink_status(link, error)))
+        fs::remove(link, error);
+      else
+        ++consumed;
+    }
+    std::cout << "full-disk writes: " << consumed << std::endl;
+  }
+  for (const auto& p : problems) std::cout << "problem: " << p << "\n";
+  std::cout << "result: " << (problems.empty() ? "ok" : "wrong") << std::endl;
+  CHECK(problems.empty());
+}
+
+// Run with CLSCAN_TUNING=wg=1,items=2,vec=1, two-element tiles (and POCL_MEMORY_LIMIT=1 on PoCL, so
+// that the device's allocation limit is 256 MiB): a single-pass scan of n cl_int elements then needs
+// a status array of 1 + n words of 8 bytes (64-bit status words; 2 + 2n words of 4 bytes otherwise),
+// 8n bytes, while the data takes 4n. With n = max_alloc / 8 + 1 the data fits and the status array
+// does not.
+TEST_CASE("faults child: temporary storage beyond the allocation limit", "[.faults-child]") {
+  print_log_events logging;
+  const cl::Device device = clscan::select_device();
+  const clscan::device_capabilities caps = clscan::capabilities(device);
+  const std::size_t n = static_cast<std::size_t>(caps.max_mem_alloc_size / 8 + 1);
+  const std::size_t bytes = n * sizeof(cl_int);
+  constexpr std::size_t budget = std::size_t{256} << 20;
+  std::cout << "device: " << caps.name << ", max_mem_alloc_size " << caps.max_mem_alloc_size << ", n " << n
+            << ", data " << bytes << " bytes" << std::endl;
+  if (bytes > budget || 2 * bytes > caps.global_mem_size) {
+    std::cout << "skipped: the data would take " << bytes << " bytes (more than " << budget << ")" << std::endl;
+    std::cout << "result: ok" << std::endl;
+    return;
+  }
+  cl::Context context(device);
+  cl::CommandQueue queue(context, device);
+  bool ok = true;
+  const auto fail = [&](const std::string& why) {
+    std::cout << "problem: " << why << std::endl;
+    ok = false;
+  };
+  // Known contents: the index, so a comparison after the failed call sees any write at all.
+  std::vector<cl_int> pattern(n);
+  std::iota(pattern.begin(), pattern.end(), 7);
+  for (bool in_place : {true, false}) {
+    std::cout << (in_place ? "in place" : "out of place") << std::endl;
+    cl::Buffer in(context, CL_MEM_READ_WRITE, bytes);
+    cl::Buffer out = in;
+    if (!in_place) out = cl::Buffer(context, CL_MEM_READ_WRITE, bytes);
+    const cl_int poison = poison_value<cl_int>();
+    if (queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, pattern.data()) != CL_SUCCESS ||
+        (!in_place && queue.enqueueFillBuffer(out, poison, 0, bytes) != CL_SUCCESS)) {
+      fail("upload failed");
+      break;
+    }
+    clscan::options<cl_int> opts;
+    opts.algorithm = clscan::algorithm::single_pass;
+    try {
+      cl::Event done = in_place ? clscan::inclusive(queue, in, n, opts) : clscan::inclusive(queue, in, out, n, opts);
+      done.wait();
+      fail("the scan did not throw (its temporary storage was expected to exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+    } catch (const clscan::opencl_error& e) {
+      std::cout << "error: " << e.what() << std::endl;
+      const bool named = e.call().find("clCreateBuffer") != std::string::npos;
+      const bool status = e.status() == CL_INVALID_BUFFER_SIZE || e.status() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                          e.status() == CL_OUT_OF_RESOURCES || e.status() == CL_OUT_OF_HOST_MEMORY;
+      if (!named) fail(std::string("the error does not name clCreateBuffer: ") + e.what());
+      if (!status) fail(std::string("unexpected status: ") + e.what());
+      if (std::string(e.what()).find(clscan::status_name(e.status())) == std::string::npos)
+        fail(std::string("what() does not name the status: ") + e.what());
+    } catch (const std::exception& e) {
+      fail(std::string("threw something other than clscan::opencl_error: ") + e.what());
+    }
+    std::vector<cl_int> after(n);
+    if (queue.enqueueReadBuffer(in, CL_TRUE, 0, bytes, after.data()) != CL_SUCCESS || after != pattern)
+      fail("the input buffer changed");
+    if (!in_place && (queue.enqueueReadBuffer(out, CL_TRUE, 0, bytes, after.data()) != CL_SUCCESS ||
+                      std::any_of(after.begin(), after.end(), [&](cl_int x) { return x != poison; })))
+      fail("the output buffer changed");
+  }
+  // The same context (and its workspace) still scans what fits.
+  scan_spec s;
+  s.algo = clscan::algorithm::single_pass, s.n = 1000, s.seed = 5;
+  const std::string afterwards = checked_scan<cl_int>(context, queue, s);
+  if (!afterwards.empty()) fail("a later scan that fits: " + afterwards);
+  s.algo = clscan::algorithm::three_stage, s.in_place = true;
+  faults_scoped_env shape("CLSCAN_TUNING", std::nullopt); // tiles of one element break three-stage (see below)
+  cl::Context other(device);
+  cl::CommandQueue other_queue(other, device);
+  const std::string elsewhere = checked_scan<cl_int>(other, other_queue, s);
+  if (!elsewhere.empty()) fail("a scan in another context: " + elsewhere);
+  std::cout << "result: " << (ok ? "ok" : "wrong") << std::endl;
+  CHECK(ok);
+}
+
+// Run with CLSCAN_TUNING=wg=1,items=1,vec=1: one-element tiles, for both algorithms.
+TEST_CASE("faults child: one-element tiles", "[.faults-child]") {
+  const cl::Device device = clscan::select_device();
+  cl::Context context(device);
+  cl::CommandQueue queue(context, device);
+  bool ok = true;
+  for (auto algo : {clscan::algorithm::single_pass, clscan::algorithm::three_stage}) {
+    for (std::size_t n : {1, 2, 3, 100}) {
+      scan_spec s;
+      s.algo = algo, s.n = n, s.seed = n;
+      std::cout << "scan: " << describe(s) << std::endl;
+      std::string problem;
+      try {
+        problem = checked_scan<cl_int>(context, queue, s);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+      if (problem.find("invalid_argument") != std::string::npos || problem.find("CLSCAN_TUNING") != std::string::npos) {
+        std::cout << "rejected: " << problem << std::endl; // a clear rejection of the shape is fine
+      } else if (!problem.empty()) {
+        std::cout << "problem: " << problem << std::endl;
+        ok = false;
+      }
+    }
+  }
+  std::cout << "result: " << (ok ? "ok" : "wrong") << std::endl;
+  CHECK(ok);
+}
+
+// --- the tests ----------------------------------------------------------------------------------------
+
+TEST_CASE("faults: temporary storage that cannot be allocated throws opencl_error and touches nothing",
+          "[faults]") {
+  temp_dir work;
+  child_spec spec;
+  spec.test_name = "faults child: temporary storage beyond the allocation limit";
+  spec.env["CLSCAN_TUNING"] = std::string("wg=1,items=2,vec=1");
+  spec.env["POCL_MEMORY_LIMIT"] = std::string("1"); // PoCL: 1 GiB of global memory, 256 MiB per buffer
+  const child_result child = run_child(spec, work.path());
+  INFO("child output:\n" << child.output);
+  CHECK(child.exit_code == 0);
+  CHECK(child.ok());
+  if (child.has("skipped:")) {
+    WARN("the allocation failure could not be forced on device '" << env().device_name
+                                                                  << "' within the memory budget; see the output");
+  } else {
+    CHECK(child.has("error: clCreateBuffer"));
+    CHECK_FALSE(child.has("problem:"));
+  }
+}
+
+TEST_CASE("faults: a full disk under the cache leaves scans correct and no partial entry", "[faults]") {
+  // How the disk gets full: RLIMIT_FSIZE cannot do it on PoCL, which writes the preprocessed program
+  // (about 1 MB) into its own kernel cache on every clBuildProgram, even when it has the program
+  // cached; any limit small enough to fail clscan's entries (130..330 KB here) fails PoCL's builds
+  // first. So the child process links clscan's temporary file names for some entries to /dev/full
+  // (see "faults child: scans of several variants"): their writes fail with ENOSPC, the errno of a
+  // full disk, while the rest of the file system works.
+  temp_dir work;
+  const fs::path names_dir = work.path() / "names", dir = work.path() / "cache";
+  child_spec spec;
+  spec.test_name = "faults child: scans of several variants";
+  spec.env["CLSCAN_NO_CACHE"] = std::nullopt;
+
+  // A first run in another directory gives the names of the entries (they do not depend on the
+  // directory).
+  spec.env["CLSCAN_CACHE_DIR"] = names_dir.string();
+  const child_result first = run_child(spec, work.path());
+  INFO("run that learns the entry names:\n" << first.output);
+  REQUIRE(first.ok());
+  std::vector<std::string> names;
+  for (const std::string& name : files_in(names_dir))
+    if (is_entry_name(name)) names.push_back(name);
+  REQUIRE(names.size() >= 2);
+  // The disk is full for every other entry; the others are written normally.
+  std::vector<std::string> full, written;
+  std::string full_list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    (i % 2 == 0 ? full : written).push_back(names[i]);
+    if (i % 2 == 0) full_list += (full_list.empty() ? "" : ",") + names[i];
+  }
+
+  spec.env["CLSCAN_CACHE_DIR"] = dir.string();
+  spec.env["CLSCAN_FAULTS_FULL_DISK"] = full_list;
+  const child_result limited = run_child(spec, work.path());
+  INFO("run with a full disk for " << full.size() << " of " << names.size() << " entries:\n" << limited.output);
+  CHECK(limited.ok());
+  CHECK(limited.has("full-disk writes: " + std::to_string(full.size())));
+  CHECK(limited.has("warning: disk cache: cannot write"));
+  CHECK(limited.has("No space left on device"));
+  std::map<std::string, std::string> kept;
+  for (const std::string& name : files_in(dir)) {
+    INFO("file left in the cache directory: " << name);
+    CHECK(name.find(".tmp.") == std::string::npos); // no partial temporary file
+    CHECK(is_entry_name(name));
+    CHECK(std::find(full.begin(), full.end(), name) == full.end()); // no partial entry
+    kept[name] = read_file(dir / name);
+  }
+  CHECK(kept.size() == written.size());
+
+  // With space again: the entries written before load (not reported, not rebuilt), the missing ones
+  // are built and stored.
+  spec.env["CLSCAN_FAULTS_FULL_DISK"] = std::nullopt;
+  const child_result unlimited = run_child(spec, work.path());
+  INFO("run with space again:\n" << unlimited.output);
+  CHECK(unlimited.ok());
+  CHECK(unlimited.has("loaded cached program"));
+  CHECK(unlimited.has("disk cache: stored"));
+  CHECK_FALSE(unlimited.has("ignoring"));
+  CHECK_FALSE(unlimited.has("warning"));
+  for (const auto& [name, bytes] : kept) {
+    INFO("entry " << name << " written by the run with the full disk");
+    CHECK(read_file(dir / name) == bytes);
+  }
+  CHECK(files_in(dir) == names);
+
+  // And now everything is in the cache.
+  const child_result cached = run_child(spec, work.path());
+  INFO("run on the filled cache:\n" << cached.output);
+  CHECK(cached.ok());
+  CHECK(cached.has("loaded cached program"));
+  CHECK_FALSE(cached.has("built program from source"));
+  CHECK_FALSE(cached.has("ignoring"));
+}
+
+TEST_CASE("faults: eight processes starting together on an empty cache all succeed", "[faults]") {
+  temp_dir work;
+  const fs::path dir = work.path() / "cache";
+  child_spec spec;
+  spec.test_name = "faults child: scans of several variants";
+  spec.env["CLSCAN_NO_CACHE"] = std::nullopt;
+  spec.env["CLSCAN_CACHE_DIR"] = dir.string();
+  std::vector<running_child> children;
+  for (int i = 0; i < 8; ++i)
+    children.push_back(start_child(spec, work.path() / ("process-" + std::to_string(i) + ".out")));
+  std::size_t built = 0;
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const child_result result = finish_child(children[i]);
+    INFO("process " << i << ":\n" << result.output);
+    CHECK(result.ok());
+    CHECK_FALSE(result.has("ignoring"));
+    if (result.has("built program from source")) ++built;
+  }
+  CHECK(built >= 1);
+  const std::vector<std::string> files = files_in(dir);
+  CHECK_FALSE(files.empty());
+  for (const std::string& name : files) {
+    INFO("file " << name);
+    CHECK(is_entry_name(name));
+  }
+  const child_result after = run_child(spec, work.path());
+  INFO("a following process:\n" << after.output);
+  CHECK(after.ok());
+  CHECK(after.has("loaded cached program"));
+  CHECK_FALSE(after.has("built program from source"));
+  CHECK_FALSE(after.has("ignoring"));
+  CHECK_FALSE(after.has("stored"));
+  CHECK(files_in(dir) == files);
+}
+
+namespace {
+
+// AddressSanitizer keeps freed memory in quarantine (256 MB by default) and ThreadSanitizer keeps
+// shadow memory for it, so under them resident memory grows without any leak.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitizer_allocator = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool sanitizer_allocator = true;
+#else
+constexpr bool sanitizer_allocator = false;
+#endif
+#else
+constexpr bool sanitizer_allocator = false;
+#endif
+
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+cl_uint reference_count(const cl::Context& context) { return context.getInfo<CL_CONTEXT_REFERENCE_COUNT>(); }
+
+} // namespace
+
+TEST_CASE("faults: 2000 scans with fresh buffers grow neither host memory nor OpenCL objects", "[faults]") {
+  const cl::Device device = env().device;
+  cl::Context context(device);
+  cl::CommandQueue queue(context, device);
+  constexpr std::size_t iterations = 2000, warm_up = 300;
+  std::vector<std::string> problems;
+  const auto one_scan = [&](std::size_t i) {
+    scan_spec s;
+    const clscan::algorithm algos[] = {clscan::algorithm::three_stage, clscan::algorithm::single_pass,
+                                       clscan::algorithm::automatic};
+    s.algo = algos[i % 3];
+    s.in_place = (i / 3) % 2 == 0;
+    s.kind = (i / 6) % 2 ? clscan::scan_kind::exclusive : clscan::scan_kind::inclusive;
+    s.n = 40000 + (i % 7) * 1000; // fresh buffers of 160..184 KB each time
+    s.seed = i;
+    const std::string problem = checked_scan<cl_int>(context, queue, s);
+    if (!problem.empty() && problems.size() < 10) problems.push_back("scan " + std::to_string(i) + ": " + problem);
+  };
+  for (std::size_t i = 0; i < warm_up; ++i) one_scan(i);
+  queue.finish();
+  const std::size_t rss_warm = resident_bytes();
+  const cl_uint refs_warm = reference_count(context);
+  std::size_t rss_peak = rss_warm;
+  for (std::size_t i = warm_up; i < iterations; ++i) {
+    one_scan(i);
+    if (i % 100 == 0) rss_peak = std::max(rss_peak, resident_bytes());
+  }
+  queue.finish();
+  const std::size_t rss_end = resident_bytes();
+  rss_peak = std::max(rss_peak, rss_end);
+  const cl_uint refs_end = reference_count(context);
+  std::cout << "faults: resident memory after " << warm_up << " scans " << rss_warm / 1024 << " KiB, after "
+            << iterations << " scans " << rss_end / 1024 << " KiB (peak " << rss_peak / 1024
+            << " KiB); context references " << refs_warm << " -> " << refs_end << std::endl;
+  INFO("problems:\n" << [&] {
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    return all;
+  }());
+  CHECK(problems.empty());
+  // Buffers, queues and programs hold the context on PoCL: a leaked one shows here.
+  CHECK(refs_end == refs_warm);
+  // A leaked buffer per scan would be 1700 x ~170 KB = 290 MB; allocator noise is a few MB.
+  if (sanitizer_allocator)
+    WARN("built with a sanitizer: the resident-memory bound is not checked (the sanitizer's allocator "
+         "holds freed memory); the OpenCL reference count still is");
+  else
+    CHECK(rss_peak <= rss_warm + (std::size_t{16} << 20));
+  clscan::release_cached_resources();
+}
+
+TEST_CASE("faults: release_cached_resources() gives up clscan's references to a context", "[faults]") {
+  const cl::Device device = env().device;
+  cl::Context context(device);
+  REQUIRE(reference_count(context) == 1);
+  {
+    cl::CommandQueue queue(context, device);
+    const cl_uint before = reference_count(context); // the queue's own reference, on some platforms
+    for (auto algo : {clscan::algorithm::three_stage, clscan::algorithm::single_pass}) {
+      scan_spec s;
+      s.algo = algo, s.n = 100000, s.seed = 3;
+      CHECK(checked_scan<cl_int>(context, queue, s).empty());
+    }
+    queue.finish();
+    const cl_uint holding = reference_count(context);
+    INFO("references: " << before << " before the scans, " << holding << " after them");
+    CHECK(holding > before); // clscan's workspace holds the context
+    clscan::release_cached_resources();
+    CHECK(reference_count(context) == before);
+  }
+  CHECK(reference_count(context) == 1);
+}
+
+TEST_CASE("faults: a look-back that gets no news falls back and stays correct (CLSCAN_SPIN_LIMIT=0)", "[faults]") {
+  // CLSCAN_SPIN_LIMIT=0 makes every single-pass work-group stop waiting for its predecessors at once
+  // and reduce their tiles itself (the decoupled fallback). Read once per (context, device), like
+  // CLSCAN_TUNING, so each shape below gets a fresh context. The disk cache is off, so every program
+  // is built here, and its build options (in the log) show that the limit reached the kernel.
+  faults_scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));
+  faults_scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
+  std::mutex mutex;
+  std::vector<std::string> builds;
+  clscan::set_log_handler([&](clscan::log_level, const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (message.find("built program from source") != std::string::npos) builds.push_back(message);
+  });
+  struct remove_handler {
+    ~remove_handler() { clscan::set_log_handler({}); }
+  } remove_at_end;
+
+  const cl::Device device = env().device;
+  // Device defaults (one tile of 16384 elements per work-group on PoCL), and 32-element tiles with a
+  // look-back window of 2, so that a scan has thousands of tiles.
+  for (const std::optional<std::string>& tuning :
+       {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
+    const std::string shape = tuning ? *tuning : "device defaults";
+    CAPTURE(shape);
+    faults_scoped_env tuning_env("CLSCAN_TUNING", tuning);
+    cl::Context context(device);
+    cl::CommandQueue queue(context, device);
+    for (std::size_t n : {1, 2, 31, 33, 1000, 100003})
+      for (bool in_place : {false, true})
+        for (auto kind : {clscan::scan_kind::inclusive, clscan::scan_kind::exclusive})
+          for (bool affine : {false, true}) {
+            scan_spec s;
+            s.algo = clscan::algorithm::single_pass;
+            s.n = n, s.in_place = in_place, s.kind = kind, s.affine = affine;
+            s.in_offset = s.out_offset = 4;
+            if (!in_place) s.out_offset = 8;
+            if (n == 1000) s.initial = 12345;
+            s.seed = n * 31 + in_place * 7 + affine;
+            std::string problem = affine ? checked_scan<cl_uint>(context, queue, s, std::chrono::seconds(60))
+                                         : checked_scan<cl_int>(context, queue, s, std::chrono::seconds(60));
+            INFO(problem);
+            CHECK(problem.empty());
+          }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string all;
+    for (const auto& b : builds) all += b + "\n";
+    INFO("programs built:\n" << all);
+    CHECK_FALSE(builds.empty());
+    for (const auto& b : builds) CHECK_THAT(b, Contains("-DCLSCAN_SPIN_LIMIT=0"));
+  }
+  // A value that is not a number is rejected like an invalid CLSCAN_TUNING.
+  {
+    faults_scoped_env bad("CLSCAN_SPIN_LIMIT", std::string("soon"));
+    cl::Context context(device);
+    cl::CommandQueue queue(context, device);
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64 * sizeof(cl_int));
+    clscan::options<cl_int> opts;
+    opts.algorithm = clscan::algorithm::single_pass;
+    CHECK_THROWS_AS(clscan::inclusive(queue, buffer, 64, opts), clscan::invalid_argument);
+  }
+  clscan::release_cached_resources();
+}
+
+TEST_CASE("faults: one-element tiles (CLSCAN_TUNING=wg=1,items=1,vec=1) scan correctly or are rejected",
+          "[faults]") {
+  temp_dir work;
+  child_spec spec;
+  spec.test_name = "faults child: one-element tiles";
+  spec.env["CLSCAN_TUNING"] = std::string("wg=1,items=1,vec=1");
+  const child_result child = run_child(spec, work.path());
+  INFO("child output (exit code " << child.exit_code << "; 139 = 128 + SIGSEGV):\n" << child.output);
+  CHECK(child.exit_code == 0);
+  CHECK(child.ok());
+}
