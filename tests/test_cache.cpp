@@ -34,51 +34,12 @@ namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using clscan_test::env;
 
+using clscan_test::scoped_env;
+using clscan_test::temp_dir;
+
 namespace {
 
-class scoped_env {
-public:
-  scoped_env(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
-    if (const char* old = std::getenv(name_.c_str())) previous_ = std::string(old);
-    if (value)
-      ::setenv(name_.c_str(), value->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  ~scoped_env() {
-    if (previous_)
-      ::setenv(name_.c_str(), previous_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
 
-private:
-  std::string name_;
-  std::optional<std::string> previous_;
-};
-
-// A fresh directory under the system's temporary directory, removed (with its contents) at the end.
-class temp_dir {
-public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "clscan-cache-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ignored;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(path_, ignored);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  const fs::path& path() const { return path_; }
-
-private:
-  fs::path path_;
-};
 
 struct probe_result {
   int exit_code = -1;

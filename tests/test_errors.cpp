@@ -18,6 +18,9 @@ using clscan_test::env;
 using clscan_test::make_buffer;
 using clscan_test::read_buffer;
 
+using clscan_test::scoped_env;
+using clscan_test::temp_dir;
+
 namespace {
 
 // Known contents that no scan of them reproduces.
@@ -27,30 +30,6 @@ std::vector<cl_int> known_data(std::size_t count, cl_int salt = 0) {
   return data;
 }
 
-// Sets an environment variable for one scope and restores the previous value afterwards, also when a
-// check fails and throws.
-class scoped_env {
-public:
-  scoped_env(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = std::string(old);
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~scoped_env() {
-    if (previous_)
-      ::setenv(name_.c_str(), previous_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-
-private:
-  std::string name_;
-  std::optional<std::string> previous_;
-};
 
 // The message of the clscan::invalid_argument that `call` throws (fails the test when it throws
 // nothing or something else).
@@ -346,7 +325,8 @@ TEST_CASE("exceptions form one hierarchy under clscan::error", "[errors]") {
 TEST_CASE("an invalid CLSCAN_TUNING is rejected with invalid_argument", "[errors]") {
   auto& e = env();
   const auto data = known_data(500);
-  const char* bad_value = GENERATE(as<const char*>{}, "wg=0", "vec=3", "items=6,vec=4", "items=0", "lookback=0");
+  const char* bad_value = GENERATE(as<const char*>{}, "wg=0", "vec=3", "items=6,vec=4", "items=0", "lookback=0",
+                                  "wg=1,items=1,vec=1");
   // The tuning is read once per workspace (context and device): a fresh context reads it again.
   cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device);

@@ -54,47 +54,7 @@ using clscan_test::guarded::splitmix64;
 
 namespace {
 
-class faults_scoped_env {
-public:
-  faults_scoped_env(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = std::string(old);
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  ~faults_scoped_env() {
-    if (previous_)
-      ::setenv(name_.c_str(), previous_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  faults_scoped_env(const faults_scoped_env&) = delete;
-  faults_scoped_env& operator=(const faults_scoped_env&) = delete;
 
-private:
-  std::string name_;
-  std::optional<std::string> previous_;
-};
-
-class temp_dir {
-public:
-  temp_dir() {
-    std::string pattern = (fs::temp_directory_path() / "clscan-faults-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  const fs::path& path() const { return path_; }
-
-private:
-  fs::path path_;
-};
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -494,7 +454,7 @@ TEST_CASE("faults child: temporary storage beyond the allocation limit", "[.faul
   const std::string afterwards = checked_scan<cl_int>(context, queue, s);
   if (!afterwards.empty()) fail("a later scan that fits: " + afterwards);
   s.algo = clscan::algorithm::three_stage, s.in_place = true;
-  faults_scoped_env shape("CLSCAN_TUNING", std::nullopt); // tiles of one element break three-stage (see below)
+  scoped_env shape("CLSCAN_TUNING", std::nullopt); // tiles of one element break three-stage (see below)
   cl::Context other(device);
   cl::CommandQueue other_queue(other, device);
   const std::string elsewhere = checked_scan<cl_int>(other, other_queue, s);
@@ -768,8 +728,8 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
   // and reduce their tiles itself (the decoupled fallback). Read once per (context, device), like
   // CLSCAN_TUNING, so each shape below gets a fresh context. The disk cache is off, so every program
   // is built here, and its build options (in the log) show that the limit reached the kernel.
-  faults_scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));
-  faults_scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
+  scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));
+  scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
   std::mutex mutex;
   std::vector<std::string> builds;
   clscan::set_log_handler([&](clscan::log_level, const std::string& message) {
@@ -787,7 +747,7 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
        {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
     const std::string shape = tuning ? *tuning : "device defaults";
     CAPTURE(shape);
-    faults_scoped_env tuning_env("CLSCAN_TUNING", tuning);
+    scoped_env tuning_env("CLSCAN_TUNING", tuning);
     cl::Context context(device);
     cl::CommandQueue queue(context, device);
     for (std::size_t n : {1, 2, 31, 33, 1000, 100003})
@@ -817,7 +777,7 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
   }
   // A value that is not a number is rejected like an invalid CLSCAN_TUNING.
   {
-    faults_scoped_env bad("CLSCAN_SPIN_LIMIT", std::string("soon"));
+    scoped_env bad("CLSCAN_SPIN_LIMIT", std::string("soon"));
     cl::Context context(device);
     cl::CommandQueue queue(context, device);
     cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64 * sizeof(cl_int));

@@ -61,28 +61,6 @@ constexpr std::uint64_t default_cases = 300;
 constexpr std::size_t max_random_n = std::size_t{1} << 20;
 constexpr std::chrono::seconds scan_timeout{120};
 
-class fuzz_scoped_env {
-public:
-  fuzz_scoped_env(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = std::string(old);
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  ~fuzz_scoped_env() {
-    if (previous_)
-      ::setenv(name_.c_str(), previous_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  fuzz_scoped_env(const fuzz_scoped_env&) = delete;
-  fuzz_scoped_env& operator=(const fuzz_scoped_env&) = delete;
-
-private:
-  std::string name_;
-  std::optional<std::string> previous_;
-};
 
 std::optional<std::uint64_t> env_number(const char* name) {
   const char* text = std::getenv(name);
@@ -414,7 +392,7 @@ const clscan::dispatch_plan& plan_of(fuzz_state& state, std::size_t shape, int t
   const auto key = std::make_pair(shape, type);
   auto it = state.plans.find(key);
   if (it == state.plans.end()) {
-    fuzz_scoped_env tuning("CLSCAN_TUNING", shapes()[shape].tuning);
+    scoped_env tuning("CLSCAN_TUNING", shapes()[shape].tuning);
     it = state.plans.emplace(key, clscan::plan_for(env().device, element_type_of(type))).first;
   }
   return it->second;
@@ -675,7 +653,7 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   const bool expect_unsupported = c.algo == clscan::algorithm::single_pass && !plan.single_pass_available;
   cl::Event done;
   try {
-    fuzz_scoped_env tuning("CLSCAN_TUNING", shapes()[c.shape].tuning);
+    scoped_env tuning("CLSCAN_TUNING", shapes()[c.shape].tuning);
     const bool in_place_call = c.place == placement::in_place;
     if (c.kind == scan_kind::inclusive)
       done = in_place_call ? clscan::inclusive<T>(sc.queue, in, c.n, opts) : clscan::inclusive<T>(sc.queue, in, out, c.n, opts);

@@ -8,12 +8,65 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <stdlib.h>
+
 namespace clscan_test {
+
+// Sets an environment variable (or unsets it, given std::nullopt) for the life of the object, and
+// restores what was there before.
+class scoped_env {
+public:
+  scoped_env(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) previous_ = std::string(old);
+    if (value)
+      ::setenv(name_.c_str(), value->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  ~scoped_env() {
+    if (previous_)
+      ::setenv(name_.c_str(), previous_->c_str(), 1);
+    else
+      ::unsetenv(name_.c_str());
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
+
+// A fresh directory under the system's temporary directory, removed (with its contents, made
+// writable first) at the end.
+class temp_dir {
+public:
+  temp_dir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "clscan-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~temp_dir() {
+    std::error_code ignored;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                 ignored);
+    std::filesystem::remove_all(path_, ignored);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+};
 
 // One context and in-order queue on clscan::select_device() (CLSCAN_PLATFORM / CLSCAN_DEVICE),
 // created once per process.
