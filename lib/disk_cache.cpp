@@ -145,7 +145,7 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
   const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
   std::FILE* file = std::fopen(temp.c_str(), "wb");
   if (!file) {
-    log_cache(log_level::warning, "cannot write " + temp + ": " + std::strerror(errno));
+    log_cache(log_level::warning, "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message());
     return;
   }
   bool ok = std::fwrite(header.data(), 1, header.size(), file) == header.size() &&
@@ -153,7 +153,7 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
   ok = (std::fflush(file) == 0) && ok;
   ok = (std::fclose(file) == 0) && ok;
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    log_cache(log_level::warning, "cannot write " + path + ": " + std::strerror(errno));
+    log_cache(log_level::warning, "cannot write " + path + ": " + std::error_code(errno, std::generic_category()).message());
     std::remove(temp.c_str());
     return;
   }

@@ -118,11 +118,19 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find_first_of(", ", pos), text.size());
     const std::string field = text.substr(pos, end - pos);
-    std::sscanf(field.c_str(), "wg=%lu", &wg);
-    std::sscanf(field.c_str(), "items=%lu", &items);
-    std::sscanf(field.c_str(), "vec=%lu", &vec);
-    std::sscanf(field.c_str(), "lookback=%lu", &lookback);
     pos = end + 1;
+    if (field.empty()) continue;
+    const std::size_t equals = field.find('=');
+    const std::string name = field.substr(0, equals);
+    unsigned long* target = name == "wg" ? &wg : name == "items" ? &items : name == "vec" ? &vec
+                          : name == "lookback" ? &lookback : nullptr;
+    char* number_end = nullptr;
+    const char* number = equals == std::string::npos ? "" : field.c_str() + equals + 1;
+    const unsigned long value = std::strtoul(number, &number_end, 10);
+    if (!target || number_end == number || *number_end != '\0')
+      throw invalid_argument(source + "='" + text + "' is not valid: '" + field +
+                             "' is not one of wg=, items=, vec=, lookback= with a number");
+    *target = value;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
   // A tile of one element would never shrink the three-stage recursion.

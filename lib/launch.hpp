@@ -18,10 +18,10 @@ public:
       : queue_(queue), out_of_order_(out_of_order), waits_(initial_waits), wait_count_(initial_count) {}
 
   template <typename T>
-  void arg(cl_kernel kernel, cl_uint index, const T& value) {
+  static void arg(cl_kernel kernel, cl_uint index, const T& value) {
     check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
   }
-  void arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, const void* value) {
+  static void arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, const void* value) {
     check(clSetKernelArg(kernel, index, size, value), "clSetKernelArg");
   }
 

@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
 
 namespace {
 
@@ -433,7 +432,7 @@ std::string verify(const std::vector<T>& in, const std::vector<T>& got, clscan::
   T acc = identity_for<T>(operation);
   for (std::size_t i = 0; i < n; ++i) {
     if (kind == clscan::scan_kind::inclusive) acc = combine(operation, acc, in[i]);
-    if (std::memcmp(&acc, &got[i], sizeof(T)) != 0) return describe(i, acc, got[i]);
+    if (!(acc == got[i])) return describe(i, acc, got[i]); // integer types only here: exact
     if (kind == clscan::scan_kind::exclusive) acc = combine(operation, acc, in[i]);
   }
   return {};
@@ -938,8 +937,16 @@ child_result run_child(const std::vector<std::string>& args, const std::vector<s
                      ")" + (output.empty() ? "" : ": " + one_line(output));
     return result;
   }
-  if (std::sscanf(output.c_str(), "context_ms=%lf enqueue_ms=%lf first_call_ms=%lf", &result.context_ms,
-                  &result.enqueue_ms, &result.first_call_ms) != 3) {
+  const auto field = [&](const char* name, double& value) {
+    const std::size_t at = output.find(name);
+    if (at == std::string::npos) return false;
+    const char* start = output.c_str() + at + std::strlen(name);
+    char* end = nullptr;
+    value = std::strtod(start, &end);
+    return end != start;
+  };
+  if (!field("context_ms=", result.context_ms) || !field("enqueue_ms=", result.enqueue_ms) ||
+      !field("first_call_ms=", result.first_call_ms)) {
     result.message = "unexpected child output: " + one_line(output);
     return result;
   }

@@ -661,7 +661,7 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
         if (difference.empty())
           ++result.passed;
         else
-          result.failures.push_back({n, what + ": " + difference});
+          result.failures.push_back({n, what + (": " + difference)});
       }
     }
   } catch (const std::exception& e) {
@@ -800,7 +800,8 @@ int main(int argc, char** argv) {
       if (arg == "--help" || arg == "-h") {
         std::fputs(usage_text, stdout);
         return 0;
-      } else if (arg == "--json") {
+      }
+      if (arg == "--json") {
         json = true;
       } else if (arg == "--self-test") {
         run_self_test = true;

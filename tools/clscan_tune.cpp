@@ -45,7 +45,7 @@ struct measurement {
 };
 
 double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
   return v[v.size() / 2];
 }
 
@@ -201,7 +201,8 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(help_text, stdout);
       return 0;
-    } else if (arg == "--type") {
+    }
+    if (arg == "--type") {
       const std::string t = value();
       const char* names[] = {"int", "uint", "long", "ulong", "float", "double"};
       const clscan::element_type types[] = {clscan::element_type::int32, clscan::element_type::uint32,
