@@ -127,9 +127,12 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
     char* number_end = nullptr;
     const char* number = equals == std::string::npos ? "" : field.c_str() + equals + 1;
     const unsigned long value = std::strtoul(number, &number_end, 10);
-    if (!target || number_end == number || *number_end != '\0')
-      throw invalid_argument(source + "='" + text + "' is not valid: '" + field +
-                             "' is not one of wg=, items=, vec=, lookback= with a number");
+    if (!target || number_end == number || *number_end != '\0') {
+      std::string message = source;
+      message.append("='").append(text).append("' is not valid: '").append(field);
+      message.append("' is not one of wg=, items=, vec=, lookback= with a number");
+      throw invalid_argument(message);
+    }
     *target = value;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;

@@ -8,6 +8,15 @@
 
 namespace clscan::detail {
 
+template <typename T>
+void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
+  check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
+}
+
+inline void set_arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, const void* value) {
+  check(clSetKernelArg(kernel, index, size, value), "clSetKernelArg");
+}
+
 // Enqueues a scan's commands in order on one queue. On an in-order queue the queue itself orders them
 // and only the last one gets an event; on an out-of-order queue each command waits for the previous
 // one's event. The first command also waits for `initial_waits`.
@@ -16,14 +25,6 @@ public:
   launch_sequence(cl_command_queue queue, bool out_of_order, const cl_event* initial_waits,
                   cl_uint initial_count)
       : queue_(queue), out_of_order_(out_of_order), waits_(initial_waits), wait_count_(initial_count) {}
-
-  template <typename T>
-  static void arg(cl_kernel kernel, cl_uint index, const T& value) {
-    check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
-  }
-  static void arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, const void* value) {
-    check(clSetKernelArg(kernel, index, size, value), "clSetKernelArg");
-  }
 
   // Enqueues `kernel` over `groups` work-groups of `group_size` work-items. `last` marks the command
   // whose event the scan returns.

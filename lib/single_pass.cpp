@@ -45,8 +45,8 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
     std::size_t capacity = 0;
     check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr), "clGetMemObjectInfo");
     const cl_ulong words = capacity / layout.word_bytes;
-    launch.arg(kernels.clear_status(), 0, status_mem);
-    launch.arg(kernels.clear_status(), 1, words);
+    set_arg(kernels.clear_status(), 0, status_mem);
+    set_arg(kernels.clear_status(), 1, words);
     launch.run_any_shape(kernels.clear_status(), std::min<std::size_t>(words, 1u << 16));
   }
 
@@ -55,16 +55,16 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
-  launch.arg(k, 0, in);
-  launch.arg(k, 1, in_offset);
-  launch.arg(k, 2, out);
-  launch.arg(k, 3, out_offset);
-  launch.arg(k, 4, n);
-  launch.arg(k, 5, status_mem);
-  launch.arg(k, 6, ticket_base);
-  launch.arg(k, 7, tag);
-  launch.arg(k, 8, exclusive);
-  launch.arg_bytes(k, 9, element_size, seed.bytes);
+  set_arg(k, 0, in);
+  set_arg(k, 1, in_offset);
+  set_arg(k, 2, out);
+  set_arg(k, 3, out_offset);
+  set_arg(k, 4, n);
+  set_arg(k, 5, status_mem);
+  set_arg(k, 6, ticket_base);
+  set_arg(k, 7, tag);
+  set_arg(k, 8, exclusive);
+  set_arg_bytes(k, 9, element_size, seed.bytes);
   launch.run(k, tiles, kernels.work_group_size, true);
 
   ws.status_words_initialized = 1;

@@ -658,10 +658,13 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
           require(queue.enqueueReadBuffer(in, CL_TRUE, 0, bytes, got.data()), "clEnqueueReadBuffer");
           if (got != data) difference = "the input buffer was modified";
         }
-        if (difference.empty())
+        if (difference.empty()) {
           ++result.passed;
-        else
-          result.failures.push_back({n, what + (": " + difference)});
+        } else {
+          std::string failure = what;
+          failure.append(": ").append(difference);
+          result.failures.push_back({n, failure});
+        }
       }
     }
   } catch (const std::exception& e) {
