@@ -627,10 +627,12 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
       std::vector<double> std_us;
       for (int run = 0; run < 5; ++run) {
         const auto t0 = host_clock::now();
+        // Integer sums wrap (signed overflow in std::plus would be undefined behaviour).
+        const auto plus = [](T a, T b) { return combine(clscan::op::sum, a, b); };
         if (s.kind == clscan::scan_kind::exclusive)
-          std::exclusive_scan(host[0].begin(), host[0].end(), scanned.begin(), T{});
+          std::exclusive_scan(host[0].begin(), host[0].end(), scanned.begin(), T{}, plus);
         else
-          std::inclusive_scan(host[0].begin(), host[0].end(), scanned.begin());
+          std::inclusive_scan(host[0].begin(), host[0].end(), scanned.begin(), plus);
         std_us.push_back(std::chrono::duration<double, std::micro>(host_clock::now() - t0).count());
         volatile T keep = scanned[n - 1]; // the result is used, so the scan is not optimized away
         (void)keep;
