@@ -46,14 +46,9 @@ std::size_t size_of(element_type type) noexcept {
 namespace detail {
 namespace {
 
-bool is_floating(element_type type) {
-  return type == element_type::float32 || type == element_type::float64;
-}
+bool is_floating(element_type type) { return type == element_type::float32 || type == element_type::float64; }
 
-template <typename T>
-element_value value_of(T value) {
-  return element_value::of(value);
-}
+template <typename T> element_value value_of(T value) { return element_value::of(value); }
 
 // The smallest and largest value of each type, as the identities of max and min.
 element_value lowest(element_type type) {
@@ -122,8 +117,11 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
     if (field.empty()) continue;
     const std::size_t equals = field.find('=');
     const std::string name = field.substr(0, equals);
-    unsigned long* target = name == "wg" ? &wg : name == "items" ? &items : name == "vec" ? &vec
-                          : name == "lookback" ? &lookback : nullptr;
+    unsigned long* target = name == "wg"         ? &wg
+                            : name == "items"    ? &items
+                            : name == "vec"      ? &vec
+                            : name == "lookback" ? &lookback
+                                                 : nullptr;
     char* number_end = nullptr;
     const char* number = equals == std::string::npos ? "" : field.c_str() + equals + 1;
     const unsigned long value = std::strtoul(number, &number_end, 10);
@@ -251,11 +249,12 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     shape.items_per_thread = algo == algorithm::single_pass ? 128 / element_size : shape.vector_width;
   } else if (algo == algorithm::single_pass) {
     // CPU implementations run a work-group as a loop on one core. The single-pass kernel then works
-    // best as one work-item per tile that reduces its run and reads it again from cache to scan it
-    // (CLSCAN_REREAD): 16384 elements per tile measured 1.08 of copy on PoCL with 2 cores, 16
-    // work-items of 256 elements 0.91 (docs/PERFORMANCE.md).
+    // best as one work-item per tile that reduces its run and reads it again to scan it
+    // (CLSCAN_REREAD), and with tiles of 1 MiB: each work-group costs PoCL a few microseconds to
+    // schedule, and 1 MiB tiles ran 2^24 int sums at 1.16-1.30 of copy on 2 cores where 64 KiB tiles
+    // ran 0.93-1.02 (docs/PERFORMANCE.md).
     shape.work_group_size = 1;
-    shape.items_per_thread = 16384;
+    shape.items_per_thread = (std::size_t{1} << 20) / element_size;
   } else {
     // Few work-items with long runs, so the work-group scan and its barriers cost little.
     shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 16);
@@ -272,7 +271,8 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   };
   while (local_bytes() > caps.local_mem_size && shape.items_per_thread > shape.vector_width)
     shape.items_per_thread /= 2;
-  while (local_bytes() > caps.local_mem_size && shape.work_group_size > 1) shape.work_group_size /= 2;
+  while (local_bytes() > caps.local_mem_size && shape.work_group_size > 1)
+    shape.work_group_size /= 2;
   // Enough predecessors per round that a round usually reaches a published prefix (8 measured as
   // good as 32 on an H200, and more is slower); at most a work-group, since each work-item reads one.
   shape.lookback = std::min<std::size_t>(shape.work_group_size, 16);
@@ -322,8 +322,8 @@ void validate_request(const scan_request& request, const device_capabilities& ca
   if (request.type == element_type::float64 && !caps.fp64)
     throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
                             "' does not have");
-  const bool bitwise = request.operation == op::bit_and || request.operation == op::bit_or ||
-                       request.operation == op::bit_xor;
+  const bool bitwise =
+      request.operation == op::bit_and || request.operation == op::bit_or || request.operation == op::bit_xor;
   if (bitwise && is_floating(request.type))
     throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
                            opencl_name(request.type));
@@ -337,7 +337,8 @@ std::string tuning_file(const cl::Device& device) { return detail::tuning_path(c
 
 void store_tuning(const cl::Device& device, algorithm algo, element_type type, const tuning& shape) {
   const std::string path = tuning_file(device);
-  if (path.empty()) throw error("clscan: the disk cache is off (CLSCAN_NO_CACHE), so tuning cannot be stored");
+  if (path.empty())
+    throw error("clscan: the disk cache is off (CLSCAN_NO_CACHE), so tuning cannot be stored");
   const std::string key = std::string(detail::algorithm_name(algo)) + " " + opencl_name(type) + " ";
   std::vector<std::string> lines;
   {
@@ -352,7 +353,8 @@ void store_tuning(const cl::Device& device, algorithm algo, element_type type, c
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temp, std::ios::trunc);
-    for (const auto& line : lines) out << line << '\n';
+    for (const auto& line : lines)
+      out << line << '\n';
     out.flush();
     if (!out) {
       std::remove(temp.c_str());

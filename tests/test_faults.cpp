@@ -19,8 +19,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,8 +53,6 @@ using namespace clscan_test;
 using clscan_test::guarded::splitmix64;
 
 namespace {
-
-
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -121,11 +119,14 @@ running_child start_child(const child_spec& spec, const fs::path& output_file) {
       variables.erase(name);
   }
   std::vector<std::string> env_strings;
-  for (const auto& [name, value] : variables) env_strings.push_back(name + "=" + value);
+  for (const auto& [name, value] : variables)
+    env_strings.push_back(name + "=" + value);
   std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   argv.push_back(nullptr);
-  for (auto& e : env_strings) envp.push_back(e.data());
+  for (auto& e : env_strings)
+    envp.push_back(e.data());
   envp.push_back(nullptr);
 
   const int fd = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -148,7 +149,8 @@ running_child start_child(const child_spec& spec, const fs::path& output_file) {
 }
 
 // Waits for the child; one still running after `timeout` is taken for a hang and killed.
-child_result finish_child(const running_child& child, std::chrono::seconds timeout = std::chrono::seconds(300)) {
+child_result finish_child(const running_child& child,
+                          std::chrono::seconds timeout = std::chrono::seconds(300)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   bool timed_out = false;
@@ -164,9 +166,11 @@ child_result finish_child(const running_child& child, std::chrono::seconds timeo
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   child_result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  result.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   result.output = read_file(child.output_file);
-  if (timed_out) result.output += "\n[killed: still running after " + std::to_string(timeout.count()) + " s]\n";
+  if (timed_out)
+    result.output += "\n[killed: still running after " + std::to_string(timeout.count()) + " s]\n";
   return result;
 }
 
@@ -189,8 +193,7 @@ struct print_log_events {
 
 // --- scans the children and the in-process tests run ------------------------------------------------
 
-template <typename T>
-T wrap_add(T a, T b) {
+template <typename T> T wrap_add(T a, T b) {
   using U = std::make_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
 }
@@ -210,9 +213,9 @@ struct scan_spec {
 
 std::string describe(const scan_spec& s) {
   std::ostringstream out;
-  out << guarded::name_of(s.algo) << " " << (s.affine ? "affine custom" : guarded::name_of(s.operation)) << " "
-      << guarded::name_of(s.kind) << " n=" << s.n << (s.in_place ? " in place" : " out of place") << " offsets "
-      << s.in_offset << "/" << s.out_offset << (s.initial ? " with initial" : "");
+  out << guarded::name_of(s.algo) << " " << (s.affine ? "affine custom" : guarded::name_of(s.operation))
+      << " " << guarded::name_of(s.kind) << " n=" << s.n << (s.in_place ? " in place" : " out of place")
+      << " offsets " << s.in_offset << "/" << s.out_offset << (s.initial ? " with initial" : "");
   return out.str();
 }
 
@@ -221,8 +224,8 @@ cl_uint affine_compose(cl_uint a, cl_uint b) {
   const cl_uint c = ((b >> 16) * (a & 0xffffu) + (b & 0xffffu)) & 0xffffu;
   return (m << 16) | c;
 }
-const char* const affine_expression =
-    "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * ((a) & 0xffffU) + ((b) & 0xffffU)) & 0xffffU)";
+const char* const affine_expression = "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * "
+                                      "((a) & 0xffffU) + ((b) & 0xffffU)) & 0xffffU)";
 
 template <typename T>
 std::string checked_scan(const cl::Context& context, const cl::CommandQueue& queue, const scan_spec& s,
@@ -276,15 +279,17 @@ std::string checked_scan(const cl::Context& context, const cl::CommandQueue& que
   cl::Buffer in(context, CL_MEM_READ_WRITE, in_image.size() * sizeof(T));
   cl::Buffer out = s.in_place ? in : cl::Buffer(context, CL_MEM_READ_WRITE, out_image.size() * sizeof(T));
   if (queue.enqueueWriteBuffer(in, CL_TRUE, 0, in_image.size() * sizeof(T), in_image.data()) != CL_SUCCESS ||
-      (!s.in_place &&
-       queue.enqueueWriteBuffer(out, CL_TRUE, 0, out_image.size() * sizeof(T), out_image.data()) != CL_SUCCESS))
+      (!s.in_place && queue.enqueueWriteBuffer(out, CL_TRUE, 0, out_image.size() * sizeof(T),
+                                               out_image.data()) != CL_SUCCESS))
     return "upload failed";
   cl::Event done;
   try {
     if (s.kind == clscan::scan_kind::inclusive)
-      done = s.in_place ? clscan::inclusive<T>(queue, in, s.n, opts) : clscan::inclusive<T>(queue, in, out, s.n, opts);
+      done = s.in_place ? clscan::inclusive<T>(queue, in, s.n, opts)
+                        : clscan::inclusive<T>(queue, in, out, s.n, opts);
     else
-      done = s.in_place ? clscan::exclusive<T>(queue, in, s.n, opts) : clscan::exclusive<T>(queue, in, out, s.n, opts);
+      done = s.in_place ? clscan::exclusive<T>(queue, in, s.n, opts)
+                        : clscan::exclusive<T>(queue, in, out, s.n, opts);
   } catch (const std::exception& e) {
     return describe(s) + ": threw " + e.what();
   }
@@ -356,7 +361,8 @@ TEST_CASE("faults child: scans of several variants", "[.faults-child]") {
       const std::size_t end = std::min(list.find(',', pos), list.size());
       const std::string entry = list.substr(pos, end - pos);
       for (int sequence = 0; sequence < 32; ++sequence) {
-        const fs::path link = dir / (entry + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence));
+        const fs::path link =
+            dir / (entry + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence));
         fs::create_symlink("/dev/full", link);
         links.push_back(link);
       }
@@ -378,7 +384,8 @@ TEST_CASE("faults child: scans of several variants", "[.faults-child]") {
     }
     std::cout << "full-disk writes: " << consumed << std::endl;
   }
-  for (const auto& p : problems) std::cout << "problem: " << p << "\n";
+  for (const auto& p : problems)
+    std::cout << "problem: " << p << "\n";
   std::cout << "result: " << (problems.empty() ? "ok" : "wrong") << std::endl;
   CHECK(problems.empty());
 }
@@ -398,7 +405,8 @@ TEST_CASE("faults child: temporary storage beyond the allocation limit", "[.faul
   std::cout << "device: " << caps.name << ", max_mem_alloc_size " << caps.max_mem_alloc_size << ", n " << n
             << ", data " << bytes << " bytes" << std::endl;
   if (bytes > budget || 2 * bytes > caps.global_mem_size) {
-    std::cout << "skipped: the data would take " << bytes << " bytes (more than " << budget << ")" << std::endl;
+    std::cout << "skipped: the data would take " << bytes << " bytes (more than " << budget << ")"
+              << std::endl;
     std::cout << "result: ok" << std::endl;
     return;
   }
@@ -426,13 +434,16 @@ TEST_CASE("faults child: temporary storage beyond the allocation limit", "[.faul
     clscan::options<cl_int> opts;
     opts.algorithm = clscan::algorithm::single_pass;
     try {
-      cl::Event done = in_place ? clscan::inclusive(queue, in, n, opts) : clscan::inclusive(queue, in, out, n, opts);
+      cl::Event done =
+          in_place ? clscan::inclusive(queue, in, n, opts) : clscan::inclusive(queue, in, out, n, opts);
       done.wait();
-      fail("the scan did not throw (its temporary storage was expected to exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+      fail("the scan did not throw (its temporary storage was expected to exceed "
+           "CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
     } catch (const clscan::opencl_error& e) {
       std::cout << "error: " << e.what() << std::endl;
       const bool named = e.call().find("clCreateBuffer") != std::string::npos;
-      const bool status = e.status() == CL_INVALID_BUFFER_SIZE || e.status() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+      const bool status = e.status() == CL_INVALID_BUFFER_SIZE ||
+                          e.status() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
                           e.status() == CL_OUT_OF_RESOURCES || e.status() == CL_OUT_OF_HOST_MEMORY;
       if (!named) fail(std::string("the error does not name clCreateBuffer: ") + e.what());
       if (!status) fail(std::string("unexpected status: ") + e.what());
@@ -480,7 +491,8 @@ TEST_CASE("faults child: one-element tiles", "[.faults-child]") {
       } catch (const std::exception& e) {
         problem = e.what();
       }
-      if (problem.find("invalid_argument") != std::string::npos || problem.find("CLSCAN_TUNING") != std::string::npos) {
+      if (problem.find("invalid_argument") != std::string::npos ||
+          problem.find("CLSCAN_TUNING") != std::string::npos) {
         std::cout << "rejected: " << problem << std::endl; // a clear rejection of the shape is fine
       } else if (!problem.empty()) {
         std::cout << "problem: " << problem << std::endl;
@@ -506,8 +518,8 @@ TEST_CASE("faults: temporary storage that cannot be allocated throws opencl_erro
   CHECK(child.exit_code == 0);
   CHECK(child.ok());
   if (child.has("skipped:")) {
-    WARN("the allocation failure could not be forced on device '" << env().device_name
-                                                                  << "' within the memory budget; see the output");
+    WARN("the allocation failure could not be forced on device '"
+         << env().device_name << "' within the memory budget; see the output");
   } else {
     CHECK(child.has("error: clCreateBuffer"));
     CHECK_FALSE(child.has("problem:"));
@@ -548,7 +560,8 @@ TEST_CASE("faults: a full disk under the cache leaves scans correct and no parti
   spec.env["CLSCAN_CACHE_DIR"] = dir.string();
   spec.env["CLSCAN_FAULTS_FULL_DISK"] = full_list;
   const child_result limited = run_child(spec, work.path());
-  INFO("run with a full disk for " << full.size() << " of " << names.size() << " entries:\n" << limited.output);
+  INFO("run with a full disk for " << full.size() << " of " << names.size() << " entries:\n"
+                                   << limited.output);
   CHECK(limited.ok());
   CHECK(limited.has("full-disk writes: " + std::to_string(full.size())));
   CHECK(limited.has("warning: disk cache: cannot write"));
@@ -666,9 +679,11 @@ TEST_CASE("faults: 2000 scans with fresh buffers grow neither host memory nor Op
     s.n = 40000 + (i % 7) * 1000; // fresh buffers of 160..184 KB each time
     s.seed = i;
     const std::string problem = checked_scan<cl_int>(context, queue, s);
-    if (!problem.empty() && problems.size() < 10) problems.push_back("scan " + std::to_string(i) + ": " + problem);
+    if (!problem.empty() && problems.size() < 10)
+      problems.push_back("scan " + std::to_string(i) + ": " + problem);
   };
-  for (std::size_t i = 0; i < warm_up; ++i) one_scan(i);
+  for (std::size_t i = 0; i < warm_up; ++i)
+    one_scan(i);
   queue.finish();
   const std::size_t rss_warm = resident_bytes();
   const cl_uint refs_warm = reference_count(context);
@@ -684,11 +699,13 @@ TEST_CASE("faults: 2000 scans with fresh buffers grow neither host memory nor Op
   std::cout << "faults: resident memory after " << warm_up << " scans " << rss_warm / 1024 << " KiB, after "
             << iterations << " scans " << rss_end / 1024 << " KiB (peak " << rss_peak / 1024
             << " KiB); context references " << refs_warm << " -> " << refs_end << std::endl;
-  INFO("problems:\n" << [&] {
-    std::string all;
-    for (const auto& p : problems) all += p + "\n";
-    return all;
-  }());
+  INFO("problems:\n"
+       << [&] {
+            std::string all;
+            for (const auto& p : problems)
+              all += p + "\n";
+            return all;
+          }());
   CHECK(problems.empty());
   // Buffers, queues and programs hold the context on PoCL: a leaked one shows here.
   CHECK(refs_end == refs_warm);
@@ -723,7 +740,8 @@ TEST_CASE("faults: release_cached_resources() gives up clscan's references to a 
   CHECK(reference_count(context) == 1);
 }
 
-TEST_CASE("faults: a look-back that gets no news falls back and stays correct (CLSCAN_SPIN_LIMIT=0)", "[faults]") {
+TEST_CASE("faults: a look-back that gets no news falls back and stays correct (CLSCAN_SPIN_LIMIT=0)",
+          "[faults]") {
   // CLSCAN_SPIN_LIMIT=0 makes every single-pass work-group stop waiting for its predecessors at once
   // and reduce their tiles itself (the decoupled fallback). Read once per (context, device), like
   // CLSCAN_TUNING, so each shape below gets a fresh context. The disk cache is off, so every program
@@ -741,16 +759,22 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
   } remove_at_end;
 
   const cl::Device device = env().device;
-  // Device defaults (one tile of 16384 elements per work-group on PoCL), and 32-element tiles with a
-  // look-back window of 2, so that a scan has thousands of tiles.
+  // Device defaults (large tiles: on PoCL one work-item per MiB), and 32-element tiles with a
+  // look-back window of 2, so that a scan has thousands of tiles. Every work-group reduces all of its
+  // predecessors' tiles, so the work grows with the square of the tile count: three default tiles
+  // and a bit, but no more than about 3000 small ones.
   for (const std::optional<std::string>& tuning :
        {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
     const std::string shape = tuning ? *tuning : "device defaults";
     CAPTURE(shape);
     scoped_env tuning_env("CLSCAN_TUNING", tuning);
+    const clscan::tuning single = clscan::plan_for(device).single_pass;
+    const std::size_t tile = single.work_group_size * single.items_per_thread;
+    const std::size_t largest = tuning ? 100003 : 3 * tile + 5;
     cl::Context context(device);
     cl::CommandQueue queue(context, device);
-    for (std::size_t n : {1, 2, 31, 33, 1000, 100003})
+    for (std::size_t n :
+         {std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{33}, std::size_t{1000}, largest})
       for (bool in_place : {false, true})
         for (auto kind : {clscan::scan_kind::inclusive, clscan::scan_kind::exclusive})
           for (bool affine : {false, true}) {
@@ -770,10 +794,12 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
   {
     std::lock_guard<std::mutex> lock(mutex);
     std::string all;
-    for (const auto& b : builds) all += b + "\n";
+    for (const auto& b : builds)
+      all += b + "\n";
     INFO("programs built:\n" << all);
     CHECK_FALSE(builds.empty());
-    for (const auto& b : builds) CHECK_THAT(b, Contains("-DCLSCAN_SPIN_LIMIT=0"));
+    for (const auto& b : builds)
+      CHECK_THAT(b, Contains("-DCLSCAN_SPIN_LIMIT=0"));
   }
   // A value that is not a number is rejected like an invalid CLSCAN_TUNING.
   {

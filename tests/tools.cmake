@@ -11,6 +11,13 @@ if(TARGET clscan-bench)
   set_tests_properties(bench-smoke-three-stage bench-smoke-single-pass bench-smoke-automatic bench-smoke-exclusive-long-max
       PROPERTIES LABELS "tools" TIMEOUT 300
                  ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # --progress reports every phase of a size, down to its verification (the pass expression makes
+  # ctest ignore the exit status, so a wrong result or an error is caught by the fail expression).
+  add_test(NAME bench-progress COMMAND clscan-bench --sizes 2^12+3 --reps 2 --progress)
+  set_tests_properties(bench-progress PROPERTIES LABELS "tools" TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "n=4099 int automatic: verified after [0-9.]+ s"
+      FAIL_REGULAR_EXPRESSION "FAIL|error"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
 endif()
 
 if(TARGET clscan-info)

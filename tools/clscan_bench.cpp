@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 namespace {
 
 using host_clock = std::chrono::steady_clock;
@@ -33,7 +32,7 @@ constexpr std::size_t first_call_n = std::size_t{1} << 16;
 constexpr std::size_t mib = std::size_t{1} << 20;
 constexpr std::size_t rotation_bytes = 256 * mib; // rotated inputs touch up to this much
 constexpr std::size_t max_rotation = 8;
-constexpr double default_budget_s = 2.0;          // per size and algorithm, with the default --reps
+constexpr double default_budget_s = 2.0; // per size and algorithm, with the default --reps
 constexpr double host_enqueue_target_us = 5.0;
 
 const char* const help_text = R"(usage: clscan-bench [options]
@@ -66,6 +65,9 @@ options:
                                       what a first run on a new machine costs
                      The directories are made with mkdtemp under $CLSCAN_CACHE_DIR when it is set,
                      else under /tmp, and removed afterwards. CLSCAN_NO_CACHE is unset for these runs.
+  --progress         report each phase of each size (host data, upload, first call, warm-up, timed
+                     repetitions, host reference, verification) on stderr with the seconds since the
+                     size started: shows where a slow or stuck size spends its time.
   --help             this text.
 
 Device: clscan::select_device() (CLSCAN_PLATFORM / CLSCAN_DEVICE pick platform and device by name or
@@ -115,6 +117,7 @@ struct settings {
   bool smoke = false;
   bool first_call = false;
   bool first_call_child = false;
+  bool progress = false;
 };
 
 struct usage_error : std::runtime_error {
@@ -210,13 +213,17 @@ settings parse_arguments(int argc, char** argv) {
       s.sizes_given = true;
     } else if (arg == "--algorithm") {
       const std::string a = value();
-      if (a == "automatic") s.algorithms = {clscan::algorithm::automatic};
-      else if (a == "single_pass") s.algorithms = {clscan::algorithm::single_pass};
-      else if (a == "three_stage") s.algorithms = {clscan::algorithm::three_stage};
+      if (a == "automatic")
+        s.algorithms = {clscan::algorithm::automatic};
+      else if (a == "single_pass")
+        s.algorithms = {clscan::algorithm::single_pass};
+      else if (a == "three_stage")
+        s.algorithms = {clscan::algorithm::three_stage};
       else if (a == "all")
         s.algorithms = {clscan::algorithm::automatic, clscan::algorithm::single_pass,
                         clscan::algorithm::three_stage};
-      else throw usage_error("--algorithm: unknown '" + a + "' (automatic, single_pass, three_stage, all)");
+      else
+        throw usage_error("--algorithm: unknown '" + a + "' (automatic, single_pass, three_stage, all)");
     } else if (arg == "--type") {
       s.type = value();
       static const char* const types[] = {"int", "uint", "long", "ulong", "float", "double"};
@@ -227,14 +234,18 @@ settings parse_arguments(int argc, char** argv) {
       op_from_name(s.op);
     } else if (arg == "--kind") {
       const std::string k = value();
-      if (k == "inclusive") s.kind = clscan::scan_kind::inclusive;
-      else if (k == "exclusive") s.kind = clscan::scan_kind::exclusive;
-      else throw usage_error("--kind: unknown '" + k + "' (inclusive, exclusive)");
+      if (k == "inclusive")
+        s.kind = clscan::scan_kind::inclusive;
+      else if (k == "exclusive")
+        s.kind = clscan::scan_kind::exclusive;
+      else
+        throw usage_error("--kind: unknown '" + k + "' (inclusive, exclusive)");
     } else if (arg == "--reps") {
       const std::string r = value();
       char* end = nullptr;
       const long long reps = std::strtoll(r.c_str(), &end, 10);
-      if (!end || *end || reps < 1 || reps > 100000) throw usage_error("--reps: expected 1..100000, not '" + r + "'");
+      if (!end || *end || reps < 1 || reps > 100000)
+        throw usage_error("--reps: expected 1..100000, not '" + r + "'");
       s.reps = static_cast<std::size_t>(reps);
       s.reps_given = true;
     } else if (arg == "--csv") {
@@ -245,6 +256,8 @@ settings parse_arguments(int argc, char** argv) {
       s.smoke = true;
     } else if (arg == "--first-call") {
       s.first_call = true;
+    } else if (arg == "--progress") {
+      s.progress = true;
     } else if (arg == child_flag) {
       s.first_call_child = true;
     } else {
@@ -308,7 +321,8 @@ std::string one_line(std::string s) {
 std::string size_label(std::size_t n) {
   if (n && (n & (n - 1)) == 0) {
     int e = 0;
-    while ((std::size_t{1} << e) != n) ++e;
+    while ((std::size_t{1} << e) != n)
+      ++e;
     return "2^" + std::to_string(e);
   }
   return std::to_string(n);
@@ -329,36 +343,25 @@ cl::Buffer make_buffer(const cl::Context& context, std::size_t bytes) {
 cl_ulong profiling(const cl::Event& e, cl_profiling_info what) {
   cl_ulong value = 0;
   const cl_int status = clGetEventProfilingInfo(e(), what, sizeof value, &value, nullptr);
-  if (status != CL_SUCCESS)
-    throw clscan::opencl_error(status, "clGetEventProfilingInfo");
+  if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clGetEventProfilingInfo");
   return value;
 }
 
 // ------------------------------------------------------------------------------------------------
 // Element types: random data and the host reference
 
-template <typename T>
-struct unsigned_of {
-  using type = T;
-};
-template <>
-struct unsigned_of<cl_int> {
-  using type = cl_uint;
-};
-template <>
-struct unsigned_of<cl_long> {
-  using type = cl_ulong;
-};
+template <typename T> struct unsigned_of { using type = T; };
+template <> struct unsigned_of<cl_int> { using type = cl_uint; };
+template <> struct unsigned_of<cl_long> { using type = cl_ulong; };
 
-template <typename T>
-T identity_for(clscan::op operation) {
+template <typename T> T identity_for(clscan::op operation) {
   switch (operation) {
   case clscan::op::min:
     return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                 : std::numeric_limits<T>::max();
+                                                : std::numeric_limits<T>::max();
   case clscan::op::max:
     return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                 : std::numeric_limits<T>::lowest();
+                                                : std::numeric_limits<T>::lowest();
   case clscan::op::bit_and:
     if constexpr (std::is_integral_v<T>) return static_cast<T>(~typename unsigned_of<T>::type{0});
     return T{};
@@ -366,8 +369,7 @@ T identity_for(clscan::op operation) {
   }
 }
 
-template <typename T>
-T combine(clscan::op operation, T a, T b) {
+template <typename T> T combine(clscan::op operation, T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = typename unsigned_of<T>::type;
     switch (operation) {
@@ -389,14 +391,15 @@ T combine(clscan::op operation, T a, T b) {
   }
 }
 
-template <typename T>
-void fill_random(std::vector<T>& v, std::uint64_t seed) {
+template <typename T> void fill_random(std::vector<T>& v, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   if constexpr (std::is_integral_v<T>) {
-    for (auto& x : v) x = static_cast<T>(rng());
+    for (auto& x : v)
+      x = static_cast<T>(rng());
   } else {
     std::uniform_real_distribution<T> dist(T(-1), T(1));
-    for (auto& x : v) x = dist(rng);
+    for (auto& x : v)
+      x = dist(rng);
   }
 }
 
@@ -422,8 +425,8 @@ std::string verify(const std::vector<T>& in, const std::vector<T>& got, clscan::
         if (kind == clscan::scan_kind::inclusive) acc += in[i], abs_acc += std::fabs(in[i]);
         const long double tol = 16 * eps * abs_acc + std::numeric_limits<T>::min();
         if (!(std::fabs(static_cast<long double>(got[i]) - acc) <= tol))
-          return describe(i, static_cast<double>(acc), static_cast<double>(got[i])) +
-                 " (tolerance " + std::to_string(static_cast<double>(tol)) + ")";
+          return describe(i, static_cast<double>(acc), static_cast<double>(got[i])) + " (tolerance " +
+                 std::to_string(static_cast<double>(tol)) + ")";
         if (kind == clscan::scan_kind::exclusive) acc += in[i], abs_acc += std::fabs(in[i]);
       }
       return {};
@@ -464,15 +467,14 @@ struct row {
   std::size_t n = 0;
   std::string type, op, kind, algorithm;
   std::size_t reps = 0, buffers = 0;
-  double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""),
-         copy_gbps = std::nan(""), ratio = std::nan(""), host_enqueue_us = std::nan(""),
-         first_call_ms = std::nan(""), std_scan_us = std::nan("");
+  double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""), copy_gbps = std::nan(""),
+         ratio = std::nan(""), host_enqueue_us = std::nan(""), first_call_ms = std::nan(""),
+         std_scan_us = std::nan("");
   std::string status; // "ok", "FAIL", "error"
   std::string message;
 };
 
-template <typename T>
-clscan::options<T> make_options(clscan::algorithm algo, clscan::op operation) {
+template <typename T> clscan::options<T> make_options(clscan::algorithm algo, clscan::op operation) {
   clscan::options<T> o;
   o.algorithm = algo;
   o.operation = operation;
@@ -488,8 +490,10 @@ cl::Event run_scan(const cl::CommandQueue& q, const cl::Buffer& in, const cl::Bu
 
 // Number of input buffers to rotate among for `bytes`, with `available` bytes of device memory.
 std::size_t rotation_for(std::size_t bytes, std::size_t available) {
-  std::size_t k = std::min<std::size_t>(max_rotation, std::max<std::size_t>(1, rotation_bytes / std::max<std::size_t>(bytes, 1)));
-  while (k > 1 && (k + 2) * bytes > available) --k;
+  std::size_t k = std::min<std::size_t>(
+      max_rotation, std::max<std::size_t>(1, rotation_bytes / std::max<std::size_t>(bytes, 1)));
+  while (k > 1 && (k + 2) * bytes > available)
+    --k;
   return k;
 }
 
@@ -509,15 +513,25 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
   const std::size_t available = static_cast<std::size_t>(env.dev.caps.global_mem_size / 2);
   const std::size_t k = rotation_for(bytes, available);
   r.buffers = k;
+  const auto size_start = host_clock::now();
+  const auto progress = [&](const char* phase) {
+    if (s.progress)
+      std::fprintf(stderr, "clscan-bench: n=%zu %s %s: %s after %.3f s\n", n, s.type.c_str(),
+                   r.algorithm.c_str(), phase, seconds_since(size_start));
+  };
 
   try {
     // Host data for each input, then the device buffers.
     std::vector<std::vector<T>> host(k, std::vector<T>(n));
-    for (std::size_t i = 0; i < k; ++i) fill_random(host[i], 0x5eed0000u + 977 * n + i);
+    for (std::size_t i = 0; i < k; ++i)
+      fill_random(host[i], 0x5eed0000u + 977 * n + i);
+    progress("host data ready");
     std::vector<cl::Buffer> inputs;
     for (std::size_t i = 0; i < k; ++i) {
       inputs.push_back(make_buffer(env.context, alloc));
-      if (n) ck(env.queue.enqueueWriteBuffer(inputs.back(), CL_TRUE, 0, bytes, host[i].data()), "clEnqueueWriteBuffer");
+      if (n)
+        ck(env.queue.enqueueWriteBuffer(inputs.back(), CL_TRUE, 0, bytes, host[i].data()),
+           "clEnqueueWriteBuffer");
     }
     cl::Buffer output = make_buffer(env.context, alloc);
     cl::Buffer copy_dst = make_buffer(env.context, alloc);
@@ -525,13 +539,16 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
     ck(env.queue.enqueueFillBuffer(output, cl_uchar{0}, 0, alloc), "clEnqueueFillBuffer");
     ck(env.queue.enqueueFillBuffer(copy_dst, cl_uchar{0}, 0, alloc), "clEnqueueFillBuffer");
     ck(env.queue.finish(), "clFinish");
+    progress("device buffers written");
 
     std::size_t next = 0; // rotation counter shared by scans and copies
     const auto take_input = [&]() -> std::size_t { return next++ % k; };
     const auto copy_once = [&](std::size_t i) {
       cl::Event e;
-      if (n) ck(env.queue.enqueueCopyBuffer(inputs[i], copy_dst, 0, 0, bytes, nullptr, &e), "clEnqueueCopyBuffer");
-      else ck(env.queue.enqueueMarkerWithWaitList(nullptr, &e), "clEnqueueMarkerWithWaitList");
+      if (n)
+        ck(env.queue.enqueueCopyBuffer(inputs[i], copy_dst, 0, 0, bytes, nullptr, &e), "clEnqueueCopyBuffer");
+      else
+        ck(env.queue.enqueueMarkerWithWaitList(nullptr, &e), "clEnqueueMarkerWithWaitList");
       return e;
     };
 
@@ -545,10 +562,14 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
         r.first_call_ms = ms;
       }
     }
+    progress("first call done");
     const std::size_t warmups = s.smoke ? 1 : 3;
-    for (std::size_t w = 1; w < warmups; ++w) run_scan<T>(env.queue, inputs[take_input()], output, n, s.kind, opts);
-    for (std::size_t w = 0; w < warmups; ++w) copy_once(take_input());
+    for (std::size_t w = 1; w < warmups; ++w)
+      run_scan<T>(env.queue, inputs[take_input()], output, n, s.kind, opts);
+    for (std::size_t w = 0; w < warmups; ++w)
+      copy_once(take_input());
     ck(env.queue.finish(), "clFinish");
+    progress("warm-up done");
 
     // Repetitions: explicit --reps as given; the default stays within the time budget.
     std::size_t reps = s.smoke ? 2 : s.reps;
@@ -570,7 +591,8 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
       // to enqueue the scan, so the scan's kernels are queued before the device reaches the marker and
       // the host's enqueue time stays out of the device time. (A user-event gate would do the same on
       // paper, but NVIDIA's driver releases work behind a user event about a millisecond late.)
-      ck(env.queue.enqueueCopyBuffer(env.spacer_src, env.spacer_dst, 0, 0, env.spacer_bytes), "clEnqueueCopyBuffer");
+      ck(env.queue.enqueueCopyBuffer(env.spacer_src, env.spacer_dst, 0, 0, env.spacer_bytes),
+         "clEnqueueCopyBuffer");
       cl::Event start;
       cl_int status = CL_SUCCESS;
       if (env.marker_timestamps)
@@ -612,6 +634,7 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
       }
     }
 
+    progress("timed repetitions done");
     r.scan_us = median(scan_ns) / 1e3;
     r.copy_us = n ? median(copy_ns) / 1e3 : std::nan("");
     r.host_enqueue_us = median(host_us);
@@ -638,6 +661,7 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
         (void)keep;
       }
       r.std_scan_us = median(std_us);
+      progress("host std scan timed");
     }
 
     // Verify the last timed scan.
@@ -646,6 +670,7 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
     const std::string mismatch = verify(host[last_scan_input], got, operation, s.kind);
     r.status = mismatch.empty() ? "ok" : "FAIL";
     r.message = mismatch;
+    progress("verified");
   } catch (const clscan::build_error& e) {
     r.status = "error";
     r.message = one_line(std::string(e.what()) + " | build log: " + e.build_log());
@@ -679,11 +704,11 @@ void print_table_row(const row& r) {
     std::printf("%-10s %-6s %-4s %-12s  error: %s\n", size_label(r.n).c_str(), r.type.c_str(), r.op.c_str(),
                 r.algorithm.c_str(), r.message.c_str());
   } else {
-    std::printf("%-10s %-6s %-4s %-12s %5zu %12s %12s %9s %9s %7s %9s  %s  std_us %s\n", size_label(r.n).c_str(),
-                r.type.c_str(), r.op.c_str(), r.algorithm.c_str(), r.reps, fmt(r.scan_us, 1).c_str(),
-                fmt(r.copy_us, 1).c_str(), fmt(r.scan_gbps, 2).c_str(), fmt(r.copy_gbps, 2).c_str(),
-                fmt(r.ratio, 3).c_str(), fmt(r.host_enqueue_us, 1).c_str(), r.status.c_str(),
-                fmt(r.std_scan_us, 1).c_str());
+    std::printf("%-10s %-6s %-4s %-12s %5zu %12s %12s %9s %9s %7s %9s  %s  std_us %s\n",
+                size_label(r.n).c_str(), r.type.c_str(), r.op.c_str(), r.algorithm.c_str(), r.reps,
+                fmt(r.scan_us, 1).c_str(), fmt(r.copy_us, 1).c_str(), fmt(r.scan_gbps, 2).c_str(),
+                fmt(r.copy_gbps, 2).c_str(), fmt(r.ratio, 3).c_str(), fmt(r.host_enqueue_us, 1).c_str(),
+                r.status.c_str(), fmt(r.std_scan_us, 1).c_str());
     if (r.status == "FAIL") std::printf("    FAIL: %s\n", r.message.c_str());
   }
   std::fflush(stdout);
@@ -703,19 +728,18 @@ void print_csv_row(const device_info& d, const row& r) {
   std::fflush(stdout);
 }
 
-std::string json_number(double v, int decimals) {
-  return std::isnan(v) ? "null" : fmt(v, decimals);
-}
+std::string json_number(double v, int decimals) { return std::isnan(v) ? "null" : fmt(v, decimals); }
 
 std::string json_row(const device_info& d, const row& r) {
   std::ostringstream o;
-  o << "{\"device\": \"" << json_escape(d.caps.name) << "\", \"platform\": \"" << json_escape(d.caps.platform_name)
-    << "\", \"driver\": \"" << json_escape(d.caps.driver_version) << "\", \"n\": " << r.n << ", \"type\": \""
-    << r.type << "\", \"op\": \"" << r.op << "\", \"kind\": \"" << r.kind << "\", \"algorithm\": \""
-    << r.algorithm << "\", \"reps\": " << r.reps << ", \"buffers\": " << r.buffers
-    << ", \"scan_us\": " << json_number(r.scan_us, 3) << ", \"copy_us\": " << json_number(r.copy_us, 3)
-    << ", \"scan_gbps\": " << json_number(r.scan_gbps, 4) << ", \"copy_gbps\": " << json_number(r.copy_gbps, 4)
-    << ", \"ratio\": " << json_number(r.ratio, 4) << ", \"host_enqueue_us\": " << json_number(r.host_enqueue_us, 3)
+  o << "{\"device\": \"" << json_escape(d.caps.name) << "\", \"platform\": \""
+    << json_escape(d.caps.platform_name) << "\", \"driver\": \"" << json_escape(d.caps.driver_version)
+    << "\", \"n\": " << r.n << ", \"type\": \"" << r.type << "\", \"op\": \"" << r.op << "\", \"kind\": \""
+    << r.kind << "\", \"algorithm\": \"" << r.algorithm << "\", \"reps\": " << r.reps
+    << ", \"buffers\": " << r.buffers << ", \"scan_us\": " << json_number(r.scan_us, 3)
+    << ", \"copy_us\": " << json_number(r.copy_us, 3) << ", \"scan_gbps\": " << json_number(r.scan_gbps, 4)
+    << ", \"copy_gbps\": " << json_number(r.copy_gbps, 4) << ", \"ratio\": " << json_number(r.ratio, 4)
+    << ", \"host_enqueue_us\": " << json_number(r.host_enqueue_us, 3)
     << ", \"first_call_ms\": " << json_number(r.first_call_ms, 3)
     << ", \"std_scan_us\": " << json_number(r.std_scan_us, 3) << ", \"verified\": \"" << r.status
     << "\", \"error\": " << (r.message.empty() ? std::string("null") : "\"" + json_escape(r.message) + "\"")
@@ -747,21 +771,23 @@ std::vector<std::size_t> smoke_sizes() {
   return {0, 1, 2, 3, 31, 64, 255, 1000, 4096, 4097, 65536 + 17, (std::size_t{1} << 20) + 3};
 }
 
-template <typename T>
-int run_benchmark(bench_env& env, const settings& s) {
-  std::vector<std::size_t> sizes = s.sizes_given ? s.sizes : s.smoke ? smoke_sizes() : default_sizes(env.dev, sizeof(T));
+template <typename T> int run_benchmark(bench_env& env, const settings& s) {
+  std::vector<std::size_t> sizes = s.sizes_given ? s.sizes
+                                   : s.smoke     ? smoke_sizes()
+                                                 : default_sizes(env.dev, sizeof(T));
   const clscan::dispatch_plan plan = clscan::plan_for(env.dev.device, clscan::element_traits<T>::type);
 
   if (s.format == output_format::table) {
     print_device_header(env.dev, stdout);
-    std::printf("compute units %u, global memory %.0f MiB, max allocation %.0f MiB\n", env.dev.caps.compute_units,
-                static_cast<double>(env.dev.caps.global_mem_size) / mib,
+    std::printf("compute units %u, global memory %.0f MiB, max allocation %.0f MiB\n",
+                env.dev.caps.compute_units, static_cast<double>(env.dev.caps.global_mem_size) / mib,
                 static_cast<double>(env.dev.caps.max_mem_alloc_size) / mib);
-    std::printf("dispatch for %s: automatic -> %s for sizes above one tile; single_pass %s; three_stage wg=%zu "
-                "items=%zu vec=%zu (%s)\n",
-                s.type.c_str(), algorithm_name(plan.large), plan.single_pass_available ? "available" : "unavailable",
-                plan.three_stage.work_group_size, plan.three_stage.items_per_thread, plan.three_stage.vector_width,
-                plan.three_stage.origin.c_str());
+    std::printf(
+        "dispatch for %s: automatic -> %s for sizes above one tile; single_pass %s; three_stage wg=%zu "
+        "items=%zu vec=%zu (%s)\n",
+        s.type.c_str(), algorithm_name(plan.large), plan.single_pass_available ? "available" : "unavailable",
+        plan.three_stage.work_group_size, plan.three_stage.items_per_thread, plan.three_stage.vector_width,
+        plan.three_stage.origin.c_str());
     std::printf("%s %s scan, %s; times are medians; GB/s counts read + write bytes (2 * n * %zu)\n\n",
                 kind_name(s.kind), s.op.c_str(), s.smoke ? "smoke test" : "benchmark", sizeof(T));
     print_table_header();
@@ -777,9 +803,12 @@ int run_benchmark(bench_env& env, const settings& s) {
   for (std::size_t n : sizes) {
     for (std::size_t a = 0; a < s.algorithms.size(); ++a) {
       const row r = bench_one<T>(env, s, n, s.algorithms[a], first_call, a);
-      if (r.status == "ok") ++passed;
-      else if (r.status == "FAIL") ++failed;
-      else ++errors;
+      if (r.status == "ok")
+        ++passed;
+      else if (r.status == "FAIL")
+        ++failed;
+      else
+        ++errors;
       if (r.status != "error" && r.host_enqueue_us > host_enqueue_target_us) ++slow_host;
       switch (s.format) {
       case output_format::table: print_table_row(r); break;
@@ -791,9 +820,11 @@ int run_benchmark(bench_env& env, const settings& s) {
         break;
       }
       if (r.status == "FAIL" && s.format != output_format::table)
-        std::fprintf(stderr, "clscan-bench: FAIL n=%zu %s: %s\n", r.n, r.algorithm.c_str(), r.message.c_str());
+        std::fprintf(stderr, "clscan-bench: FAIL n=%zu %s: %s\n", r.n, r.algorithm.c_str(),
+                     r.message.c_str());
       if (r.status == "error" && s.format != output_format::table)
-        std::fprintf(stderr, "clscan-bench: error n=%zu %s: %s\n", r.n, r.algorithm.c_str(), r.message.c_str());
+        std::fprintf(stderr, "clscan-bench: error n=%zu %s: %s\n", r.n, r.algorithm.c_str(),
+                     r.message.c_str());
     }
   }
   if (s.format == output_format::json) std::printf("%s]\n", first_json ? "" : "\n");
@@ -806,12 +837,14 @@ int run_benchmark(bench_env& env, const settings& s) {
         std::fprintf(notes, "first call of %s in this process (kernel build or cache load + scan): %.1f ms\n",
                      algorithm_name(s.algorithms[a]), first_call[a]);
     if (!env.marker_timestamps)
-      std::fprintf(notes, "note: the device gave no marker timestamps; scans were timed from a 4-byte copy\n");
+      std::fprintf(notes,
+                   "note: the device gave no marker timestamps; scans were timed from a 4-byte copy\n");
     if (slow_host)
       std::fprintf(notes, "note: %zu rows took more than %.0f us of host time per enqueue\n", slow_host,
                    host_enqueue_target_us);
   }
-  if (s.smoke) std::fprintf(notes, "smoke: %zu passed, %zu failed\n", passed, failed + errors);
+  if (s.smoke)
+    std::fprintf(notes, "smoke: %zu passed, %zu failed\n", passed, failed + errors);
   else if (failed || errors)
     std::fprintf(notes, "%zu verified, %zu FAILED, %zu errors\n", passed, failed, errors);
   std::fflush(notes);
@@ -825,8 +858,7 @@ int run_benchmark(bench_env& env, const settings& s) {
 
 // In the child: one context and queue, then one scan of 2^16 elements timed from the call until its
 // event completes. Prints "context_ms=<ms> enqueue_ms=<ms> first_call_ms=<ms>" and checks the result.
-template <typename T>
-int first_call_child(const settings& s) {
+template <typename T> int first_call_child(const settings& s) {
   const auto t0 = host_clock::now();
   cl::Device device = clscan::select_device();
   cl_int status = CL_SUCCESS;
@@ -889,15 +921,18 @@ child_result run_child(const std::vector<std::string>& args, const std::vector<s
     const std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('='));
     bool drop = std::find(unset.begin(), unset.end(), name) != unset.end();
-    for (const auto& s : set) drop = drop || s.substr(0, s.find('=')) == name;
+    for (const auto& s : set)
+      drop = drop || s.substr(0, s.find('=')) == name;
     if (!drop) env_strings.push_back(entry);
   }
   env_strings.insert(env_strings.end(), set.begin(), set.end());
   std::vector<char*> envp, argv;
-  for (auto& e : env_strings) envp.push_back(e.data());
+  for (auto& e : env_strings)
+    envp.push_back(e.data());
   envp.push_back(nullptr);
   std::vector<std::string> arg_strings = args;
-  for (auto& a : arg_strings) argv.push_back(a.data());
+  for (auto& a : arg_strings)
+    argv.push_back(a.data());
   argv.push_back(nullptr);
 
   int fds[2];
@@ -966,8 +1001,7 @@ std::string make_temp_dir() {
   std::string templ = parent + "/clscan-bench-first-call-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
-  if (!mkdtemp(buf.data()))
-    throw clscan::error("mkdtemp(" + templ + "): " + std::strerror(errno));
+  if (!mkdtemp(buf.data())) throw clscan::error("mkdtemp(" + templ + "): " + std::strerror(errno));
   return buf.data();
 }
 
@@ -995,8 +1029,9 @@ int run_first_call(const device_info& dev, const settings& s) {
     std::printf("%-12s %-14s %12s %12s %14s  %s\n", "algorithm", "cache", "context_ms", "enqueue_ms",
                 "first_call_ms", "status");
   } else if (s.format == output_format::csv) {
-    std::printf("device,platform,driver,n,type,op,kind,algorithm,cache,context_ms,enqueue_ms,first_call_ms,status,"
-                "error\n");
+    std::printf(
+        "device,platform,driver,n,type,op,kind,algorithm,cache,context_ms,enqueue_ms,first_call_ms,status,"
+        "error\n");
   } else {
     std::printf("[\n");
   }
@@ -1018,8 +1053,9 @@ int run_first_call(const device_info& dev, const settings& s) {
         set.push_back("POCL_CACHE_DIR=" + driver_dir + "/pocl");
         set.push_back("CUDA_CACHE_PATH=" + driver_dir + "/cuda");
       }
-      const std::vector<std::string> args{self,     child_flag, "--algorithm", algorithm_name(algo), "--type",
-                                          s.type, "--op",     s.op,          "--kind",            kind_name(s.kind)};
+      const std::vector<std::string> args{self,     child_flag,       "--algorithm", algorithm_name(algo),
+                                          "--type", s.type,           "--op",        s.op,
+                                          "--kind", kind_name(s.kind)};
       const child_result c = run_child(args, set, {"CLSCAN_NO_CACHE"});
       any_failed = any_failed || !c.ok;
       const std::string status = c.ok ? "ok" : "error";
@@ -1034,19 +1070,20 @@ int run_first_call(const device_info& dev, const settings& s) {
       case output_format::csv:
         std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_field(dev.caps.name).c_str(),
                     csv_field(dev.caps.platform_name).c_str(), csv_field(dev.caps.driver_version).c_str(),
-                    first_call_n, s.type.c_str(), s.op.c_str(), kind_name(s.kind), algorithm_name(algo), sc.name,
-                    fmt(c.context_ms, 3).c_str(), fmt(c.enqueue_ms, 3).c_str(), fmt(c.first_call_ms, 3).c_str(),
-                    status.c_str(), csv_field(c.message).c_str());
+                    first_call_n, s.type.c_str(), s.op.c_str(), kind_name(s.kind), algorithm_name(algo),
+                    sc.name, fmt(c.context_ms, 3).c_str(), fmt(c.enqueue_ms, 3).c_str(),
+                    fmt(c.first_call_ms, 3).c_str(), status.c_str(), csv_field(c.message).c_str());
         break;
       case output_format::json:
-        std::printf("%s  {\"device\": \"%s\", \"n\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"kind\": \"%s\", "
-                    "\"algorithm\": \"%s\", \"cache\": \"%s\", \"context_ms\": %s, \"enqueue_ms\": %s, "
-                    "\"first_call_ms\": %s, \"status\": \"%s\", \"error\": %s}",
-                    first_json ? "" : ",\n", json_escape(dev.caps.name).c_str(), first_call_n, s.type.c_str(),
-                    s.op.c_str(), kind_name(s.kind), algorithm_name(algo), sc.name,
-                    json_number(c.context_ms, 3).c_str(), json_number(c.enqueue_ms, 3).c_str(),
-                    json_number(c.first_call_ms, 3).c_str(), status.c_str(),
-                    c.message.empty() ? "null" : ("\"" + json_escape(c.message) + "\"").c_str());
+        std::printf(
+            "%s  {\"device\": \"%s\", \"n\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"kind\": \"%s\", "
+            "\"algorithm\": \"%s\", \"cache\": \"%s\", \"context_ms\": %s, \"enqueue_ms\": %s, "
+            "\"first_call_ms\": %s, \"status\": \"%s\", \"error\": %s}",
+            first_json ? "" : ",\n", json_escape(dev.caps.name).c_str(), first_call_n, s.type.c_str(),
+            s.op.c_str(), kind_name(s.kind), algorithm_name(algo), sc.name,
+            json_number(c.context_ms, 3).c_str(), json_number(c.enqueue_ms, 3).c_str(),
+            json_number(c.first_call_ms, 3).c_str(), status.c_str(),
+            c.message.empty() ? "null" : ("\"" + json_escape(c.message) + "\"").c_str());
         first_json = false;
         break;
       }
@@ -1062,8 +1099,7 @@ int run_first_call(const device_info& dev, const settings& s) {
 
 // ------------------------------------------------------------------------------------------------
 
-template <typename T>
-int run_for_type(const settings& s) {
+template <typename T> int run_for_type(const settings& s) {
   if (s.first_call_child) return first_call_child<T>(s);
   device_info dev;
   dev.device = clscan::select_device();
@@ -1076,7 +1112,8 @@ int run_for_type(const settings& s) {
   env.context = cl::Context(dev.device, nullptr, nullptr, nullptr, &status);
   ck(status, "clCreateContext");
   env.queue = cl::CommandQueue(env.context, dev.device, CL_QUEUE_PROFILING_ENABLE, &status);
-  env.spacer_bytes = std::min<std::size_t>(32 * mib, static_cast<std::size_t>(dev.caps.max_mem_alloc_size / 8));
+  env.spacer_bytes =
+      std::min<std::size_t>(32 * mib, static_cast<std::size_t>(dev.caps.max_mem_alloc_size / 8));
   env.spacer_src = make_buffer(env.context, env.spacer_bytes);
   env.spacer_dst = make_buffer(env.context, env.spacer_bytes);
   ck(status, "clCreateCommandQueue");

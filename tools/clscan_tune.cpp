@@ -51,7 +51,8 @@ double median(std::vector<double> v) {
 
 double elapsed_us(const cl::Event& from_end, const cl::Event& to_end) {
   return static_cast<double>(to_end.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                             from_end.getProfilingInfo<CL_PROFILING_COMMAND_END>()) / 1e3;
+                             from_end.getProfilingInfo<CL_PROFILING_COMMAND_END>()) /
+         1e3;
 }
 
 std::string shape_text(const clscan::tuning& t) {
@@ -71,7 +72,7 @@ std::vector<clscan::tuning> candidates(const clscan::device_capabilities& caps, 
     if (algo == clscan::algorithm::single_pass) windows = {8, 16, 32};
   } else {
     groups = {1, 4, 16};
-    run_bytes = {1024, 4096, 16384, 65536};
+    run_bytes = {4096, 16384, 65536, 262144, 1048576};
   }
   for (std::size_t wg : groups) {
     if (wg > caps.max_work_group_size) continue;
@@ -101,14 +102,16 @@ measurement measure(const cl::Device& device, clscan::algorithm algo, const clsc
     const std::size_t bytes = n * sizeof(T);
     std::vector<T> host(n);
     std::mt19937_64 rng(12345);
-    for (auto& x : host) x = static_cast<T>(rng() & 1); // exact in every type for n <= 2^24
+    for (auto& x : host)
+      x = static_cast<T>(rng() & 1); // exact in every type for n <= 2^24
     cl::Buffer in(context, CL_MEM_READ_WRITE, bytes), out(context, CL_MEM_READ_WRITE, bytes),
         copy(context, CL_MEM_READ_WRITE, bytes), spacer_src(context, CL_MEM_READ_WRITE, 1 << 25),
         spacer_dst(context, CL_MEM_READ_WRITE, 1 << 25);
     queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
     clscan::options<T> opts;
     opts.algorithm = algo;
-    for (int w = 0; w < 2; ++w) clscan::inclusive(queue, in, out, n, opts);
+    for (int w = 0; w < 2; ++w)
+      clscan::inclusive(queue, in, out, n, opts);
     queue.finish();
     std::vector<double> scans, copies;
     for (int r = 0; r < reps; ++r) {
@@ -121,7 +124,8 @@ measurement measure(const cl::Device& device, clscan::algorithm algo, const clsc
       queue.finish();
       scans.push_back(elapsed_us(start, done));
       copies.push_back(static_cast<double>(copied.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                           copied.getProfilingInfo<CL_PROFILING_COMMAND_START>()) / 1e3);
+                                           copied.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+                       1e3);
     }
     std::vector<T> got(n);
     queue.enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data());
@@ -146,12 +150,13 @@ measurement measure(const cl::Device& device, clscan::algorithm algo, const clsc
   return m;
 }
 
-template <typename T>
-int tune(const cl::Device& device, const options& opt) {
+template <typename T> int tune(const cl::Device& device, const options& opt) {
   const auto caps = clscan::capabilities(device);
   std::size_t n = opt.size;
-  const std::size_t budget = static_cast<std::size_t>(std::min<cl_ulong>(caps.max_mem_alloc_size, caps.global_mem_size / 4));
-  while (n * sizeof(T) > budget) n /= 2;
+  const std::size_t budget =
+      static_cast<std::size_t>(std::min<cl_ulong>(caps.max_mem_alloc_size, caps.global_mem_size / 4));
+  while (n * sizeof(T) > budget)
+    n /= 2;
   if (std::is_floating_point<T>::value) n = std::min(n, std::size_t{1} << 24);
   std::printf("device: %s (%s, driver %s)\nelements per scan: %zu of %s\n", caps.name.c_str(),
               caps.platform_name.c_str(), caps.driver_version.c_str(), n,
@@ -159,14 +164,16 @@ int tune(const cl::Device& device, const options& opt) {
   int failures = 0;
   for (clscan::algorithm algo : opt.algorithms) {
     const char* name = algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage";
-    std::printf("\n%-12s %-40s %10s %10s %7s  %s\n", "algorithm", "shape", "scan_us", "copy_us", "ratio", "status");
+    std::printf("\n%-12s %-40s %10s %10s %7s  %s\n", "algorithm", "shape", "scan_us", "copy_us", "ratio",
+                "status");
     const measurement* best = nullptr;
     std::vector<measurement> results;
-    for (const auto& shape : candidates(caps, sizeof(T), algo)) results.push_back(measure<T>(device, algo, shape, n, opt.reps));
+    for (const auto& shape : candidates(caps, sizeof(T), algo))
+      results.push_back(measure<T>(device, algo, shape, n, opt.reps));
     for (const auto& m : results) {
       const bool ok = m.status == "ok";
-      std::printf("%-12s %-40s %10.1f %10.1f %7.3f  %s\n", name, shape_text(m.shape).c_str(), m.scan_us, m.copy_us,
-                  ok && m.scan_us > 0 ? m.copy_us / m.scan_us : 0.0, m.status.c_str());
+      std::printf("%-12s %-40s %10.1f %10.1f %7.3f  %s\n", name, shape_text(m.shape).c_str(), m.scan_us,
+                  m.copy_us, ok && m.scan_us > 0 ? m.copy_us / m.scan_us : 0.0, m.status.c_str());
       if (m.status.rfind("wrong", 0) == 0) ++failures;
       // Ranked by the ratio to the copy timed beside it, which cancels much of a busy machine's noise.
       if (ok && (!best || m.copy_us / m.scan_us > best->copy_us / best->scan_us)) best = &m;
@@ -176,7 +183,8 @@ int tune(const cl::Device& device, const options& opt) {
       ++failures;
       continue;
     }
-    std::printf("%s: fastest %s, %.3f of copy\n", name, shape_text(best->shape).c_str(), best->copy_us / best->scan_us);
+    std::printf("%s: fastest %s, %.3f of copy\n", name, shape_text(best->shape).c_str(),
+                best->copy_us / best->scan_us);
     if (!opt.dry_run) {
       clscan::store_tuning(device, algo, clscan::element_traits<T>::type, best->shape);
       std::printf("stored in %s\n", clscan::tuning_file(device).c_str());
@@ -205,8 +213,8 @@ int main(int argc, char** argv) {
     if (arg == "--type") {
       const std::string t = value();
       const char* names[] = {"int", "uint", "long", "ulong", "float", "double"};
-      const clscan::element_type types[] = {clscan::element_type::int32, clscan::element_type::uint32,
-                                            clscan::element_type::int64, clscan::element_type::uint64,
+      const clscan::element_type types[] = {clscan::element_type::int32,   clscan::element_type::uint32,
+                                            clscan::element_type::int64,   clscan::element_type::uint64,
                                             clscan::element_type::float32, clscan::element_type::float64};
       const auto it = std::find(std::begin(names), std::end(names), t);
       if (it == std::end(names)) {
@@ -219,8 +227,10 @@ int main(int argc, char** argv) {
       opt.size = v.rfind("2^", 0) == 0 ? std::size_t{1} << std::stoul(v.substr(2)) : std::stoull(v);
     } else if (arg == "--algorithm") {
       const std::string a = value();
-      if (a == "single_pass") opt.algorithms = {clscan::algorithm::single_pass};
-      else if (a == "three_stage") opt.algorithms = {clscan::algorithm::three_stage};
+      if (a == "single_pass")
+        opt.algorithms = {clscan::algorithm::single_pass};
+      else if (a == "three_stage")
+        opt.algorithms = {clscan::algorithm::three_stage};
       else if (a != "all") {
         std::fprintf(stderr, "clscan-tune: unknown algorithm '%s'\n", a.c_str());
         return 2;
