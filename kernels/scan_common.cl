@@ -82,7 +82,7 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
 #if CLSCAN_ALIGNED
@@ -94,15 +94,17 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
     }
 #else
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
-    for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = src[first + k];
+    for (int k = 0; k < CLSCAN_ITEMS; ++k)
+      v[k] = src[first + k];
 #endif
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
-    for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
+    for (int k = 0; k < CLSCAN_ITEMS; ++k)
+      v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
   }
 }
 
@@ -111,7 +113,7 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
       vec_t x = CLSCAN_VLOAD(k, v);
@@ -123,13 +125,14 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
     }
 #else
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
-    for (int k = 0; k < CLSCAN_ITEMS; ++k) dst[first + k] = v[k];
+    for (int k = 0; k < CLSCAN_ITEMS; ++k)
+      dst[first + k] = v[k];
 #endif
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
       if (first + k < n) dst[first + k] = v[k];
@@ -144,9 +147,7 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
 #define CLSCAN_RUN_VECTORS (CLSCAN_ITEMS / CLSCAN_VEC)
 #define CLSCAN_STAGE_VECTORS (CLSCAN_WG * (CLSCAN_RUN_VECTORS + 1))
 
-inline uint staged_index(uint vector_in_tile) {
-  return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS;
-}
+inline uint staged_index(uint vector_in_tile) { return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS; }
 
 // Loads the full tile that starts at element `tile_first`; every work-item must call.
 inline void load_tile_staged(const global elem_t* src, ulong tile_first, elem_t* v, local vec_t* stage) {
@@ -202,7 +203,8 @@ inline void store_tile_staged(global elem_t* dst, ulong tile_first, const elem_t
 inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
-  for (ulong i = first; i < end; ++i) total = combine(total, src[i]);
+  for (ulong i = first; i < end; ++i)
+    total = combine(total, src[i]);
   return total;
 }
 
@@ -228,9 +230,10 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
 inline elem_t reduce_items(const elem_t* v) {
   elem_t total = v[0];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-  #pragma unroll
+#pragma unroll
 #endif
-  for (int k = 1; k < CLSCAN_ITEMS; ++k) total = combine(total, v[k]);
+  for (int k = 1; k < CLSCAN_ITEMS; ++k)
+    total = combine(total, v[k]);
   return total;
 }
 
@@ -239,7 +242,7 @@ inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
   elem_t running = prefix;
   if (exclusive) {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       elem_t x = v[k];
@@ -248,7 +251,7 @@ inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
     }
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-    #pragma unroll
+#pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       running = combine(running, v[k]);

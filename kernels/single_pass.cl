@@ -121,11 +121,10 @@ inline int decode(const status_t* words, uint tag, elem_t* value) {
 
 inline int try_read(global status_t* slot, uint tag, elem_t* value) {
   status_t words[CLSCAN_WORDS];
-  for (int w = 0; w < CLSCAN_WORDS; ++w) words[w] = CLSCAN_STATUS_READ(slot + w);
+  for (int w = 0; w < CLSCAN_WORDS; ++w)
+    words[w] = CLSCAN_STATUS_READ(slot + w);
   return decode(words, tag, value);
 }
-
-
 
 #define CLSCAN_NOTHING 0
 #define CLSCAN_AGGREGATE 1
@@ -136,7 +135,8 @@ inline int try_read(global status_t* slot, uint tag, elem_t* value) {
 inline int read_status(global status_t* status, ulong tile, uint tag, elem_t* value) {
   global status_t* slots = aggregate_slot(status, tile);
   status_t words[2 * CLSCAN_WORDS];
-  for (int w = 0; w < 2 * CLSCAN_WORDS; ++w) words[w] = CLSCAN_STATUS_READ(slots + w);
+  for (int w = 0; w < 2 * CLSCAN_WORDS; ++w)
+    words[w] = CLSCAN_STATUS_READ(slots + w);
   if (decode(words + CLSCAN_WORDS, tag, value)) return CLSCAN_PREFIX;
   if (decode(words, tag, value)) return CLSCAN_AGGREGATE;
   return CLSCAN_NOTHING;
@@ -160,7 +160,8 @@ inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local e
 // Sets every status word to 0 (untagged), the ticket counter included. A kernel rather than
 // clEnqueueFillBuffer so that memory checkers such as Oclgrind see the words as initialized.
 kernel void clear_status(global status_t* status, ulong words) {
-  for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) status[i] = 0;
+  for (ulong i = get_global_id(0); i < words; i += get_global_size(0))
+    status[i] = 0;
 }
 
 // src/dst point at the user's buffers plus their offsets in elements. status is the workspace's status

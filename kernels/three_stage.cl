@@ -37,8 +37,9 @@ add_tile_prefixes(global elem_t* data, ulong data_offset, ulong n, const global 
   elem_t v[CLSCAN_ITEMS];
   load_items(data + data_offset, first, n, v);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-  #pragma unroll
+#pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k) v[k] = combine(prefix, v[k]);
+  for (int k = 0; k < CLSCAN_ITEMS; ++k)
+    v[k] = combine(prefix, v[k]);
   store_items(data + data_offset, first, n, v);
 }

@@ -16,8 +16,7 @@
 namespace clscan::detail {
 namespace {
 
-template <typename T>
-T queue_info(cl_command_queue queue, cl_command_queue_info what) {
+template <typename T> T queue_info(cl_command_queue queue, cl_command_queue_info what) {
   T value{};
   const cl_int status = clGetCommandQueueInfo(queue, what, sizeof(T), &value, nullptr);
   if (status == CL_INVALID_COMMAND_QUEUE) throw invalid_argument("clscan: the command queue is not valid");
@@ -25,8 +24,7 @@ T queue_info(cl_command_queue queue, cl_command_queue_info what) {
   return value;
 }
 
-template <typename T>
-T memory_info(cl_mem memory, cl_mem_info what, const char* role) {
+template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char* role) {
   T value{};
   const cl_int status = clGetMemObjectInfo(memory, what, sizeof(T), &value, nullptr);
   if (status == CL_INVALID_MEM_OBJECT)
@@ -53,7 +51,8 @@ void check_wait_list(const cl_event* events, cl_uint count, cl_context context) 
   for (cl_uint i = 0; i < count; ++i) {
     if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
     cl_context event_context = nullptr;
-    const cl_int status = clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
+    const cl_int status =
+        clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
     if (status == CL_INVALID_EVENT)
       throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
     check(status, "clGetEventInfo");
@@ -114,8 +113,8 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   operands.identity = identity_of(request.type, request.operation, request.custom_identity);
 
   const tuning& small_shape = ws.shape(request.type, algorithm::three_stage);
-  const algorithm algo = choose_algorithm(request, ws.caps, n,
-                                          small_shape.work_group_size * small_shape.items_per_thread);
+  const algorithm algo =
+      choose_algorithm(request, ws.caps, n, small_shape.work_group_size * small_shape.items_per_thread);
   const tuning& shape = ws.shape(request.type, algo);
   variant_key key;
   key.algo = algo;

@@ -7,8 +7,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
-#include <vector>
 #include <mutex>
+#include <vector>
 
 namespace clscan {
 namespace {
@@ -25,7 +25,8 @@ std::string device_string(cl_device_id device, cl_device_info what) {
   detail::check(clGetDeviceInfo(device, what, 0, nullptr, &size), "clGetDeviceInfo");
   std::string text(size, '\0');
   detail::check(clGetDeviceInfo(device, what, size, text.data(), nullptr), "clGetDeviceInfo");
-  while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.back() == '\0' || text.back() == ' '))
+    text.pop_back();
   return text;
 }
 
@@ -34,7 +35,8 @@ std::string platform_string(cl_platform_id platform, cl_platform_info what) {
   detail::check(clGetPlatformInfo(platform, what, 0, nullptr, &size), "clGetPlatformInfo");
   std::string text(size, '\0');
   detail::check(clGetPlatformInfo(platform, what, size, text.data(), nullptr), "clGetPlatformInfo");
-  while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.back() == '\0' || text.back() == ' '))
+    text.pop_back();
   return text;
 }
 
@@ -66,13 +68,14 @@ device_capabilities read_capabilities(cl_device_id device) {
   // Global 32-bit atomics are core from OpenCL C 1.1 on; "OpenCL C 1.0" devices need the extension.
   caps.int32_global_atomics = has_extension(extensions, "cl_khr_global_int32_base_atomics") ||
                               caps.opencl_c_version.rfind("OpenCL C 1.0", 0) != 0;
-  caps.subgroups = has_extension(extensions, "cl_khr_subgroups") ||
-                   has_extension(extensions, "cl_intel_subgroups");
+  caps.subgroups =
+      has_extension(extensions, "cl_khr_subgroups") || has_extension(extensions, "cl_intel_subgroups");
   return caps;
 }
 
 std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
 }
 
@@ -104,7 +107,8 @@ cl::Device select_device() {
     detail::check(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, device_count, devices.data(), nullptr),
                   "clGetDeviceIDs");
     for (std::size_t d = 0; d < devices.size(); ++d)
-      if (matches(wanted_device, d, device_string(devices[d], CL_DEVICE_NAME))) candidates.push_back(devices[d]);
+      if (matches(wanted_device, d, device_string(devices[d], CL_DEVICE_NAME)))
+        candidates.push_back(devices[d]);
   }
   if (candidates.empty())
     throw error(std::string("clscan: no OpenCL device matches CLSCAN_PLATFORM='") +
@@ -128,8 +132,6 @@ const device_capabilities& cached_capabilities(cl_device_id device) {
 
 } // namespace detail
 
-device_capabilities capabilities(const cl::Device& device) {
-  return detail::cached_capabilities(device());
-}
+device_capabilities capabilities(const cl::Device& device) { return detail::cached_capabilities(device()); }
 
 } // namespace clscan

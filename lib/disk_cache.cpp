@@ -39,8 +39,7 @@ std::string hex64(std::uint64_t value) {
 std::uint64_t hash_of(const std::string& text) { return XXH3_64bits(text.data(), text.size()); }
 
 std::string entry_name(const binary_identity& id) {
-  return hex64(hash_of(id.device_part)) + "-" + hex64(hash_of(id.device_part + id.program_part)) +
-         ".clbin";
+  return hex64(hash_of(id.device_part)) + "-" + hex64(hash_of(id.device_part + id.program_part)) + ".clbin";
 }
 
 bool make_directories(const std::string& path) {
@@ -54,14 +53,16 @@ bool make_directories(const std::string& path) {
 }
 
 void put_u64(std::string& out, std::uint64_t value) {
-  for (int byte = 0; byte < 8; ++byte) out.push_back(static_cast<char>((value >> (8 * byte)) & 0xff));
+  for (int byte = 0; byte < 8; ++byte)
+    out.push_back(static_cast<char>((value >> (8 * byte)) & 0xff));
 }
 
 bool get_u64(std::istream& in, std::uint64_t& value) {
   unsigned char bytes[8];
   if (!in.read(reinterpret_cast<char*>(bytes), 8)) return false;
   value = 0;
-  for (int byte = 7; byte >= 0; --byte) value = (value << 8) | bytes[byte];
+  for (int byte = 7; byte >= 0; --byte)
+    value = (value << 8) | bytes[byte];
   return true;
 }
 
@@ -83,8 +84,7 @@ binary_identity make_binary_identity(const device_capabilities& device, const st
 }
 
 std::string disk_cache_directory() {
-  if (const char* off = std::getenv("CLSCAN_NO_CACHE"); off && *off && std::strcmp(off, "0") != 0)
-    return {};
+  if (const char* off = std::getenv("CLSCAN_NO_CACHE"); off && *off && std::strcmp(off, "0") != 0) return {};
   if (const char* dir = std::getenv("CLSCAN_CACHE_DIR"); dir && *dir) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/clscan";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/clscan";
@@ -111,7 +111,8 @@ std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id)
   if (!get_u64(in, format) || format != entry_format) return reject("another entry format");
   if (!get_u64(in, identity_size) || identity_size > max_identity_size) return reject("truncated header");
   std::string identity(identity_size, '\0');
-  if (!in.read(identity.data(), static_cast<std::streamsize>(identity_size))) return reject("truncated header");
+  if (!in.read(identity.data(), static_cast<std::streamsize>(identity_size)))
+    return reject("truncated header");
   if (identity != id.device_part + id.program_part) return reject("written for another device or source");
   std::uint64_t binary_size = 0, checksum = 0;
   if (!get_u64(in, binary_size) || !get_u64(in, checksum)) return reject("truncated header");
@@ -145,7 +146,8 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
   const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
   std::FILE* file = std::fopen(temp.c_str(), "wb");
   if (!file) {
-    log_cache(log_level::warning, "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message());
+    log_cache(log_level::warning,
+              "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message());
     return;
   }
   bool ok = std::fwrite(header.data(), 1, header.size(), file) == header.size() &&
@@ -153,7 +155,8 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
   ok = (std::fflush(file) == 0) && ok;
   ok = (std::fclose(file) == 0) && ok;
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    log_cache(log_level::warning, "cannot write " + path + ": " + std::error_code(errno, std::generic_category()).message());
+    log_cache(log_level::warning,
+              "cannot write " + path + ": " + std::error_code(errno, std::generic_category()).message());
     std::remove(temp.c_str());
     return;
   }

@@ -8,7 +8,7 @@ namespace clscan {
 
 const char* status_name(cl_int status) noexcept {
   switch (status) {
-#define CLSCAN_STATUS(name) \
+#define CLSCAN_STATUS(name)                                                                                  \
   case name: return #name;
     CLSCAN_STATUS(CL_SUCCESS)
     CLSCAN_STATUS(CL_DEVICE_NOT_FOUND)

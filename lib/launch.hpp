@@ -8,8 +8,7 @@
 
 namespace clscan::detail {
 
-template <typename T>
-void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
+template <typename T> void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
   check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
 }
 

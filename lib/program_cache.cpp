@@ -18,7 +18,8 @@ std::string build_log(cl_program program, cl_device_id device) {
   std::string log(size, '\0');
   if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS)
     return "(no build log)";
-  while (!log.empty() && log.back() == '\0') log.pop_back();
+  while (!log.empty() && log.back() == '\0')
+    log.pop_back();
   return log;
 }
 
@@ -39,15 +40,16 @@ cl::Program from_binary(const cl::Context& context, cl_device_id device,
     if (program) clReleaseProgram(program);
     if (log_enabled())
       log(log_level::warning, std::string("disk cache: driver rejected a cached binary (") +
-                                  status_name(status != CL_SUCCESS ? status : binary_status) + "); rebuilding");
+                                  status_name(status != CL_SUCCESS ? status : binary_status) +
+                                  "); rebuilding");
     return {};
   }
   cl::Program wrapped(program); // takes ownership
   status = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
   if (status != CL_SUCCESS) {
     if (log_enabled())
-      log(log_level::warning, std::string("disk cache: cached binary did not build (") + status_name(status) +
-                                  "); rebuilding");
+      log(log_level::warning,
+          std::string("disk cache: cached binary did not build (") + status_name(status) + "); rebuilding");
     return {};
   }
   return wrapped;
@@ -55,7 +57,8 @@ cl::Program from_binary(const cl::Context& context, cl_device_id device,
 
 std::vector<unsigned char> program_binary(cl_program program) {
   std::size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0)
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS ||
+      size == 0)
     return {};
   std::vector<unsigned char> binary(size);
   unsigned char* data = binary.data();

@@ -43,7 +43,8 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
     // The whole buffer, not just this launch's part: words beyond it hold tags of earlier launches,
     // which restarting tags would make look current to a later, larger launch.
     std::size_t capacity = 0;
-    check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr), "clGetMemObjectInfo");
+    check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr),
+          "clGetMemObjectInfo");
     const cl_ulong words = capacity / layout.word_bytes;
     set_arg(kernels.clear_status(), 0, status_mem);
     set_arg(kernels.clear_status(), 1, words);

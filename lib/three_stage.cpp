@@ -46,7 +46,8 @@ void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels,
 } // namespace
 
 std::size_t three_stage_level_elements(std::size_t n, std::size_t tile, std::size_t level) {
-  for (std::size_t l = 0; l < level; ++l) n = tiles_for(n, tile);
+  for (std::size_t l = 0; l < level; ++l)
+    n = tiles_for(n, tile);
   return n;
 }
 
@@ -68,7 +69,7 @@ void enqueue_three_stage(workspace& ws, const compiled_variant& kernels, const s
   std::size_t level_sizes[65];
   cl_mem levels[65];
   std::size_t depth = 0;
-  for (std::size_t size = op.n; size > kernels.tile; ) {
+  for (std::size_t size = op.n; size > kernels.tile;) {
     size = tiles_for(size, kernels.tile);
     ++depth;
     level_sizes[depth] = size;

@@ -23,9 +23,9 @@ cl::Kernel make_kernel(const cl::Program& program, const char* name) {
 
 std::size_t kernel_work_group_limit(const cl::Kernel& kernel, const cl::Device& device) {
   std::size_t limit = 0;
-  check(clGetKernelWorkGroupInfo(kernel(), device(), CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit,
-                                 nullptr),
-        "clGetKernelWorkGroupInfo");
+  check(
+      clGetKernelWorkGroupInfo(kernel(), device(), CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, nullptr),
+      "clGetKernelWorkGroupInfo");
   return limit;
 }
 
@@ -62,8 +62,7 @@ std::map<std::pair<cl_context, cl_device_id>, std::unique_ptr<workspace>>& regis
 } // namespace
 
 workspace::workspace(cl::Context context_in, cl::Device device_in)
-    : context(std::move(context_in)), device(std::move(device_in)),
-      caps(cached_capabilities(device())) {}
+    : context(std::move(context_in)), device(std::move(device_in)), caps(cached_capabilities(device())) {}
 
 const tuning& workspace::shape(element_type type, algorithm algo) {
   auto key = std::make_pair(type, algo);
@@ -83,7 +82,8 @@ const compiled_variant& workspace::variant(const variant_key& key) {
   for (std::size_t limit = smallest_limit(built, device); limit < attempt.work_group_size;
        limit = smallest_limit(built, device)) {
     std::size_t smaller = 1;
-    while (smaller * 2 <= limit) smaller *= 2;
+    while (smaller * 2 <= limit)
+      smaller *= 2;
     if (log_enabled())
       log(log_level::info, "kernel work-group limit " + std::to_string(limit) + " on " + caps.name +
                                "; rebuilding with " + std::to_string(smaller) + " work-items");

@@ -36,7 +36,8 @@ int main() {
     std::vector<cl_int> data(n);
     std::mt19937 random(12345);
     std::uniform_int_distribution<cl_int> values(-1000, 1000);
-    for (cl_int& value : data) value = values(random);
+    for (cl_int& value : data)
+      value = values(random);
     std::vector<cl_int> expected(n);
     std::inclusive_scan(data.begin(), data.end(), expected.begin());
 

@@ -58,12 +58,14 @@ struct spec {
 };
 
 std::string describe(const spec& s, const char* type) {
-  std::string text = std::string(s.algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage") + " " +
-                     type + " " +
-                     (s.affine ? "affine" : s.operation == clscan::op::max ? "max" : "sum") + " " +
-                     (s.kind == kind_t::inclusive ? "inclusive" : "exclusive") + " n=" + std::to_string(s.n) +
-                     (s.in_place ? " in place" : " out of place") + " offsets " + std::to_string(s.in_offset) + "/" +
-                     std::to_string(s.out_offset);
+  std::string text = std::string(s.algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage") +
+                     " " + type + " " +
+                     (s.affine                         ? "affine"
+                      : s.operation == clscan::op::max ? "max"
+                                                       : "sum") +
+                     " " + (s.kind == kind_t::inclusive ? "inclusive" : "exclusive") +
+                     " n=" + std::to_string(s.n) + (s.in_place ? " in place" : " out of place") +
+                     " offsets " + std::to_string(s.in_offset) + "/" + std::to_string(s.out_offset);
   if (s.initial) text += " initial " + std::to_string(*s.initial);
   return text;
 }
@@ -95,8 +97,8 @@ struct runner {
     opts.operation = s.affine ? clscan::op::custom : s.operation;
     T identity = s.operation == clscan::op::max ? std::numeric_limits<T>::lowest() : T(0);
     if (s.affine) {
-      opts.custom_op =
-          "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * ((a) & 0xffffU) + ((b) & 0xffffU)) & 0xffffU)";
+      opts.custom_op = "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * ((a) & 0xffffU) + "
+                       "((b) & 0xffffU)) & 0xffffU)";
       identity = static_cast<T>(1u << 16);
       opts.custom_identity = identity;
     }
@@ -128,17 +130,21 @@ struct runner {
     std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(s.in_offset));
     std::vector<T> out_image = s.in_place ? in_image : std::vector<T>(s.out_offset + s.n + back, poison);
     std::vector<T> expected = out_image;
-    std::copy(reference.begin(), reference.end(), expected.begin() + static_cast<std::ptrdiff_t>(s.out_offset));
+    std::copy(reference.begin(), reference.end(),
+              expected.begin() + static_cast<std::ptrdiff_t>(s.out_offset));
 
     cl::Buffer in(context, CL_MEM_READ_WRITE, in_image.size() * sizeof(T));
     cl::Buffer out = s.in_place ? in : cl::Buffer(context, CL_MEM_READ_WRITE, out_image.size() * sizeof(T));
     queue.enqueueWriteBuffer(in, CL_TRUE, 0, in_image.size() * sizeof(T), in_image.data());
-    if (!s.in_place) queue.enqueueWriteBuffer(out, CL_TRUE, 0, out_image.size() * sizeof(T), out_image.data());
+    if (!s.in_place)
+      queue.enqueueWriteBuffer(out, CL_TRUE, 0, out_image.size() * sizeof(T), out_image.data());
     cl::Event done;
     if (s.kind == kind_t::inclusive)
-      done = s.in_place ? clscan::inclusive<T>(queue, in, s.n, opts) : clscan::inclusive<T>(queue, in, out, s.n, opts);
+      done = s.in_place ? clscan::inclusive<T>(queue, in, s.n, opts)
+                        : clscan::inclusive<T>(queue, in, out, s.n, opts);
     else
-      done = s.in_place ? clscan::exclusive<T>(queue, in, s.n, opts) : clscan::exclusive<T>(queue, in, out, s.n, opts);
+      done = s.in_place ? clscan::exclusive<T>(queue, in, s.n, opts)
+                        : clscan::exclusive<T>(queue, in, out, s.n, opts);
     done.wait();
     std::vector<T> got(expected.size());
     queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(T), got.data());

@@ -13,6 +13,8 @@
 #   clang-tidy       tools/run-clang-tidy.sh: clang-tidy with the checks of .clang-tidy over lib/*.cpp
 #                    and tools/*.cpp, with this build's compile_commands.json; fails on any finding, and
 #                    fails (says so) where clang-tidy is not installed (Debian: clang-tidy).
+#   clang-format     tools/check-format.sh: every .cpp, .hpp and .cl file formatted by .clang-format;
+#                    fails (says so) where clang-format is not installed (Debian: clang-format).
 #
 # The sanitizer build directories are kept between runs, so only the first run compiles everything;
 # e.g. `ctest -L sanitizers --output-on-failure`, then read the report in the output. To reproduce
@@ -137,4 +139,16 @@ if(CLSCAN_CLANG_TIDY_TEST)
            COMMAND ${CMAKE_COMMAND} -E env "CLANG_TIDY=${CLSCAN_CLANG_TIDY}"
                    ${PROJECT_SOURCE_DIR}/tools/run-clang-tidy.sh ${CMAKE_BINARY_DIR})
   set_tests_properties(clang-tidy PROPERTIES LABELS hygiene TIMEOUT 900 PROCESSORS 2)
+  # The sources and kernels are formatted by .clang-format (tools/check-format.sh --fix applies it).
+  find_program(CLSCAN_CLANG_FORMAT NAMES clang-format-14 clang-format
+               DOC "clang-format for the clang-format test (tools/check-format.sh)")
+  if(NOT CLSCAN_CLANG_FORMAT)
+    message(WARNING "clang-format not found: the 'clang-format' test will fail until it is installed "
+                    "(Debian/Ubuntu: apt-get install clang-format)")
+    set(CLSCAN_CLANG_FORMAT "")
+  endif()
+  add_test(NAME clang-format
+           COMMAND ${CMAKE_COMMAND} -E env "CLANG_FORMAT=${CLSCAN_CLANG_FORMAT}"
+                   ${PROJECT_SOURCE_DIR}/tools/check-format.sh)
+  set_tests_properties(clang-format PROPERTIES LABELS hygiene TIMEOUT 300)
 endif()

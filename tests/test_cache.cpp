@@ -39,8 +39,6 @@ using clscan_test::temp_dir;
 
 namespace {
 
-
-
 struct probe_result {
   int exit_code = -1;
   std::string output;
@@ -57,7 +55,8 @@ probe_result run_probe(const std::string& cache_dir,
       "CLSCAN_CACHE_DIR", cache_dir.empty() ? std::nullopt : std::optional<std::string>(cache_dir)));
   if (!extra.count("CLSCAN_NO_CACHE"))
     scope.push_back(std::make_unique<scoped_env>("CLSCAN_NO_CACHE", std::nullopt));
-  for (const auto& [name, value] : extra) scope.push_back(std::make_unique<scoped_env>(name, value));
+  for (const auto& [name, value] : extra)
+    scope.push_back(std::make_unique<scoped_env>(name, value));
 
   probe_result result;
   const std::string command = std::string("'") + CLSCAN_CACHE_PROBE + "' 2>&1 </dev/null";
@@ -65,9 +64,11 @@ probe_result run_probe(const std::string& cache_dir,
   REQUIRE(pipe != nullptr);
   char chunk[4096];
   std::size_t got = 0;
-  while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, got);
+  while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0)
+    result.output.append(chunk, got);
   const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  result.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return result;
 }
 
@@ -88,8 +89,9 @@ std::vector<std::string> files_in(const fs::path& dir) {
 
 std::vector<std::string> entries_in(const fs::path& dir) {
   std::vector<std::string> names = files_in(dir);
-  names.erase(std::remove_if(names.begin(), names.end(), [](const std::string& n) { return !is_entry_name(n); }),
-              names.end());
+  names.erase(
+      std::remove_if(names.begin(), names.end(), [](const std::string& n) { return !is_entry_name(n); }),
+      names.end());
   return names;
 }
 
@@ -113,7 +115,8 @@ const std::map<std::string, std::string>& golden_entries() {
     INFO(first.output);
     REQUIRE(first.ok());
     std::map<std::string, std::string> made;
-    for (const std::string& name : entries_in(dir.path())) made[name] = read_file(dir.path() / name);
+    for (const std::string& name : entries_in(dir.path()))
+      made[name] = read_file(dir.path() / name);
     REQUIRE_FALSE(made.empty());
     return made;
   }();
@@ -121,7 +124,8 @@ const std::map<std::string, std::string>& golden_entries() {
 }
 
 void install_golden(const fs::path& dir) {
-  for (const auto& [name, bytes] : golden_entries()) write_file(dir / name, bytes);
+  for (const auto& [name, bytes] : golden_entries())
+    write_file(dir / name, bytes);
 }
 
 // Entry layout (lib/disk_cache.cpp): 8-byte magic, u64 format, u64 identity length, identity text,
@@ -130,12 +134,14 @@ constexpr std::size_t identity_offset = 24;
 
 std::uint64_t get_u64(const std::string& bytes, std::size_t at) {
   std::uint64_t value = 0;
-  for (int byte = 7; byte >= 0; --byte) value = (value << 8) | static_cast<unsigned char>(bytes[at + byte]);
+  for (int byte = 7; byte >= 0; --byte)
+    value = (value << 8) | static_cast<unsigned char>(bytes[at + byte]);
   return value;
 }
 
 void put_u64(std::string& bytes, std::size_t at, std::uint64_t value) {
-  for (int byte = 0; byte < 8; ++byte) bytes[at + byte] = static_cast<char>((value >> (8 * byte)) & 0xff);
+  for (int byte = 0; byte < 8; ++byte)
+    bytes[at + byte] = static_cast<char>((value >> (8 * byte)) & 0xff);
 }
 
 struct corruption {
@@ -146,11 +152,11 @@ struct corruption {
 
 const corruption corruptions[] = {
     {"truncated in the header", "truncated header", [](std::string b) { return b.substr(0, 20); }},
-    {"truncated in the identity", "truncated header", [](std::string b) { return b.substr(0, identity_offset + 10); }},
+    {"truncated in the identity", "truncated header",
+     [](std::string b) { return b.substr(0, identity_offset + 10); }},
     {"truncated in the binary", "truncated binary", [](std::string b) { return b.substr(0, b.size() - 7); }},
     {"zero-length", "not a clscan cache entry", [](std::string) { return std::string(); }},
-    {"garbage",
-     "not a clscan cache entry",
+    {"garbage", "not a clscan cache entry",
      [](std::string b) {
        std::uint32_t state = 0x12345678u;
        for (char& c : b) {
@@ -159,15 +165,18 @@ const corruption corruptions[] = {
        }
        return b;
      }},
-    {"wrong magic", "not a clscan cache entry", [](std::string b) {
+    {"wrong magic", "not a clscan cache entry",
+     [](std::string b) {
        b[0] = 'X';
        return b;
      }},
-    {"another entry format", "another entry format", [](std::string b) {
+    {"another entry format", "another entry format",
+     [](std::string b) {
        put_u64(b, 8, get_u64(b, 8) + 1);
        return b;
      }},
-    {"identity of another device", "written for another device", [](std::string b) {
+    {"identity of another device", "written for another device",
+     [](std::string b) {
        const std::size_t identity_size = get_u64(b, 16);
        const std::size_t at = b.find("\ndevice: ", identity_offset);
        REQUIRE(at != std::string::npos);
@@ -176,12 +185,14 @@ const corruption corruptions[] = {
        first = first == 'X' ? 'Y' : 'X';
        return b;
      }},
-    {"flipped byte in the binary", "checksum mismatch", [](std::string b) {
+    {"flipped byte in the binary", "checksum mismatch",
+     [](std::string b) {
        b[b.size() - 1] = static_cast<char>(b[b.size() - 1] ^ 0x5a);
        return b;
      }},
     {"trailing bytes", "trailing bytes", [](std::string b) { return b + "xyz"; }},
-    {"absurd binary size", "bad binary size", [](std::string b) {
+    {"absurd binary size", "bad binary size",
+     [](std::string b) {
        const std::size_t at = identity_offset + get_u64(b, 16);
        put_u64(b, at, std::uint64_t{1} << 40);
        return b;
@@ -211,7 +222,8 @@ TEST_CASE("a first process builds and stores; a second process loads the stored 
     CHECK(is_entry_name(name)); // no temporary files left behind
   }
   std::map<std::string, std::string> stored;
-  for (const std::string& name : files) stored[name] = read_file(dir / name);
+  for (const std::string& name : files)
+    stored[name] = read_file(dir / name);
 
   const probe_result second = run_probe(dir.string());
   INFO("second run:\n" << second.output);
@@ -222,7 +234,8 @@ TEST_CASE("a first process builds and stores; a second process loads the stored 
   CHECK_FALSE(second.has("disk cache: stored"));
   CHECK_FALSE(second.has("ignoring"));
   CHECK(files_in(dir) == files);
-  for (const auto& [name, bytes] : stored) CHECK(read_file(dir / name) == bytes);
+  for (const auto& [name, bytes] : stored)
+    CHECK(read_file(dir / name) == bytes);
 }
 
 TEST_CASE("a damaged or foreign entry is ignored, rebuilt and replaced by a valid one", "[cache]") {
@@ -230,7 +243,8 @@ TEST_CASE("a damaged or foreign entry is ignored, rebuilt and replaced by a vali
     DYNAMIC_SECTION(damage.name) {
       temp_dir dir;
       install_golden(dir.path());
-      for (const auto& [name, bytes] : golden_entries()) write_file(dir.path() / name, damage.apply(bytes));
+      for (const auto& [name, bytes] : golden_entries())
+        write_file(dir.path() / name, damage.apply(bytes));
 
       const probe_result repaired = run_probe(dir.path().string());
       INFO("run on the damaged entry:\n" << repaired.output);
@@ -243,7 +257,8 @@ TEST_CASE("a damaged or foreign entry is ignored, rebuilt and replaced by a vali
 
       // The entry was replaced by a valid one under the same name, and nothing else was left behind.
       std::vector<std::string> golden_names;
-      for (const auto& [name, bytes] : golden_entries()) golden_names.push_back(name);
+      for (const auto& [name, bytes] : golden_entries())
+        golden_names.push_back(name);
       CHECK(files_in(dir.path()) == golden_names);
       for (const auto& [name, bytes] : golden_entries()) {
         const std::string now = read_file(dir.path() / name);
@@ -349,8 +364,10 @@ TEST_CASE("processes that start on an empty cache at the same time all succeed",
   scoped_env no_cache("CLSCAN_NO_CACHE", std::nullopt);
   const std::string probe = std::string("'") + CLSCAN_CACHE_PROBE + "'";
   std::string command = "fail=0; ";
-  for (int i = 0; i < 4; ++i) command += probe + " >/dev/null 2>&1 & p" + std::to_string(i) + "=$!; ";
-  for (int i = 0; i < 4; ++i) command += "wait $p" + std::to_string(i) + " || fail=1; ";
+  for (int i = 0; i < 4; ++i)
+    command += probe + " >/dev/null 2>&1 & p" + std::to_string(i) + "=$!; ";
+  for (int i = 0; i < 4; ++i)
+    command += "wait $p" + std::to_string(i) + " || fail=1; ";
   command += "exit $fail";
   CHECK(std::system(command.c_str()) == 0); // std::system runs /bin/sh -c
 
@@ -473,7 +490,8 @@ TEST_CASE("an installed log handler receives the cache events of this process", 
   const auto all_events = [&] {
     std::lock_guard<std::mutex> lock(mutex);
     std::string text;
-    for (const auto& [level, message] : events) text += std::string(clscan::to_string(level)) + ": " + message + "\n";
+    for (const auto& [level, message] : events)
+      text += std::string(clscan::to_string(level)) + ": " + message + "\n";
     return text;
   };
 
@@ -493,7 +511,8 @@ TEST_CASE("an installed log handler receives the cache events of this process", 
 
   // A warning reaches the handler too.
   events.clear();
-  for (const auto& name : entries_in(dir.path())) write_file(dir.path() / name, "garbage");
+  for (const auto& name : entries_in(dir.path()))
+    write_file(dir.path() / name, "garbage");
   scan_in_fresh_context();
   INFO("events of the scan over garbage entries:\n" << all_events());
   CHECK(logged("ignoring", clscan::log_level::warning));

@@ -29,10 +29,10 @@
 #include <vector>
 
 using namespace clscan_test;
-using clscan_test::guarded::splitmix64;
 using clscan::algorithm;
 using clscan::op;
 using clscan::scan_kind;
+using clscan_test::guarded::splitmix64;
 
 namespace {
 
@@ -54,7 +54,8 @@ public:
   std::string text() const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string all;
-    for (const auto& m : messages_) all += m + "\n";
+    for (const auto& m : messages_)
+      all += m + "\n";
     return all;
   }
 
@@ -93,10 +94,22 @@ job draw_job(splitmix64& r) {
   job j;
   // (int: sum, bit_xor), (uint: max), (long: sum): with both algorithms and both alignments, 16 programs.
   switch (r.next() % 4) {
-  case 0: j.type = t_int; j.operation = op::sum; break;
-  case 1: j.type = t_int; j.operation = op::bit_xor; break;
-  case 2: j.type = t_uint; j.operation = op::max; break;
-  default: j.type = t_long; j.operation = op::sum; break;
+  case 0:
+    j.type = t_int;
+    j.operation = op::sum;
+    break;
+  case 1:
+    j.type = t_int;
+    j.operation = op::bit_xor;
+    break;
+  case 2:
+    j.type = t_uint;
+    j.operation = op::max;
+    break;
+  default:
+    j.type = t_long;
+    j.operation = op::sum;
+    break;
   }
   const algorithm algos[] = {algorithm::automatic, algorithm::single_pass, algorithm::three_stage};
   j.algo = algos[r.next() % 3];
@@ -113,8 +126,7 @@ job draw_job(splitmix64& r) {
   return j;
 }
 
-template <typename T>
-T combine(op operation, T a, T b) {
+template <typename T> T combine(op operation, T a, T b) {
   using U = std::make_unsigned_t<T>;
   switch (operation) {
   case op::sum: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
@@ -124,8 +136,7 @@ T combine(op operation, T a, T b) {
   }
 }
 
-template <typename T>
-T identity(op operation) {
+template <typename T> T identity(op operation) {
   return operation == op::max ? std::numeric_limits<T>::lowest() : T(0);
 }
 
@@ -157,7 +168,8 @@ std::string run_job(const cl::Context& context, const cl::CommandQueue& queue, c
   std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(j.in_offset));
   std::vector<T> out_image = j.in_place ? in_image : std::vector<T>(j.out_offset + j.n + j.back, poison);
   std::vector<T> out_expected = out_image;
-  std::copy(reference.begin(), reference.end(), out_expected.begin() + static_cast<std::ptrdiff_t>(j.out_offset));
+  std::copy(reference.begin(), reference.end(),
+            out_expected.begin() + static_cast<std::ptrdiff_t>(j.out_offset));
 
   cl_int status = CL_SUCCESS;
   cl::Buffer in(context, CL_MEM_READ_WRITE, in_image.size() * sizeof(T), nullptr, &status);
@@ -177,7 +189,8 @@ std::string run_job(const cl::Context& context, const cl::CommandQueue& queue, c
   const auto upload = [&](const cl::Buffer& buffer, const std::vector<T>& image) {
     if (j.upload_events) {
       cl::Event uploaded;
-      status = queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, image.size() * sizeof(T), image.data(), nullptr, &uploaded);
+      status = queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, image.size() * sizeof(T), image.data(), nullptr,
+                                        &uploaded);
       if (status == CL_SUCCESS) opts.wait_list.push_back(uploaded);
     } else {
       status = queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, image.size() * sizeof(T), image.data());
@@ -193,9 +206,11 @@ std::string run_job(const cl::Context& context, const cl::CommandQueue& queue, c
   cl::Event done;
   try {
     if (j.kind == scan_kind::inclusive)
-      done = j.in_place ? clscan::inclusive<T>(queue, in, j.n, opts) : clscan::inclusive<T>(queue, in, out, j.n, opts);
+      done = j.in_place ? clscan::inclusive<T>(queue, in, j.n, opts)
+                        : clscan::inclusive<T>(queue, in, out, j.n, opts);
     else
-      done = j.in_place ? clscan::exclusive<T>(queue, in, j.n, opts) : clscan::exclusive<T>(queue, in, out, j.n, opts);
+      done = j.in_place ? clscan::exclusive<T>(queue, in, j.n, opts)
+                        : clscan::exclusive<T>(queue, in, out, j.n, opts);
   } catch (const std::exception& e) {
     queue.finish(); // the images must outlive the uploads
     return std::string("the call threw: ") + e.what();
@@ -205,7 +220,8 @@ std::string run_job(const cl::Context& context, const cl::CommandQueue& queue, c
     queue.finish();
     return "waiting for the returned event failed: " + std::to_string(status);
   }
-  if (done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE) return "the returned event is not complete";
+  if (done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE)
+    return "the returned event is not complete";
 
   std::vector<T> got(out_expected.size());
   if ((status = queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(T), got.data())) != CL_SUCCESS)
@@ -219,15 +235,17 @@ std::string run_job(const cl::Context& context, const cl::CommandQueue& queue, c
     if (!differences) return;
     std::ostringstream message;
     message << what << ": " << differences << " elements differ, the first at buffer index " << first << " ("
-            << (first < range_begin ? "front guard" : first < range_begin + j.n ? "scanned range" : "back guard")
+            << (first < range_begin         ? "front guard"
+                : first < range_begin + j.n ? "scanned range"
+                                            : "back guard")
             << "): expected " << +expected[first] << ", got " << +actual[first] << "; ";
     problems += message.str();
   };
   compare(j.in_place ? "buffer" : "output buffer", got, out_expected, j.out_offset);
   if (!j.in_place) {
     std::vector<T> input_after(in_image.size());
-    if ((status = queue.enqueueReadBuffer(in, CL_TRUE, 0, input_after.size() * sizeof(T), input_after.data())) !=
-        CL_SUCCESS)
+    if ((status = queue.enqueueReadBuffer(in, CL_TRUE, 0, input_after.size() * sizeof(T),
+                                          input_after.data())) != CL_SUCCESS)
       return "clEnqueueReadBuffer failed: " + std::to_string(status);
     compare("input buffer (must be unchanged)", input_after, in_image, j.in_offset);
   }
@@ -261,18 +279,19 @@ void worker(const cl::Context& context, const cl::CommandQueue& queue, std::uint
 }
 
 // Runs `body(t)` on `threads` threads at once and waits for all of them.
-template <typename Body>
-void run_threads(std::size_t threads, Body body) {
+template <typename Body> void run_threads(std::size_t threads, Body body) {
   std::vector<std::thread> pool;
   pool.reserve(threads);
   std::atomic<bool> go{false};
   for (std::size_t t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      while (!go.load()) std::this_thread::yield();
+      while (!go.load())
+        std::this_thread::yield();
       body(t);
     });
   go = true;
-  for (auto& thread : pool) thread.join();
+  for (auto& thread : pool)
+    thread.join();
 }
 
 void report(const char* what, std::size_t expected, const std::atomic<std::size_t>& completed,
@@ -292,7 +311,8 @@ TEST_CASE("concurrency: eight threads, each with its own queue on one shared con
   cl::Context context(device);
   constexpr std::size_t threads = 8, scans = 300;
   std::vector<cl::CommandQueue> queues;
-  for (std::size_t t = 0; t < threads; ++t) queues.emplace_back(context, device);
+  for (std::size_t t = 0; t < threads; ++t)
+    queues.emplace_back(context, device);
   failure_log failures;
   std::atomic<std::size_t> completed{0};
   const auto start = std::chrono::steady_clock::now();
@@ -314,8 +334,8 @@ TEST_CASE("concurrency: threads sharing one queue wait on their own events", "[c
     std::atomic<std::size_t> completed{0};
     const auto start = std::chrono::steady_clock::now();
     run_threads(threads, [&](std::size_t t) {
-      worker(context, queue, base_seed + 100 + t, scans, "thread " + std::to_string(t) + " (shared in-order queue)",
-             failures, completed);
+      worker(context, queue, base_seed + 100 + t, scans,
+             "thread " + std::to_string(t) + " (shared in-order queue)", failures, completed);
     });
     report("4 threads x 150 scans, one shared in-order queue", threads * scans, completed, failures, start);
   }
@@ -331,10 +351,11 @@ TEST_CASE("concurrency: threads sharing one queue wait on their own events", "[c
     std::atomic<std::size_t> completed{0};
     const auto start = std::chrono::steady_clock::now();
     run_threads(threads, [&](std::size_t t) {
-      worker(context, queue, base_seed + 200 + t, scans, "thread " + std::to_string(t) + " (shared out-of-order queue)",
-             failures, completed);
+      worker(context, queue, base_seed + 200 + t, scans,
+             "thread " + std::to_string(t) + " (shared out-of-order queue)", failures, completed);
     });
-    report("4 threads x 150 scans, one shared out-of-order queue", threads * scans, completed, failures, start);
+    report("4 threads x 150 scans, one shared out-of-order queue", threads * scans, completed, failures,
+           start);
   }
   clscan::release_cached_resources();
 }

@@ -26,15 +26,14 @@ namespace {
 // Known contents that no scan of them reproduces.
 std::vector<cl_int> known_data(std::size_t count, cl_int salt = 0) {
   std::vector<cl_int> data(count);
-  for (std::size_t i = 0; i < count; ++i) data[i] = static_cast<cl_int>(i * 7 + 3) ^ salt;
+  for (std::size_t i = 0; i < count; ++i)
+    data[i] = static_cast<cl_int>(i * 7 + 3) ^ salt;
   return data;
 }
 
-
 // The message of the clscan::invalid_argument that `call` throws (fails the test when it throws
 // nothing or something else).
-template <typename Call>
-std::string invalid_argument_message(Call&& call) {
+template <typename Call> std::string invalid_argument_message(Call&& call) {
   try {
     call();
   } catch (const clscan::invalid_argument& e) {
@@ -144,12 +143,14 @@ TEST_CASE("buffers from another context than the queue's are rejected", "[errors
                Contains("another context"));
   }
   SECTION("foreign input") {
-    const std::string message = invalid_argument_message([&] { clscan::inclusive(e.queue, foreign, own, 64); });
+    const std::string message =
+        invalid_argument_message([&] { clscan::inclusive(e.queue, foreign, own, 64); });
     CHECK_THAT(message, Contains("input buffer"));
     CHECK_THAT(message, Contains("another context"));
   }
   SECTION("foreign output") {
-    const std::string message = invalid_argument_message([&] { clscan::exclusive(e.queue, own, foreign, 64); });
+    const std::string message =
+        invalid_argument_message([&] { clscan::exclusive(e.queue, own, foreign, 64); });
     CHECK_THAT(message, Contains("output buffer"));
     CHECK_THAT(message, Contains("another context"));
   }
@@ -231,7 +232,8 @@ TEST_CASE("overlapping input and output ranges in one buffer are rejected", "[er
 TEST_CASE("operators that do not fit the request are rejected", "[errors]") {
   auto& e = env();
   std::vector<cl_float> floats(64);
-  for (std::size_t i = 0; i < floats.size(); ++i) floats[i] = static_cast<cl_float>(i) * 0.5f + 1.0f;
+  for (std::size_t i = 0; i < floats.size(); ++i)
+    floats[i] = static_cast<cl_float>(i) * 0.5f + 1.0f;
   cl::Buffer float_buffer = make_buffer(floats);
   const auto ints = known_data(64);
   cl::Buffer int_buffer = make_buffer(ints);
@@ -316,17 +318,18 @@ TEST_CASE("exceptions form one hierarchy under clscan::error", "[errors]") {
   const std::runtime_error& as_runtime = built;
   CHECK(as_opencl.status() == CL_BUILD_PROGRAM_FAILURE);
   CHECK(std::string(as_error.what()) == as_runtime.what());
-  CHECK(dynamic_cast<const clscan::error*>(&static_cast<const std::exception&>(
-            clscan::invalid_argument("x"))) != nullptr);
-  CHECK(dynamic_cast<const clscan::error*>(&static_cast<const std::exception&>(
-            clscan::unsupported_error("x"))) != nullptr);
+  CHECK(dynamic_cast<const clscan::error*>(
+            &static_cast<const std::exception&>(clscan::invalid_argument("x"))) != nullptr);
+  CHECK(dynamic_cast<const clscan::error*>(
+            &static_cast<const std::exception&>(clscan::unsupported_error("x"))) != nullptr);
 }
 
 TEST_CASE("an invalid CLSCAN_TUNING is rejected with invalid_argument", "[errors]") {
   auto& e = env();
   const auto data = known_data(500);
-  const char* bad_value = GENERATE(as<const char*>{}, "wg=0", "vec=3", "items=6,vec=4", "items=0", "lookback=0",
-                                  "wg=1,items=1,vec=1");
+  const char* bad_value = GENERATE(as<const char*>{}, "wg=0", "vec=3", "items=6,vec=4", "items=0",
+                                   "lookback=0", "wg=1,items=1,vec=1",
+                                   "wg=16,items=131072"); // 8 MiB tiles in private memory
   // The tuning is read once per workspace (context and device): a fresh context reads it again.
   cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device);
@@ -336,20 +339,23 @@ TEST_CASE("an invalid CLSCAN_TUNING is rejected with invalid_argument", "[errors
   {
     scoped_env tuning("CLSCAN_TUNING", bad_value);
     INFO("CLSCAN_TUNING=" << bad_value);
-    const std::string message = invalid_argument_message([&] { clscan::inclusive(queue, buffer, data.size()); });
+    const std::string message =
+        invalid_argument_message([&] { clscan::inclusive(queue, buffer, data.size()); });
     CHECK_THAT(message, Contains("CLSCAN_TUNING"));
     CHECK_THAT(message, Contains(bad_value));
     CHECK_THROWS_AS(clscan::plan_for(e.device), clscan::invalid_argument);
   }
   std::vector<cl_int> after(data.size());
-  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) == CL_SUCCESS);
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) ==
+          CL_SUCCESS);
   CHECK(after == data);
 
   // With the variable gone the same context works.
   clscan::inclusive(queue, buffer, data.size()).wait();
   std::vector<cl_int> expected(data.size());
   std::inclusive_scan(data.begin(), data.end(), expected.begin());
-  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) == CL_SUCCESS);
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) ==
+          CL_SUCCESS);
   CHECK(after == expected);
 }
 
@@ -369,10 +375,12 @@ TEST_CASE("a valid CLSCAN_TUNING is applied and reported by plan_for", "[errors]
   cl::CommandQueue queue(context, e.device);
   std::vector<cl_int> data = known_data(1000); // many 32-element tiles
   cl::Buffer buffer(context, CL_MEM_READ_WRITE, data.size() * sizeof(cl_int));
-  REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), data.data()) == CL_SUCCESS);
+  REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), data.data()) ==
+          CL_SUCCESS);
   clscan::inclusive(queue, buffer, data.size()).wait();
   std::vector<cl_int> after(data.size());
-  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) == CL_SUCCESS);
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) ==
+          CL_SUCCESS);
   std::inclusive_scan(data.begin(), data.end(), data.begin());
   CHECK(after == data);
 }
@@ -470,7 +478,8 @@ TEST_CASE("a scan that fails to enqueue leaves later scans correct", "[errors]")
   INFO("algorithm " << clscan_test::guarded::name_of(algo));
   const std::size_t n = 100000; // several tiles on every device
   std::vector<cl_int> data(n);
-  for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<cl_int>(i % 13) - 6;
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<cl_int>(i % 13) - 6;
   std::vector<cl_int> expected(n);
   std::inclusive_scan(data.begin(), data.end(), expected.begin());
   cl::Buffer in = make_buffer(data);

@@ -61,7 +61,6 @@ constexpr std::uint64_t default_cases = 300;
 constexpr std::size_t max_random_n = std::size_t{1} << 20;
 constexpr std::chrono::seconds scan_timeout{120};
 
-
 std::optional<std::uint64_t> env_number(const char* name) {
   const char* text = std::getenv(name);
   if (!text || !*text) return std::nullopt;
@@ -96,8 +95,10 @@ const std::vector<shape_def>& shapes() {
       made.push_back({std::string(inherited), std::string("inherited CLSCAN_TUNING=") + inherited});
     else
       made.push_back({std::nullopt, "device defaults (CLSCAN_TUNING unset)"});
-    made.push_back({std::string("wg=4,items=8,vec=4,lookback=2"), "CLSCAN_TUNING=wg=4,items=8,vec=4,lookback=2"});
-    made.push_back({std::string("wg=3,items=6,vec=2,lookback=3"), "CLSCAN_TUNING=wg=3,items=6,vec=2,lookback=3"});
+    made.push_back(
+        {std::string("wg=4,items=8,vec=4,lookback=2"), "CLSCAN_TUNING=wg=4,items=8,vec=4,lookback=2"});
+    made.push_back(
+        {std::string("wg=3,items=6,vec=2,lookback=3"), "CLSCAN_TUNING=wg=3,items=6,vec=2,lookback=3"});
     return made;
   }();
   return defs;
@@ -143,11 +144,9 @@ clscan::element_type element_type_of(int type) {
   }
 }
 
-template <typename T>
-constexpr bool is_float = std::is_floating_point<T>::value;
+template <typename T> constexpr bool is_float = std::is_floating_point<T>::value;
 
-template <typename T>
-T random_bits(splitmix64& r) {
+template <typename T> T random_bits(splitmix64& r) {
   const std::uint64_t bits = r.next();
   T value;
   std::memcpy(&value, &bits, sizeof value);
@@ -155,13 +154,11 @@ T random_bits(splitmix64& r) {
 }
 
 // Wrapping a + b and a * b for integers: unsigned arithmetic (signed overflow is undefined in C++).
-template <typename T>
-T wrapping_sum(T a, T b) {
+template <typename T> T wrapping_sum(T a, T b) {
   using U = std::make_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
 }
-template <typename T>
-T wrapping_product(T a, T b) {
+template <typename T> T wrapping_product(T a, T b) {
   using U = std::make_unsigned_t<T>;
   using wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
   return static_cast<T>(static_cast<U>(static_cast<wide>(a) * static_cast<wide>(b)));
@@ -169,8 +166,7 @@ T wrapping_product(T a, T b) {
 
 // Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
 // b". Associative, not commutative (as in tests/test_types.cpp).
-template <typename T>
-struct affine {
+template <typename T> struct affine {
   static constexpr unsigned half = 4 * sizeof(T);
   static constexpr T low = static_cast<T>((T{1} << half) - 1);
   static T compose(T a, T b) {
@@ -202,8 +198,7 @@ const char* data_name(data_kind kind) {
   return "?";
 }
 
-template <typename T>
-T draw_value(data_kind kind, splitmix64& r) {
+template <typename T> T draw_value(data_kind kind, splitmix64& r) {
   switch (kind) {
   case data_kind::random_bits:
     if constexpr (!is_float<T>) return random_bits<T>(r);
@@ -242,8 +237,7 @@ T draw_value(data_kind kind, splitmix64& r) {
 }
 
 // One operator as the library gets it and as the CPU reference computes it.
-template <typename T>
-struct op_case {
+template <typename T> struct op_case {
   std::string label;
   op operation = op::sum;
   std::string custom_op;
@@ -254,8 +248,7 @@ struct op_case {
   bool rounded = false;        // floating-point sum: checked against an error bound
 };
 
-template <typename T>
-std::vector<op_case<T>> make_ops() {
+template <typename T> std::vector<op_case<T>> make_ops() {
   std::vector<op_case<T>> ops;
   auto add = [&](std::string label, op operation, T identity, std::function<T(T, T)> combine,
                  std::vector<data_kind> data, bool rounded = false, std::string custom = {}) {
@@ -274,10 +267,13 @@ std::vector<op_case<T>> make_ops() {
   const auto max_op = [](T a, T b) { return a < b ? b : a; };
   if constexpr (is_float<T>) {
     const T inf = std::numeric_limits<T>::infinity();
-    add("sum", op::sum, T(0), [](T a, T b) { return a + b; }, {data_kind::unit, data_kind::small}, true);
+    add(
+        "sum", op::sum, T(0), [](T a, T b) { return a + b; }, {data_kind::unit, data_kind::small}, true);
     add("min", op::min, inf, min_op, {data_kind::wide});
     add("max", op::max, -inf, max_op, {data_kind::wide});
-    add("custom \"a + b\"", op::custom, T(0), [](T a, T b) { return a + b; }, {data_kind::unit}, true, "a + b");
+    add(
+        "custom \"a + b\"", op::custom, T(0), [](T a, T b) { return a + b; }, {data_kind::unit}, true,
+        "a + b");
     add("custom \"min(a, b)\"", op::custom, inf, min_op, {data_kind::wide}, false, "min(a, b)");
   } else {
     const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
@@ -286,8 +282,10 @@ std::vector<op_case<T>> make_ops() {
     add("max", op::max, lowest, max_op, {data_kind::random_bits, data_kind::small});
     add("bit_and", op::bit_and, static_cast<T>(~T(0)), [](T a, T b) { return static_cast<T>(a & b); },
         {data_kind::mostly_ones});
-    add("bit_or", op::bit_or, T(0), [](T a, T b) { return static_cast<T>(a | b); }, {data_kind::mostly_zeros});
-    add("bit_xor", op::bit_xor, T(0), [](T a, T b) { return static_cast<T>(a ^ b); }, {data_kind::random_bits});
+    add("bit_or", op::bit_or, T(0), [](T a, T b) { return static_cast<T>(a | b); },
+        {data_kind::mostly_zeros});
+    add("bit_xor", op::bit_xor, T(0), [](T a, T b) { return static_cast<T>(a ^ b); },
+        {data_kind::random_bits});
     if constexpr (std::is_unsigned<T>::value) {
       add("custom \"a * b\"", op::custom, T(1), wrapping_product<T>, {data_kind::mostly_odd}, false, "a * b");
       add("custom affine composition (not commutative)", op::custom, static_cast<T>(T{1} << affine<T>::half),
@@ -301,8 +299,7 @@ std::vector<op_case<T>> make_ops() {
   return ops;
 }
 
-template <typename T>
-const std::vector<op_case<T>>& ops_of() {
+template <typename T> const std::vector<op_case<T>>& ops_of() {
   static const std::vector<op_case<T>> ops = make_ops<T>();
   return ops;
 }
@@ -366,23 +363,22 @@ std::string op_label(int type, std::size_t index) {
 
 std::string replay_command(const fuzz_case& c) {
   return "CLSCAN_FUZZ_SEED=" + hex(c.seed) + " CLSCAN_FUZZ_CASES=" + std::to_string(c.cases) +
-         " CLSCAN_FUZZ_REPLAY=" + std::to_string(c.index) +
-         " clscan-tests \"[fuzz]\"";
+         " CLSCAN_FUZZ_REPLAY=" + std::to_string(c.index) + " clscan-tests \"[fuzz]\"";
 }
 
 std::string describe(const fuzz_case& c) {
   std::ostringstream out;
-  out << "case " << c.index << " of seed " << hex(c.seed) << " (" << c.cases << " cases): " << type_names[c.type] << ", "
-      << op_label(c.type, c.op_index) << ", " << name_of(c.kind) << ", " << name_of(c.algo)
-      << (c.deterministic ? " (deterministic)" : "") << ", n = " << c.n << " (" << c.size_origin << "), "
-      << placement_name(c.place) << ", in_offset " << c.in_offset << ", out_offset " << c.out_offset << " ("
-      << (c.aligned_offsets ? "multiples of 16" : "unaligned") << "), " << c.back_guard
-      << " guard elements after the buffer's last range";
+  out << "case " << c.index << " of seed " << hex(c.seed) << " (" << c.cases
+      << " cases): " << type_names[c.type] << ", " << op_label(c.type, c.op_index) << ", " << name_of(c.kind)
+      << ", " << name_of(c.algo) << (c.deterministic ? " (deterministic)" : "") << ", n = " << c.n << " ("
+      << c.size_origin << "), " << placement_name(c.place) << ", in_offset " << c.in_offset << ", out_offset "
+      << c.out_offset << " (" << (c.aligned_offsets ? "multiples of 16" : "unaligned") << "), "
+      << c.back_guard << " guard elements after the buffer's last range";
   if (c.place == placement::one_buffer) out << ", one buffer of " << c.buffer_elements << " elements";
   out << ", initial value: " << (c.has_initial ? "drawn from the data" : "none")
       << ", uploads: " << (c.wait_on_upload_queue ? "on another queue, in wait_list" : "blocking, same queue")
-      << ", shape: " << shapes()[c.shape].label << ", data seed " << hex(c.data_seed) << "; replay: "
-      << replay_command(c);
+      << ", shape: " << shapes()[c.shape].label << ", data seed " << hex(c.data_seed)
+      << "; replay: " << replay_command(c);
   return out.str();
 }
 
@@ -412,16 +408,18 @@ std::vector<family> family_pool(std::uint64_t seed, std::uint64_t cases, bool fp
   for (int type = 0; type < (fp64 ? type_count : type_count - 1); ++type)
     for (std::size_t op_index = 0; op_index < op_count(type); ++op_index)
       for (std::size_t shape = 0; shape < shapes().size(); ++shape)
-        for (bool aligned : {true, false}) all.push_back({type, op_index, shape, aligned});
+        for (bool aligned : {true, false})
+          all.push_back({type, op_index, shape, aligned});
   splitmix64 r{seed ^ 0xFA111E5ull};
-  for (std::size_t i = all.size() - 1; i > 0; --i) std::swap(all[i], all[r.next() % (i + 1)]);
+  for (std::size_t i = all.size() - 1; i > 0; --i)
+    std::swap(all[i], all[r.next() % (i + 1)]);
   const std::uint64_t wanted = std::max<std::uint64_t>(40, cases / 8);
   if (wanted < all.size()) all.resize(static_cast<std::size_t>(wanted));
   return all;
 }
 
-fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uint64_t seed, std::uint64_t cases,
-                    std::uint64_t index) {
+fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uint64_t seed,
+                    std::uint64_t cases, std::uint64_t index) {
   splitmix64 r{seed ^ (index * 0xD1B54A32D192ED03ull) ^ 0x5DEECE66Dull};
   r.next();
   fuzz_case c;
@@ -461,10 +459,12 @@ fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uin
     const long delta = static_cast<long>(r.next() % 5) - 2;
     const long n = static_cast<long>(k * tile) + delta;
     c.n = n < 0 ? 0 : static_cast<std::size_t>(n);
-    c.size_origin = std::to_string(k) + " x " + name + (delta < 0 ? " - " : " + ") + std::to_string(std::labs(delta));
+    c.size_origin =
+        std::to_string(k) + " x " + name + (delta < 0 ? " - " : " + ") + std::to_string(std::labs(delta));
   } else {
     const double exponent = r.unit() * 20.0;
-    c.n = std::min<std::size_t>(static_cast<std::size_t>(std::pow(2.0, exponent)) + r.next() % 17, max_random_n + 16);
+    c.n = std::min<std::size_t>(static_cast<std::size_t>(std::pow(2.0, exponent)) + r.next() % 17,
+                                max_random_n + 16);
     c.size_origin = "random";
   }
 
@@ -505,8 +505,7 @@ struct outcome {
   std::string algorithm_run; // the algorithm the case asked for
 };
 
-template <typename T>
-std::string show(const T& value) {
+template <typename T> std::string show(const T& value) {
   std::ostringstream out;
   if constexpr (is_float<T>)
     out << std::setprecision(std::numeric_limits<T>::max_digits10) << value;
@@ -519,7 +518,8 @@ std::string show(const T& value) {
 // is left to the error-bound check. Describes the first difference and the number of differences.
 template <typename T>
 std::string compare_image(const char* what, const std::vector<T>& got, const std::vector<T>& expected,
-                          std::size_t skip_begin, std::size_t skip_end, std::size_t range_begin, std::size_t range_end) {
+                          std::size_t skip_begin, std::size_t skip_end, std::size_t range_begin,
+                          std::size_t range_end) {
   std::size_t differences = 0, first = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (i >= skip_begin && i < skip_end) continue;
@@ -530,16 +530,18 @@ std::string compare_image(const char* what, const std::vector<T>& got, const std
   const char* region = first < range_begin ? "a guard before the scanned range"
                        : first < range_end ? "the scanned range"
                                            : "a guard after the scanned range";
-  out << what << ": " << differences << " elements differ; the first at buffer index " << first << " (" << region;
-  if (first >= range_begin && first < range_end) out << ", element " << first - range_begin << " of the result";
+  out << what << ": " << differences << " elements differ; the first at buffer index " << first << " ("
+      << region;
+  if (first >= range_begin && first < range_end)
+    out << ", element " << first - range_begin << " of the result";
   out << "): expected " << show(expected[first]) << ", got " << show(got[first]) << "; ";
   return out.str();
 }
 
 // Floating-point sums: |got - ref| <= tolerance * (|initial| + sum of |x| over the prefix) + 1e-30.
 template <typename T>
-std::string check_rounded(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in, scan_kind kind,
-                          T initial) {
+std::string check_rounded(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in,
+                          scan_kind kind, T initial) {
   const long double tolerance = std::is_same<T, cl_float>::value ? 1e-5L : 1e-13L;
   long double sum = initial, magnitude = std::fabs(static_cast<long double>(initial));
   std::size_t violations = 0, first = 0;
@@ -564,9 +566,9 @@ std::string check_rounded(const std::vector<T>& got, std::size_t offset, const s
   if (!violations) return {};
   std::ostringstream out;
   out.precision(std::numeric_limits<long double>::max_digits10);
-  out << "result: " << violations << " of " << in.size() << " elements outside the error bound; the first at index "
-      << first << ": reference " << first_ref << ", got " << got[offset + first] << ", allowed error " << first_bound
-      << "; ";
+  out << "result: " << violations << " of " << in.size()
+      << " elements outside the error bound; the first at index " << first << ": reference " << first_ref
+      << ", got " << got[offset + first] << ", allowed error " << first_bound << "; ";
   return out.str();
 }
 
@@ -576,15 +578,15 @@ cl_int await(const cl::Event& event, const cl::CommandQueue& queue, const fuzz_c
   queue.flush();
   auto waiting = std::async(std::launch::async, [&event] { return event.wait(); });
   if (waiting.wait_for(scan_timeout) == std::future_status::timeout) {
-    std::cerr << "clscan fuzz: a scan did not complete within " << scan_timeout.count() << " s; taking it for a hang "
+    std::cerr << "clscan fuzz: a scan did not complete within " << scan_timeout.count()
+              << " s; taking it for a hang "
               << "and aborting. " << describe(c) << std::endl;
     std::abort();
   }
   return waiting.get();
 }
 
-template <typename T>
-outcome run_typed(fuzz_state& state, const fuzz_case& c) {
+template <typename T> outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   outcome result;
   const op_case<T>& oc = ops_of<T>()[c.op_index];
   shape_context& sc = context_for(state, c.shape);
@@ -593,7 +595,8 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   splitmix64 r{c.data_seed};
   const data_kind kind = oc.data[c.data_choice % oc.data.size()];
   std::vector<T> input(c.n);
-  for (auto& x : input) x = draw_value<T>(kind, r);
+  for (auto& x : input)
+    x = draw_value<T>(kind, r);
   const T initial = draw_value<T>(kind, r);
 
   // The CPU reference.
@@ -617,7 +620,8 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(c.in_offset));
   const bool separate_output = c.place == placement::out_of_place;
   std::vector<T> out_expected = separate_output ? out_image : in_image;
-  std::copy(reference.begin(), reference.end(), out_expected.begin() + static_cast<std::ptrdiff_t>(c.out_offset));
+  std::copy(reference.begin(), reference.end(),
+            out_expected.begin() + static_cast<std::ptrdiff_t>(c.out_offset));
 
   const auto make = [&](const std::vector<T>& image) {
     return cl::Buffer(sc.context, CL_MEM_READ_WRITE, std::max<std::size_t>(image.size(), 1) * sizeof(T));
@@ -639,11 +643,12 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
     if (image.empty()) return;
     if (c.wait_on_upload_queue) {
       cl::Event uploaded;
-      REQUIRE(sc.upload_queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, image.size() * sizeof(T), image.data(), nullptr,
-                                                 &uploaded) == CL_SUCCESS);
+      REQUIRE(sc.upload_queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, image.size() * sizeof(T), image.data(),
+                                                 nullptr, &uploaded) == CL_SUCCESS);
       opts.wait_list.push_back(uploaded);
     } else {
-      REQUIRE(sc.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, image.size() * sizeof(T), image.data()) == CL_SUCCESS);
+      REQUIRE(sc.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, image.size() * sizeof(T), image.data()) ==
+              CL_SUCCESS);
     }
   };
   upload(in, in_image);
@@ -656,9 +661,11 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
     scoped_env tuning("CLSCAN_TUNING", shapes()[c.shape].tuning);
     const bool in_place_call = c.place == placement::in_place;
     if (c.kind == scan_kind::inclusive)
-      done = in_place_call ? clscan::inclusive<T>(sc.queue, in, c.n, opts) : clscan::inclusive<T>(sc.queue, in, out, c.n, opts);
+      done = in_place_call ? clscan::inclusive<T>(sc.queue, in, c.n, opts)
+                           : clscan::inclusive<T>(sc.queue, in, out, c.n, opts);
     else
-      done = in_place_call ? clscan::exclusive<T>(sc.queue, in, c.n, opts) : clscan::exclusive<T>(sc.queue, in, out, c.n, opts);
+      done = in_place_call ? clscan::exclusive<T>(sc.queue, in, c.n, opts)
+                           : clscan::exclusive<T>(sc.queue, in, out, c.n, opts);
   } catch (const clscan::unsupported_error& e) {
     sc.upload_queue.finish();
     if (expect_unsupported) return result;
@@ -674,7 +681,8 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   }
   if (expect_unsupported) {
     result.ok = false;
-    result.problem = "single_pass is not available on this device, yet the call did not throw unsupported_error; ";
+    result.problem =
+        "single_pass is not available on this device, yet the call did not throw unsupported_error; ";
   }
   const cl_int waited = await(done, sc.queue, c);
   sc.upload_queue.finish();
@@ -687,16 +695,18 @@ outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   const auto read = [&](const cl::Buffer& buffer, std::size_t count) {
     std::vector<T> contents(count);
     if (count)
-      REQUIRE(sc.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(T), contents.data()) == CL_SUCCESS);
+      REQUIRE(sc.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(T), contents.data()) ==
+              CL_SUCCESS);
     return contents;
   };
   std::string problems;
   const std::vector<T> got_out = read(out, out_expected.size());
   const bool rounded = oc.rounded;
   const std::size_t skip_begin = rounded ? c.out_offset : 0, skip_end = rounded ? c.out_offset + c.n : 0;
-  problems += compare_image(separate_output ? "output buffer" : "buffer", got_out, out_expected, skip_begin, skip_end,
-                            c.out_offset, c.out_offset + c.n);
-  if (rounded) problems += check_rounded(got_out, c.out_offset, input, c.kind, c.has_initial ? initial : T(0));
+  problems += compare_image(separate_output ? "output buffer" : "buffer", got_out, out_expected, skip_begin,
+                            skip_end, c.out_offset, c.out_offset + c.n);
+  if (rounded)
+    problems += check_rounded(got_out, c.out_offset, input, c.kind, c.has_initial ? initial : T(0));
   if (separate_output)
     problems += compare_image("input buffer (must be unchanged)", read(in, in_image.size()), in_image, 0, 0,
                               c.in_offset, c.in_offset + c.n);
@@ -731,12 +741,13 @@ TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz]") {
             << (replay ? "replaying case " + std::to_string(*replay) + " only (CLSCAN_FUZZ_REPLAY)"
                        : std::to_string(cases) + " cases (CLSCAN_FUZZ_CASES)")
             << (fp64 ? "" : "; no fp64: cl_double is not drawn") << std::endl;
-  for (std::size_t s = 0; s < shapes().size(); ++s) std::cout << "fuzz: shape " << s << ": " << shapes()[s].label << "\n";
+  for (std::size_t s = 0; s < shapes().size(); ++s)
+    std::cout << "fuzz: shape " << s << ": " << shapes()[s].label << "\n";
 
   fuzz_state state;
   const std::vector<family> pool = family_pool(seed, cases, fp64);
-  std::cout << "fuzz: cases drawn from " << pool.size() << " kernel families (type, operator, shape, alignment)"
-            << std::endl;
+  std::cout << "fuzz: cases drawn from " << pool.size()
+            << " kernel families (type, operator, shape, alignment)" << std::endl;
   std::map<std::string, std::map<std::string, std::size_t>> counts; // algorithm -> type -> cases
   std::map<std::string, std::size_t> shape_counts;
   std::vector<std::string> failures;
@@ -755,9 +766,10 @@ TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz]") {
       result.problem = std::string("exception: ") + e.what();
     }
     if (replay || verbose)
-      std::cout << "fuzz: case " << index << (result.ok ? " passed" : " FAILED") << " in "
-                << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - case_start).count()
-                << " ms" << std::endl;
+      std::cout
+          << "fuzz: case " << index << (result.ok ? " passed" : " FAILED") << " in "
+          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - case_start).count()
+          << " ms" << std::endl;
     ++run;
     ++counts[name_of(c.algo)][type_names[c.type]];
     ++shape_counts[shapes()[c.shape].label];
@@ -772,8 +784,8 @@ TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz]") {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::ostringstream summary;
-  summary << "fuzz summary: seed " << hex(seed) << ", " << run << " cases in " << std::fixed << std::setprecision(1)
-          << seconds << " s, " << failed << " failed. Cases per algorithm and type:";
+  summary << "fuzz summary: seed " << hex(seed) << ", " << run << " cases in " << std::fixed
+          << std::setprecision(1) << seconds << " s, " << failed << " failed. Cases per algorithm and type:";
   for (const auto& [algo, per_type] : counts) {
     summary << "\n  " << std::setw(11) << algo << ":";
     std::size_t total = 0;
@@ -784,11 +796,14 @@ TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz]") {
     summary << " (total " << total << ")";
   }
   summary << "\n  per shape:";
-  for (const auto& [label, count] : shape_counts) summary << " [" << label << "] " << count;
+  for (const auto& [label, count] : shape_counts)
+    summary << " [" << label << "] " << count;
   std::cout << summary.str() << std::endl;
 
-  INFO("seed " << hex(seed) << ": " << failed << " of " << run << " cases failed (first ones above; each line has "
+  INFO("seed " << hex(seed) << ": " << failed << " of " << run
+               << " cases failed (first ones above; each line has "
                << "its replay command)");
-  for (const std::string& failure : failures) UNSCOPED_INFO(failure);
+  for (const std::string& failure : failures)
+    UNSCOPED_INFO(failure);
   CHECK(failed == 0);
 }

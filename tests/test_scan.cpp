@@ -64,7 +64,8 @@ std::vector<cl_int> make_data(data_kind kind, std::size_t n, std::uint64_t seed 
   switch (kind) {
   case data_kind::random: {
     rng r{seed ^ (n * 0x9e37ull)};
-    for (auto& x : data) x = to_int(static_cast<std::uint32_t>(r.next() >> 16));
+    for (auto& x : data)
+      x = to_int(static_cast<std::uint32_t>(r.next() >> 16));
     break;
   }
   case data_kind::ones: std::fill(data.begin(), data.end(), 1); break;
@@ -139,8 +140,8 @@ struct scan_case {
   std::size_t out_offset = 5; // output front guard; in place, the front guard of the one buffer
   std::size_t back_guard = 6; // guard elements after the scanned range
   std::optional<cl_int> initial;
-  int repeats = 1;                    // calls in a row; in place each scans the previous result
-  std::vector<cl::Event> wait_list;   // for the first call
+  int repeats = 1;                  // calls in a row; in place each scans the previous result
+  std::vector<cl::Event> wait_list; // for the first call
 };
 
 // Offsets of `c` for an alignment: front guards of 4/8 elements (multiples of every vector width up
@@ -171,8 +172,8 @@ clscan::options<cl_int> options_for(const scan_case& c) {
   return opts;
 }
 
-cl::Event call_scan(const cl::CommandQueue& queue, const scan_case& c, const cl::Buffer& in, const cl::Buffer& out,
-                    const clscan::options<cl_int>& opts) {
+cl::Event call_scan(const cl::CommandQueue& queue, const scan_case& c, const cl::Buffer& in,
+                    const cl::Buffer& out, const clscan::options<cl_int>& opts) {
   if (c.in_place)
     return c.kind == scan_kind::inclusive ? clscan::inclusive(queue, in, c.n, opts)
                                           : clscan::exclusive(queue, in, c.n, opts);
@@ -212,20 +213,24 @@ void check_case(const pending_scan& p) {
   const std::string initial = describe(c.initial);
   CAPTURE(c.n, c.in_place, kind, algo, device, c.in_offset, c.out_offset, initial, c.repeats);
 
-  for (const cl::Event& event : p.events) await(event, p.queue);
+  for (const cl::Event& event : p.events)
+    await(event, p.queue);
 
   std::vector<cl_int> expected = p.input;
-  for (int r = 0; r < (c.in_place ? c.repeats : 1); ++r) expected = cpu_scan(expected, c.kind, c.initial);
+  for (int r = 0; r < (c.in_place ? c.repeats : 1); ++r)
+    expected = cpu_scan(expected, c.kind, c.initial);
 
   const std::vector<cl_int> out = read_back(p.out, c.out_offset + c.n + c.back_guard);
   check_exact("scanned range", out, c.out_offset, expected);
   check_guards(c.in_place ? "the buffer's guards" : "output buffer guards", out, c.out_offset, c.n);
   if (!c.in_place)
-    check_exact("input buffer, guards included (must be unchanged)", read_back(p.in, c.in_offset + c.n + c.back_guard),
-                0, guarded_image(&p.input, c.n, c.in_offset, c.back_guard));
+    check_exact("input buffer, guards included (must be unchanged)",
+                read_back(p.in, c.in_offset + c.n + c.back_guard), 0,
+                guarded_image(&p.input, c.n, c.in_offset, c.back_guard));
 }
 
-void run_case(const scan_case& c, const std::vector<cl_int>& input, const cl::CommandQueue& queue = env().queue) {
+void run_case(const scan_case& c, const std::vector<cl_int>& input,
+              const cl::CommandQueue& queue = env().queue) {
   check_case(enqueue_case(c, input, queue));
 }
 
@@ -249,13 +254,16 @@ std::vector<std::size_t> tiles_for(algorithm algo) {
 std::vector<std::size_t> small_and_tile_sizes(algorithm algo) {
   const clscan::dispatch_plan plan = clscan::plan_for(env().device);
   std::set<std::size_t> sizes;
-  for (std::size_t n = 0; n <= 9; ++n) sizes.insert(n);
+  for (std::size_t n = 0; n <= 9; ++n)
+    sizes.insert(n);
   for (const clscan::tuning* shape : {&plan.three_stage, &plan.single_pass})
     for (std::size_t b : {shape->vector_width, shape->items_per_thread, 2 * shape->items_per_thread + 1})
-      for (std::size_t n : {b - 1, b, b + 1}) sizes.insert(n);
+      for (std::size_t n : {b - 1, b, b + 1})
+        sizes.insert(n);
   for (std::size_t tile : tiles_for(algo))
     for (std::size_t k : {1, 2, 3, 4})
-      for (std::size_t n : {k * tile - 1, k * tile, k * tile + 1}) sizes.insert(n);
+      for (std::size_t n : {k * tile - 1, k * tile, k * tile + 1})
+        sizes.insert(n);
   return {sizes.begin(), sizes.end()};
 }
 
@@ -266,7 +274,8 @@ std::vector<std::size_t> recursion_sizes() {
   const std::size_t limit = budget_elements();
   std::vector<std::size_t> sizes;
   for (std::size_t power = tile * tile; power + 1 <= limit; power *= tile) {
-    for (std::size_t n : {power - 1, power, power + 1}) sizes.push_back(n);
+    for (std::size_t n : {power - 1, power, power + 1})
+      sizes.push_back(n);
     if (power > limit / tile) break; // the next power is over the budget (or would overflow)
   }
   return sizes;
@@ -315,7 +324,8 @@ void recursion_boundaries(algorithm algo) {
                          << " elements: no size here needs three recursion levels");
   // Each of these scans takes about a second in a Debug build: every combination for the sizes that
   // need one more level (power + 1), two of the four for the others.
-  for (std::size_t n : sizes) run_matrix(algo, {n}, {data_kind::random}, n % tile == 1);
+  for (std::size_t n : sizes)
+    run_matrix(algo, {n}, {data_kind::random}, n % tile == 1);
 }
 
 void random_sizes(algorithm algo) {
@@ -332,7 +342,8 @@ void random_sizes(algorithm algo) {
 
 void scan_of_a_scan(algorithm algo) {
   const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
-  for (std::size_t n : {std::size_t{1}, std::size_t{9}, tile - 1, tile + 1, 3 * tile + 5, std::size_t{100003}})
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{9}, tile - 1, tile + 1, 3 * tile + 5, std::size_t{100003}})
     for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
       for (bool in_place : {true, false})
         for (std::optional<cl_int> initial : {std::optional<cl_int>{}, std::optional<cl_int>{-3}}) {
@@ -349,10 +360,10 @@ void scan_of_a_scan(algorithm algo) {
 
 void initial_values(algorithm algo) {
   const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
-  const std::vector<cl_int> initials = {0, 1, -7, 123456789, std::numeric_limits<cl_int>::max(),
-                                        std::numeric_limits<cl_int>::min()};
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{9}, tile - 1, tile, tile + 1,
-                        2 * tile + 3, std::size_t{100003}})
+  const std::vector<cl_int> initials = {
+      0, 1, -7, 123456789, std::numeric_limits<cl_int>::max(), std::numeric_limits<cl_int>::min()};
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{9}, tile - 1, tile,
+                        tile + 1, 2 * tile + 3, std::size_t{100003}})
     for (std::size_t i = 0; i < initials.size(); ++i)
       for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
         for (bool in_place : {false, true}) {
@@ -477,8 +488,9 @@ bool out_of_order_supported() {
 // A batch of different scans, enqueued back to back before any is checked.
 std::vector<scan_case> batch_cases(algorithm algo) {
   const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
-  const std::vector<std::size_t> sizes = {3 * tile + 7, 5, tile + 1, std::size_t{100003}, 0,
-                                          tile,         2 * tile - 1, std::size_t{262147}, 1, 9 * tile};
+  const std::vector<std::size_t> sizes = {
+      3 * tile + 7,        5, tile + 1, std::size_t{100003}, 0, tile, 2 * tile - 1,
+      std::size_t{262147}, 1, 9 * tile};
   std::vector<scan_case> cases;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     scan_case c;
@@ -547,10 +559,7 @@ bool single_pass_runs() {
   return false;
 }
 
-template <algorithm A>
-struct algo_tag {
-  static constexpr algorithm value = A;
-};
+template <algorithm A> struct algo_tag { static constexpr algorithm value = A; };
 using three_stage = algo_tag<algorithm::three_stage>;
 using automatic = algo_tag<algorithm::automatic>;
 
@@ -558,13 +567,14 @@ using automatic = algo_tag<algorithm::automatic>;
 
 // Each body as a "[scan]" test case for three_stage and automatic, and as a "[scan][single_pass]" test
 // case for single_pass.
-#define CLSCAN_SCAN_TEST(title, body)                                                                   \
-  TEMPLATE_TEST_CASE(title, "[scan]", three_stage, automatic) { body(TestType::value); }                \
-  TEST_CASE(title " - single_pass", "[scan][single_pass]") {                                           \
-    if (single_pass_runs()) body(algorithm::single_pass);                                               \
+#define CLSCAN_SCAN_TEST(title, body)                                                                        \
+  TEMPLATE_TEST_CASE(title, "[scan]", three_stage, automatic) { body(TestType::value); }                     \
+  TEST_CASE(title " - single_pass", "[scan][single_pass]") {                                                 \
+    if (single_pass_runs()) body(algorithm::single_pass);                                                    \
   }
 
-CLSCAN_SCAN_TEST("scan: sizes 0..9 and around every tile boundary with all data kinds", small_and_tile_boundaries)
+CLSCAN_SCAN_TEST("scan: sizes 0..9 and around every tile boundary with all data kinds",
+                 small_and_tile_boundaries)
 CLSCAN_SCAN_TEST("scan: sizes around tile^2 (three recursion levels)", recursion_boundaries)
 CLSCAN_SCAN_TEST("scan: 20 random sizes", random_sizes)
 CLSCAN_SCAN_TEST("scan: in place twice is a scan of a scan and out of place twice the same", scan_of_a_scan)

@@ -90,15 +90,13 @@ inline environment& env() {
 }
 
 // A byte pattern no correct scan produces by accident in the places the tests check.
-template <typename T>
-T poison_value() {
+template <typename T> T poison_value() {
   T value;
   std::memset(&value, 0xA5, sizeof value);
   return value;
 }
 
-template <typename T>
-cl::Buffer make_buffer(const std::vector<T>& contents) {
+template <typename T> cl::Buffer make_buffer(const std::vector<T>& contents) {
   auto& e = env();
   const std::size_t bytes = std::max<std::size_t>(contents.size(), 1) * sizeof(T);
   cl::Buffer buffer(e.context, CL_MEM_READ_WRITE, bytes);
@@ -108,11 +106,11 @@ cl::Buffer make_buffer(const std::vector<T>& contents) {
   return buffer;
 }
 
-template <typename T>
-std::vector<T> read_buffer(const cl::Buffer& buffer, std::size_t count) {
+template <typename T> std::vector<T> read_buffer(const cl::Buffer& buffer, std::size_t count) {
   std::vector<T> contents(count);
   if (count)
-    REQUIRE(env().queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(T), contents.data()) == CL_SUCCESS);
+    REQUIRE(env().queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(T), contents.data()) ==
+            CL_SUCCESS);
   return contents;
 }
 
@@ -171,24 +169,24 @@ struct splitmix64 {
   double unit() { return static_cast<double>(next() >> 11) / 9007199254740992.0; }
 };
 
-template <typename T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
+template <typename T> bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
 
 // One CHECK that got[offset + i] and expected[i] have the same bits for every i; on failure it names
 // the number of mismatches and the first one.
 template <typename T>
-void check_exact(const char* what, const std::vector<T>& got, std::size_t offset, const std::vector<T>& expected) {
+void check_exact(const char* what, const std::vector<T>& got, std::size_t offset,
+                 const std::vector<T>& expected) {
   REQUIRE(got.size() >= offset + expected.size());
   std::size_t mismatches = 0, first = 0;
   // One memcmp first: the element loop below only runs when something differs (fast in Debug builds).
-  if (!expected.empty() && std::memcmp(got.data() + offset, expected.data(), expected.size() * sizeof(T)) != 0)
+  if (!expected.empty() &&
+      std::memcmp(got.data() + offset, expected.data(), expected.size() * sizeof(T)) != 0)
     for (std::size_t i = 0; i < expected.size(); ++i)
       if (!same_bits(got[offset + i], expected[i]) && mismatches++ == 0) first = i;
   std::ostringstream detail;
-  if (mismatches) detail << "; the first at index " << first << ": expected " << +expected[first] << ", got "
-                         << +got[offset + first];
+  if (mismatches)
+    detail << "; the first at index " << first << ": expected " << +expected[first] << ", got "
+           << +got[offset + first];
   INFO(what << ": " << mismatches << " of " << expected.size() << " elements differ" << detail.str());
   CHECK(mismatches == 0);
 }

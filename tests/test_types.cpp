@@ -26,27 +26,22 @@ constexpr std::uint64_t data_seed = 0x7e57'0000'7195ull;
 // A hash of an operator's label that is the same everywhere, to vary the data between operators.
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  for (unsigned char c : text)
+    hash = (hash ^ c) * 0x100000001b3ull;
   return hash;
 }
 
-template <typename T>
-constexpr bool is_float = std::is_floating_point<T>::value;
+template <typename T> constexpr bool is_float = std::is_floating_point<T>::value;
 
-template <typename T>
-const char* type_name() {
-  return clscan::opencl_name(clscan::element_traits<T>::type);
-}
+template <typename T> const char* type_name() { return clscan::opencl_name(clscan::element_traits<T>::type); }
 
-template <typename T>
-std::size_t tile_for() {
+template <typename T> std::size_t tile_for() {
   const clscan::tuning shape = clscan::plan_for(env().device, clscan::element_traits<T>::type).three_stage;
   return shape.work_group_size * shape.items_per_thread;
 }
 
 // {0..9 without 6, tile-1, tile, tile+1, 2*tile+3, tile*tile+1 (up to 4M elements), 100003}.
-template <typename T>
-std::vector<std::size_t> sizes_for() {
+template <typename T> std::vector<std::size_t> sizes_for() {
   const std::size_t tile = tile_for<T>();
   std::vector<std::size_t> sizes = {0, 1, 2, 3, 4, 5, 7, 8, 9, tile - 1, tile, tile + 1, 2 * tile + 3};
   if (tile * tile + 1 <= (std::size_t{4} << 20)) sizes.push_back(tile * tile + 1);
@@ -56,8 +51,7 @@ std::vector<std::size_t> sizes_for() {
 
 // cl_double runs only on devices with fp64; elsewhere every cl_double call must throw
 // clscan::unsupported_error (checked) and the test says so.
-template <typename T>
-bool type_runs() {
+template <typename T> bool type_runs() {
   if (!std::is_same<T, cl_double>::value || clscan::capabilities(env().device).fp64) return true;
   cl::Buffer buffer = make_buffer(std::vector<T>(8, T(1)));
   CHECK_THROWS_AS(clscan::inclusive<T>(env().queue, buffer, 8), clscan::unsupported_error);
@@ -68,13 +62,12 @@ bool type_runs() {
 }
 
 // One operator as the library gets it and as the CPU reference computes it.
-template <typename T>
-struct op_case {
+template <typename T> struct op_case {
   std::string label;
   op operation = op::sum;
-  std::string custom_op; // op::custom
-  T custom_identity{};   // op::custom
-  T identity{};          // of the reference
+  std::string custom_op;                                        // op::custom
+  T custom_identity{};                                          // op::custom
+  T identity{};                                                 // of the reference
   std::function<T(T, T)> combine;                               // a op b, a first
   std::function<std::vector<T>(std::size_t, splitmix64&)> data; // input of n elements
   bool rounded = false; // floating-point sum: compared with an error bound, else exactly
@@ -87,16 +80,14 @@ struct op_case {
 
 // --- input data ---
 
-template <typename T>
-T random_bits(splitmix64& r) {
+template <typename T> T random_bits(splitmix64& r) {
   const std::uint64_t bits = r.next();
   T value;
   std::memcpy(&value, &bits, sizeof value); // little-endian: the low bytes
   return value;
 }
 
-template <typename T>
-std::function<std::vector<T>(std::size_t, splitmix64&)> random_data() {
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> random_data() {
   return [](std::size_t n, splitmix64& r) {
     std::vector<T> v(n);
     for (auto& x : v) {
@@ -110,18 +101,17 @@ std::function<std::vector<T>(std::size_t, splitmix64&)> random_data() {
 }
 
 // Floating-point values over a wide range, for min and max.
-template <typename T>
-std::function<std::vector<T>(std::size_t, splitmix64&)> wide_data() {
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> wide_data() {
   return [](std::size_t n, splitmix64& r) {
     std::vector<T> v(n);
-    for (auto& x : v) x = static_cast<T>((r.unit() * 2.0 - 1.0) * std::pow(10.0, r.unit() * 12.0 - 6.0));
+    for (auto& x : v)
+      x = static_cast<T>((r.unit() * 2.0 - 1.0) * std::pow(10.0, r.unit() * 12.0 - 6.0));
     return v;
   };
 }
 
 // All bits set except, now and then, one: prefix ANDs change slowly over many tiles.
-template <typename T>
-std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
   return [](std::size_t n, splitmix64& r) {
     using U = std::make_unsigned_t<T>;
     std::vector<T> v(n);
@@ -136,8 +126,7 @@ std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
 }
 
 // No bit set except, now and then, one: prefix ORs change slowly over many tiles.
-template <typename T>
-std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_zeros() {
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_zeros() {
   return [](std::size_t n, splitmix64& r) {
     using U = std::make_unsigned_t<T>;
     std::vector<T> v(n);
@@ -152,8 +141,7 @@ std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_zeros() {
 }
 
 // Odd values (and a rare even one), so that wrapping products stay non-zero for a long time.
-template <typename T>
-std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_odd() {
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_odd() {
   return [](std::size_t n, splitmix64& r) {
     std::vector<T> v(n);
     for (auto& x : v) {
@@ -165,11 +153,11 @@ std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_odd() {
 }
 
 // +1 and -1: products of signed values that never overflow.
-template <typename T>
-std::function<std::vector<T>(std::size_t, splitmix64&)> signs() {
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> signs() {
   return [](std::size_t n, splitmix64& r) {
     std::vector<T> v(n);
-    for (auto& x : v) x = (r.next() % 3 == 0) ? T(-1) : T(1);
+    for (auto& x : v)
+      x = (r.next() % 3 == 0) ? T(-1) : T(1);
     return v;
   };
 }
@@ -177,13 +165,11 @@ std::function<std::vector<T>(std::size_t, splitmix64&)> signs() {
 // --- the operators ---
 
 // Wrapping a + b and a * b for integers: unsigned arithmetic (signed overflow is undefined in C++).
-template <typename T>
-T wrapping_sum(T a, T b) {
+template <typename T> T wrapping_sum(T a, T b) {
   using U = std::make_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
 }
-template <typename T>
-T wrapping_product(T a, T b) {
+template <typename T> T wrapping_product(T a, T b) {
   using U = std::make_unsigned_t<T>;
   using wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
   return static_cast<T>(static_cast<U>(static_cast<wide>(a) * static_cast<wide>(b)));
@@ -191,8 +177,7 @@ T wrapping_product(T a, T b) {
 
 // Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
 // b". Associative, with the identity map (1 << half), and not commutative.
-template <typename T>
-struct affine {
+template <typename T> struct affine {
   static constexpr unsigned half = 4 * sizeof(T);
   static constexpr T low = static_cast<T>((T{1} << half) - 1);
   static T compose(T a, T b) {
@@ -208,8 +193,7 @@ struct affine {
   }
 };
 
-template <typename T>
-std::vector<op_case<T>> builtin_cases() {
+template <typename T> std::vector<op_case<T>> builtin_cases() {
   const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
   std::vector<op_case<T>> cases;
   auto add = [&](std::string label, op operation, T identity, std::function<T(T, T)> combine,
@@ -226,23 +210,30 @@ std::vector<op_case<T>> builtin_cases() {
   };
   if constexpr (is_float<T>) {
     const T inf = std::numeric_limits<T>::infinity();
-    add("sum", op::sum, T(0), [](T a, T b) { return a + b; }, random_data<T>(), true);
-    add("min", op::min, inf, [](T a, T b) { return b < a ? b : a; }, wide_data<T>());
-    add("max", op::max, -inf, [](T a, T b) { return a < b ? b : a; }, wide_data<T>());
+    add(
+        "sum", op::sum, T(0), [](T a, T b) { return a + b; }, random_data<T>(), true);
+    add(
+        "min", op::min, inf, [](T a, T b) { return b < a ? b : a; }, wide_data<T>());
+    add(
+        "max", op::max, -inf, [](T a, T b) { return a < b ? b : a; }, wide_data<T>());
   } else {
     add("sum", op::sum, T(0), wrapping_sum<T>, random_data<T>());
-    add("min", op::min, highest, [](T a, T b) { return b < a ? b : a; }, random_data<T>());
-    add("max", op::max, lowest, [](T a, T b) { return a < b ? b : a; }, random_data<T>());
-    add("bit_and", op::bit_and, static_cast<T>(~T(0)), [](T a, T b) { return static_cast<T>(a & b); },
+    add(
+        "min", op::min, highest, [](T a, T b) { return b < a ? b : a; }, random_data<T>());
+    add(
+        "max", op::max, lowest, [](T a, T b) { return a < b ? b : a; }, random_data<T>());
+    add(
+        "bit_and", op::bit_and, static_cast<T>(~T(0)), [](T a, T b) { return static_cast<T>(a & b); },
         mostly_ones<T>());
-    add("bit_or", op::bit_or, T(0), [](T a, T b) { return static_cast<T>(a | b); }, mostly_zeros<T>());
-    add("bit_xor", op::bit_xor, T(0), [](T a, T b) { return static_cast<T>(a ^ b); }, random_data<T>());
+    add(
+        "bit_or", op::bit_or, T(0), [](T a, T b) { return static_cast<T>(a | b); }, mostly_zeros<T>());
+    add(
+        "bit_xor", op::bit_xor, T(0), [](T a, T b) { return static_cast<T>(a ^ b); }, random_data<T>());
   }
   return cases;
 }
 
-template <typename T>
-std::vector<op_case<T>> custom_cases() {
+template <typename T> std::vector<op_case<T>> custom_cases() {
   std::vector<op_case<T>> cases;
   auto add = [&](std::string expression, T identity, std::function<T(T, T)> combine,
                  std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded = false,
@@ -263,17 +254,19 @@ std::vector<op_case<T>> custom_cases() {
   // Every variant is a program build of a few seconds on a CPU device, so the commutative custom
   // operators are spread over the types: "min(a, b)" on cl_int, cl_ulong and the floating-point types,
   // "(a) ^ (b)" on cl_uint and cl_long, each at both widths and both signednesses.
-  const T min_identity =
-      std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  const T min_identity = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                              : std::numeric_limits<T>::max();
   const auto min_op = [](T a, T b) { return b < a ? b : a; };
   if constexpr (is_float<T>) {
-    add("a + b", T(0), [](T a, T b) { return a + b; }, random_data<T>(), true);
+    add(
+        "a + b", T(0), [](T a, T b) { return a + b; }, random_data<T>(), true);
     add("min(a, b)", min_identity, min_op, wide_data<T>());
   } else {
     if constexpr (std::is_same<T, cl_int>::value || std::is_same<T, cl_ulong>::value)
       add("min(a, b)", min_identity, min_op, random_data<T>());
     else
-      add("(a) ^ (b)", T(0), [](T a, T b) { return static_cast<T>(a ^ b); }, random_data<T>());
+      add(
+          "(a) ^ (b)", T(0), [](T a, T b) { return static_cast<T>(a ^ b); }, random_data<T>());
     if constexpr (std::is_unsigned<T>::value) {
       // Wraps modulo 2^32 (2^64).
       add("a * b", T(1), wrapping_product<T>, mostly_odd<T>());
@@ -291,8 +284,7 @@ std::vector<op_case<T>> custom_cases() {
 
 // --- references and checks ---
 
-template <typename T>
-std::vector<T> cpu_scan(const std::vector<T>& in, scan_kind kind, const op_case<T>& c) {
+template <typename T> std::vector<T> cpu_scan(const std::vector<T>& in, scan_kind kind, const op_case<T>& c) {
   std::vector<T> out(in.size());
   T running = c.identity;
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -306,7 +298,8 @@ std::vector<T> cpu_scan(const std::vector<T>& in, scan_kind kind, const op_case<
 // Floating-point sums: |got - ref| <= tolerance * (sum of |x| over the prefix) + 1e-30, against a long
 // double reference, with tolerance 1e-5 for float and 1e-13 for double.
 template <typename T>
-void check_rounded_sum(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in, scan_kind kind) {
+void check_rounded_sum(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in,
+                       scan_kind kind) {
   const long double tolerance = std::is_same<T, cl_float>::value ? 1e-5L : 1e-13L;
   long double sum = 0, magnitude = 0;
   std::size_t violations = 0, first = 0;
@@ -331,15 +324,14 @@ void check_rounded_sum(const std::vector<T>& got, std::size_t offset, const std:
   std::ostringstream detail;
   detail.precision(std::numeric_limits<long double>::max_digits10);
   if (violations)
-    detail << "; the first at index " << first << ": reference " << first_ref << ", got " << got[offset + first]
-           << ", allowed error " << first_bound;
+    detail << "; the first at index " << first << ": reference " << first_ref << ", got "
+           << got[offset + first] << ", allowed error " << first_bound;
   INFO("scanned range: " << violations << " of " << in.size() << " elements outside the error bound"
                          << detail.str());
   CHECK(violations == 0);
 }
 
-template <typename T>
-clscan::options<T> options_for(const op_case<T>& c) {
+template <typename T> clscan::options<T> options_for(const op_case<T>& c) {
   clscan::options<T> opts;
   opts.algorithm = c.algo;
   opts.operation = c.operation;
@@ -353,7 +345,8 @@ cl::Event call_scan(scan_kind kind, bool in_place, const cl::Buffer& in, const c
                     const clscan::options<T>& opts) {
   const cl::CommandQueue& q = env().queue;
   if (in_place)
-    return kind == scan_kind::inclusive ? clscan::inclusive<T>(q, in, n, opts) : clscan::exclusive<T>(q, in, n, opts);
+    return kind == scan_kind::inclusive ? clscan::inclusive<T>(q, in, n, opts)
+                                        : clscan::exclusive<T>(q, in, n, opts);
   return kind == scan_kind::inclusive ? clscan::inclusive<T>(q, in, out, n, opts)
                                       : clscan::exclusive<T>(q, in, out, n, opts);
 }
@@ -361,11 +354,12 @@ cl::Event call_scan(scan_kind kind, bool in_place, const cl::Buffer& in, const c
 // One scan on guarded buffers: the result (exact, or within the error bound), the guards, and (out of
 // place) the unchanged input. `reference` is the exact expected result where there is one.
 template <typename T>
-void run_scan(const op_case<T>& c, const clscan::options<T>& base, const std::vector<T>& input, scan_kind kind,
-              bool in_place, const std::vector<T>& reference) {
+void run_scan(const op_case<T>& c, const clscan::options<T>& base, const std::vector<T>& input,
+              scan_kind kind, bool in_place, const std::vector<T>& reference) {
   const std::size_t n = input.size();
   // Front guards of 4 or 8 elements (multiples of every vector width up to 4) or of 3 or 5.
-  const std::size_t out_front = c.aligned ? 8 : 5, in_front = in_place ? out_front : (c.aligned ? 4 : 3), back = 5;
+  const std::size_t out_front = c.aligned ? 8 : 5, in_front = in_place ? out_front : (c.aligned ? 4 : 3),
+                    back = 5;
   const char* kind_name = name_of(kind);
   const char* algorithm = name_of(base.algorithm);
   CAPTURE(n, kind_name, in_place, algorithm, in_front, out_front);
@@ -386,13 +380,12 @@ void run_scan(const op_case<T>& c, const clscan::options<T>& base, const std::ve
     check_exact("scanned range", got, out_front, reference);
   check_guards("guards", got, out_front, n);
   if (!in_place)
-    check_exact("input buffer, guards included (must be unchanged)", read_buffer<T>(in, in_front + n + back), 0,
-                guarded_image(&input, n, in_front, back));
+    check_exact("input buffer, guards included (must be unchanged)", read_buffer<T>(in, in_front + n + back),
+                0, guarded_image(&input, n, in_front, back));
 }
 
 // Every case of `cases` x sizes_for<T>() x inclusive / exclusive x out of place / in place.
-template <typename T>
-void run_cases(const std::vector<op_case<T>>& cases) {
+template <typename T> void run_cases(const std::vector<op_case<T>>& cases) {
   const std::string& device = env().device_name;
   const char* type = type_name<T>();
   const std::size_t tile = tile_for<T>();
@@ -405,7 +398,8 @@ void run_cases(const std::vector<op_case<T>>& cases) {
       const std::vector<T> input = c.data(n, r);
       for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
         const std::vector<T> reference = c.rounded ? std::vector<T>{} : cpu_scan(input, kind, c);
-        for (bool in_place : {false, true}) run_scan(c, options_for(c), input, kind, in_place, reference);
+        for (bool in_place : {false, true})
+          run_scan(c, options_for(c), input, kind, in_place, reference);
       }
     }
   }
@@ -413,8 +407,8 @@ void run_cases(const std::vector<op_case<T>>& cases) {
 
 } // namespace
 
-TEMPLATE_TEST_CASE("types: built-in operators match the CPU (three_stage)", "[types]", cl_int, cl_uint, cl_long,
-                   cl_ulong, cl_float, cl_double) {
+TEMPLATE_TEST_CASE("types: built-in operators match the CPU (three_stage)", "[types]", cl_int, cl_uint,
+                   cl_long, cl_ulong, cl_float, cl_double) {
   if (type_runs<TestType>()) run_cases(builtin_cases<TestType>());
 }
 
@@ -463,15 +457,17 @@ TEMPLATE_TEST_CASE("types: initial values with sum and max", "[types]", cl_int, 
       splitmix64 r{data_seed + n};
       std::vector<T> input = c.data(n, r);
       if constexpr (is_float<T>)
-        for (auto& x : input) x = std::round(x * 64);
+        for (auto& x : input)
+          x = std::round(x * 64);
       for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
-        for (bool in_place : {false, true}) run_scan(c, opts, input, kind, in_place, cpu_scan(input, kind, seeded));
+        for (bool in_place : {false, true})
+          run_scan(c, opts, input, kind, in_place, cpu_scan(input, kind, seeded));
     }
   }
 }
 
-TEMPLATE_TEST_CASE("types: bitwise operators on floating-point types throw invalid_argument", "[types]", cl_float,
-                   cl_double) {
+TEMPLATE_TEST_CASE("types: bitwise operators on floating-point types throw invalid_argument", "[types]",
+                   cl_float, cl_double) {
   using T = TestType;
   if (!type_runs<T>()) return;
   const std::vector<T> input(16, T(1.5));

@@ -26,7 +26,8 @@
 
 namespace {
 
-constexpr const char* usage_text = R"(usage: clscan-info [--json] [--self-test [--algorithm NAME[,NAME...]]] [--help]
+constexpr const char* usage_text =
+    R"(usage: clscan-info [--json] [--self-test [--algorithm NAME[,NAME...]]] [--help]
 
 Lists every OpenCL platform and device with what clscan reads from it (capabilities) and what it
 chooses for it (the dispatch plan for cl_int scans: algorithm for large sizes, launch shapes and where
@@ -101,8 +102,7 @@ public:
     out_ += "null";
   }
 
-  template <typename T>
-  void field(const std::string& name, const T& v) {
+  template <typename T> void field(const std::string& name, const T& v) {
     key(name);
     value(v);
   }
@@ -230,7 +230,8 @@ std::string info_string(cl_platform_id platform, cl_platform_info what) {
   if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS) return "?";
   std::string text(size, '\0');
   if (clGetPlatformInfo(platform, what, size, text.data(), nullptr) != CL_SUCCESS) return "?";
-  while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.back() == '\0' || text.back() == ' '))
+    text.pop_back();
   return text;
 }
 
@@ -239,7 +240,8 @@ std::string device_name(cl_device_id device) {
   if (clGetDeviceInfo(device, CL_DEVICE_NAME, 0, nullptr, &size) != CL_SUCCESS) return "?";
   std::string text(size, '\0');
   if (clGetDeviceInfo(device, CL_DEVICE_NAME, size, text.data(), nullptr) != CL_SUCCESS) return "?";
-  while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  while (!text.empty() && (text.back() == '\0' || text.back() == ' '))
+    text.pop_back();
   return text;
 }
 
@@ -272,9 +274,12 @@ struct machine {
 
 std::string describe(const std::exception& e) {
   std::string text = e.what();
-  if (dynamic_cast<const clscan::build_error*>(&e)) text = "build error: " + text;
-  else if (dynamic_cast<const clscan::unsupported_error*>(&e)) text = "unsupported: " + text;
-  else if (dynamic_cast<const clscan::invalid_argument*>(&e)) text = "invalid argument: " + text;
+  if (dynamic_cast<const clscan::build_error*>(&e))
+    text = "build error: " + text;
+  else if (dynamic_cast<const clscan::unsupported_error*>(&e))
+    text = "unsupported: " + text;
+  else if (dynamic_cast<const clscan::invalid_argument*>(&e))
+    text = "invalid argument: " + text;
   return text;
 }
 
@@ -389,8 +394,7 @@ std::string tuning_text(const clscan::tuning& t, bool single_pass) {
   text << "work_group_size " << t.work_group_size << ", items_per_thread " << t.items_per_thread
        << ", vector_width " << t.vector_width;
   if (single_pass) text << ", lookback " << t.lookback;
-  text << ", tile " << t.work_group_size * t.items_per_thread << " ("
-       << t.origin << ")";
+  text << ", tile " << t.work_group_size * t.items_per_thread << " (" << t.origin << ")";
   return text.str();
 }
 
@@ -589,7 +593,8 @@ std::vector<std::size_t> self_test_sizes(std::size_t tile) {
   return sizes;
 }
 
-self_test_result self_test(const platform_entry& platform, const device_entry& entry, clscan::algorithm algo) {
+self_test_result self_test(const platform_entry& platform, const device_entry& entry,
+                           clscan::algorithm algo) {
   self_test_result result;
   result.platform = platform.index;
   result.device = entry.index;
@@ -600,7 +605,8 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
     const cl::Device device(entry.id, true);
     const clscan::device_capabilities caps = clscan::capabilities(device);
     const clscan::dispatch_plan plan = clscan::plan_for(device, clscan::element_type::int32);
-    const clscan::tuning& shape = algo == clscan::algorithm::single_pass ? plan.single_pass : plan.three_stage;
+    const clscan::tuning& shape =
+        algo == clscan::algorithm::single_pass ? plan.single_pass : plan.three_stage;
     result.sizes = self_test_sizes(shape.work_group_size * shape.items_per_thread);
 
     cl_int status = CL_SUCCESS;
@@ -621,7 +627,8 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
       std::uniform_int_distribution<cl_int> values(std::numeric_limits<cl_int>::min(),
                                                    std::numeric_limits<cl_int>::max());
       std::vector<cl_int> data(n);
-      for (cl_int& value : data) value = values(random);
+      for (cl_int& value : data)
+        value = values(random);
       std::vector<cl_int> inclusive(n), exclusive(n);
       std::inclusive_scan(data.begin(), data.end(), inclusive.begin(), wrapping_add);
       std::exclusive_scan(data.begin(), data.end(), exclusive.begin(), cl_int{0}, wrapping_add);
@@ -636,16 +643,17 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
         clscan::scan_kind kind;
         bool in_place;
       };
-      for (const variant v : {variant{clscan::scan_kind::inclusive, true}, variant{clscan::scan_kind::exclusive, true},
-                              variant{clscan::scan_kind::inclusive, false},
-                              variant{clscan::scan_kind::exclusive, false}}) {
+      for (const variant v :
+           {variant{clscan::scan_kind::inclusive, true}, variant{clscan::scan_kind::exclusive, true},
+            variant{clscan::scan_kind::inclusive, false}, variant{clscan::scan_kind::exclusive, false}}) {
         const bool inclusive_kind = v.kind == clscan::scan_kind::inclusive;
         const std::string what = std::string(inclusive_kind ? "inclusive" : "exclusive") +
                                  (v.in_place ? " in place" : " out of place") + ", n = " + std::to_string(n);
         require(queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, data.data()), "clEnqueueWriteBuffer");
         cl::Event done;
         if (v.in_place)
-          done = inclusive_kind ? clscan::inclusive(queue, in, n, opts) : clscan::exclusive(queue, in, n, opts);
+          done =
+              inclusive_kind ? clscan::inclusive(queue, in, n, opts) : clscan::exclusive(queue, in, n, opts);
         else
           done = inclusive_kind ? clscan::inclusive(queue, in, out, n, opts)
                                 : clscan::exclusive(queue, in, out, n, opts);
@@ -681,7 +689,8 @@ void print_self_test_header(const machine& m) {
   if (!m.error.empty()) std::printf("error: %s\n", m.error.c_str());
   for (const platform_entry& platform : m.platforms)
     if (!platform.error.empty())
-      std::printf("platform %zu (%s): error: %s\n", platform.index, platform.name.c_str(), platform.error.c_str());
+      std::printf("platform %zu (%s): error: %s\n", platform.index, platform.name.c_str(),
+                  platform.error.c_str());
   std::fflush(stdout);
 }
 
@@ -697,17 +706,21 @@ void print_self_test_result(const self_test_result& r) {
     std::printf("PASS: %zu checks, %.1f ms\n", r.checks, r.milliseconds);
   if (!r.sizes.empty()) {
     std::printf("    sizes:");
-    for (std::size_t n : r.sizes) std::printf(" %zu", n);
+    for (std::size_t n : r.sizes)
+      std::printf(" %zu", n);
     std::printf("\n");
   }
-  for (const check_failure& f : r.failures) std::printf("    wrong: %s\n", f.what.c_str());
-  for (const std::string& s : r.skipped) std::printf("    skipped: %s\n", s.c_str());
+  for (const check_failure& f : r.failures)
+    std::printf("    wrong: %s\n", f.what.c_str());
+  for (const std::string& s : r.skipped)
+    std::printf("    skipped: %s\n", s.c_str());
   std::fflush(stdout);
 }
 
 void print_self_test_summary(const std::vector<self_test_result>& results) {
   std::size_t passed = 0;
-  for (const self_test_result& r : results) passed += r.ok() ? 1 : 0;
+  for (const self_test_result& r : results)
+    passed += r.ok() ? 1 : 0;
   std::printf("self-test: %zu passed, %zu failed\n", passed, results.size() - passed);
 }
 
@@ -750,15 +763,18 @@ void print_self_test_json(const std::vector<self_test_result>& results, const ma
     json.field("milliseconds", r.milliseconds);
     json.key("sizes");
     json.begin_array();
-    for (std::size_t n : r.sizes) json.value(static_cast<unsigned long long>(n));
+    for (std::size_t n : r.sizes)
+      json.value(static_cast<unsigned long long>(n));
     json.end_array();
     json.key("failures");
     json.begin_array();
-    for (const check_failure& f : r.failures) json.value(f.what);
+    for (const check_failure& f : r.failures)
+      json.value(f.what);
     json.end_array();
     json.key("skipped");
     json.begin_array();
-    for (const std::string& s : r.skipped) json.value(s);
+    for (const std::string& s : r.skipped)
+      json.value(s);
     json.end_array();
     if (!r.error.empty()) json.field("error", r.error);
     json.end_object();
@@ -838,7 +854,8 @@ int main(int argc, char** argv) {
       bool ok = m.error.empty();
       for (const platform_entry& platform : m.platforms) {
         ok = ok && platform.error.empty();
-        for (const device_entry& device : platform.devices) ok = ok && device.error.empty() && device.plan_error.empty();
+        for (const device_entry& device : platform.devices)
+          ok = ok && device.error.empty() && device.plan_error.empty();
       }
       return ok ? 0 : 1;
     }
@@ -857,8 +874,10 @@ int main(int argc, char** argv) {
     else
       print_self_test_summary(results);
     bool ok = m.error.empty() && !results.empty();
-    for (const platform_entry& platform : m.platforms) ok = ok && platform.error.empty();
-    for (const self_test_result& r : results) ok = ok && r.ok();
+    for (const platform_entry& platform : m.platforms)
+      ok = ok && platform.error.empty();
+    for (const self_test_result& r : results)
+      ok = ok && r.ok();
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clscan-info: %s\n", e.what());

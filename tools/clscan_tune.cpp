@@ -72,7 +72,11 @@ std::vector<clscan::tuning> candidates(const clscan::device_capabilities& caps, 
     if (algo == clscan::algorithm::single_pass) windows = {8, 16, 32};
   } else {
     groups = {1, 4, 16};
-    run_bytes = {4096, 16384, 65536, 262144, 1048576};
+    // The CPU single-pass kernel streams its runs (so long ones are fine); the three-stage kernels
+    // keep a run per work-item in private memory.
+    run_bytes = algo == clscan::algorithm::single_pass
+                    ? std::vector<std::size_t>{4096, 16384, 65536, 262144, 1048576}
+                    : std::vector<std::size_t>{1024, 4096, 16384, 65536};
   }
   for (std::size_t wg : groups) {
     if (wg > caps.max_work_group_size) continue;

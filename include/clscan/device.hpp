@@ -26,9 +26,9 @@ struct device_capabilities {
   cl_ulong global_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
   bool fp64 = false;
-  bool int64_atomics = false;      // cl_khr_int64_base_atomics
+  bool int64_atomics = false;        // cl_khr_int64_base_atomics
   bool int32_global_atomics = false; // cl_khr_global_int32_base_atomics, or OpenCL >= 1.1
-  bool subgroups = false;          // cl_khr_subgroups or cl_intel_subgroups
+  bool subgroups = false;            // cl_khr_subgroups or cl_intel_subgroups
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
 };
 

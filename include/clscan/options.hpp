@@ -33,8 +33,7 @@ enum class op {
   custom,  // options::custom_op, an OpenCL C expression in `a` and `b`
 };
 
-template <typename T = cl_int>
-struct options {
+template <typename T = cl_int> struct options {
   clscan::algorithm algorithm = clscan::algorithm::automatic;
   clscan::op operation = clscan::op::sum;
 

@@ -45,8 +45,7 @@ struct scan_request {
 cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                        std::size_t n, const scan_request& request);
 
-template <typename T>
-scan_request make_request(scan_kind kind, const options<T>& opts) {
+template <typename T> scan_request make_request(scan_kind kind, const options<T>& opts) {
   static_assert(element_traits<T>::supported,
                 "clscan scans cl_int, cl_uint, cl_long, cl_ulong, cl_float and cl_double");
   scan_request r;
@@ -76,8 +75,8 @@ cl::Event inclusive(const cl::CommandQueue& queue, const cl::Buffer& data, std::
 
 // Out of place: out[i] = in[0] op ... op in[i]; `in` is not modified.
 template <typename T = cl_int>
-cl::Event inclusive(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                    std::size_t n, const options<T>& opts = {}) {
+cl::Event inclusive(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t n,
+                    const options<T>& opts = {}) {
   return detail::enqueue_scan(queue, in, out, n, detail::make_request(scan_kind::inclusive, opts));
 }
 
@@ -90,8 +89,8 @@ cl::Event exclusive(const cl::CommandQueue& queue, const cl::Buffer& data, std::
 
 // Out of place exclusive scan; `in` is not modified.
 template <typename T = cl_int>
-cl::Event exclusive(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                    std::size_t n, const options<T>& opts = {}) {
+cl::Event exclusive(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t n,
+                    const options<T>& opts = {}) {
   return detail::enqueue_scan(queue, in, out, n, detail::make_request(scan_kind::exclusive, opts));
 }
 

@@ -3,8 +3,12 @@
 #include <clscan/clscan.hpp>
 
 // clscan's private headers live in lib/; a consumer must not be able to include them.
-#if __has_include("workspace.hpp") || __has_include("disk_cache.hpp") || __has_include("dispatch.hpp") || \
-    __has_include("program_cache.hpp") || __has_include(<workspace.hpp>) || __has_include(<disk_cache.hpp>)
+#if __has_include("workspace.hpp") ||                                                                        \
+                  __has_include(                                                                             \
+                      "disk_cache.hpp") ||                                                                   \
+                      __has_include("dispatch.hpp") ||                                                       \
+                                    __has_include("program_cache.hpp") ||                                    \
+                                                  __has_include(<workspace.hpp>) || __has_include(<disk_cache.hpp>)
 #error "clscan's private headers (lib/) are visible to a consumer"
 #endif
 
@@ -29,7 +33,8 @@ int main() {
 
     const std::size_t n = 100000; // several tiles on every device
     std::vector<cl_int> data(n);
-    for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<cl_int>(i % 17) - 8;
+    for (std::size_t i = 0; i < n; ++i)
+      data[i] = static_cast<cl_int>(i % 17) - 8;
     std::vector<cl_int> inclusive(n), exclusive(n);
     std::inclusive_scan(data.begin(), data.end(), inclusive.begin());
     std::exclusive_scan(data.begin(), data.end(), exclusive.begin(), 0);
