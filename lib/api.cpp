@@ -121,7 +121,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   key.type = request.type;
   key.operation = request.operation;
   if (request.operation == op::custom) {
-    key.custom_op = *request.custom_op;
+    key.custom_op = ws.intern(*request.custom_op);
     key.custom_identity = request.custom_identity;
   }
   key.work_group_size = shape.work_group_size;
@@ -137,14 +137,14 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   const bool wait_previous = ws.last_event() && (out_of_order || ws.last_queue() != q);
   // A command may wait on another queue's event only once that queue has been flushed.
   if (wait_previous && ws.last_queue() != q) check(clFlush(ws.last_queue()), "clFlush");
-  std::vector<cl_event> combined_waits;
   const cl_event* first_waits = user_wait_events;
   cl_uint first_wait_count = user_wait_count;
   if (wait_previous) {
-    combined_waits.assign(user_wait_events, user_wait_events + user_wait_count);
-    combined_waits.push_back(ws.last_event());
-    first_waits = combined_waits.data();
-    first_wait_count = static_cast<cl_uint>(combined_waits.size());
+    std::vector<cl_event>& combined = ws.combined_waits;
+    combined.assign(user_wait_events, user_wait_events + user_wait_count);
+    combined.push_back(ws.last_event());
+    first_waits = combined.data();
+    first_wait_count = static_cast<cl_uint>(combined.size());
   }
 
   launch_sequence launch(q, out_of_order, first_waits, first_wait_count);

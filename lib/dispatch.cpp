@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -179,8 +180,9 @@ bool apply_tuned_shape(const device_capabilities& caps, element_type type, algor
 
 bool variant_key::operator<(const variant_key& other) const {
   const auto tie = [](const variant_key& k) {
-    return std::tie(k.algo, k.type, k.operation, k.work_group_size, k.items_per_thread, k.vector_width,
-                    k.lookback, k.spin_limit, k.aligned, k.custom_op);
+    const std::string_view custom = k.custom_op ? std::string_view(*k.custom_op) : std::string_view();
+    return std::make_tuple(k.algo, k.type, k.operation, k.work_group_size, k.items_per_thread, k.vector_width,
+                           k.lookback, k.spin_limit, k.aligned, custom);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;
@@ -220,7 +222,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
              literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";
   prelude += std::string("#define ") + op_define(key.operation) + "\n";
   if (key.operation == op::custom) {
-    std::string expression = key.custom_op;
+    std::string expression = *key.custom_op;
     std::replace(expression.begin(), expression.end(), '\n', ' ');
     prelude += "#define CLSCAN_COMBINE(a, b) (" + expression + ")\n";
   }

@@ -12,7 +12,9 @@ struct variant_key {
   algorithm algo = algorithm::three_stage;
   element_type type = element_type::int32;
   op operation = op::sum;
-  std::string custom_op;         // only for op::custom
+  // Only for op::custom: the expression, interned by the workspace (workspace::intern), so that equal
+  // texts are the same pointer and a repeated call builds its key without copying the text.
+  const std::string* custom_op = nullptr;
   element_value custom_identity; // only for op::custom
   std::size_t work_group_size = 0;
   std::size_t items_per_thread = 0;

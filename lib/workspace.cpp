@@ -93,6 +93,12 @@ const compiled_variant& workspace::variant(const variant_key& key) {
   return variants_.emplace(key, std::move(built)).first->second;
 }
 
+const std::string* workspace::intern(std::string_view text) {
+  auto it = custom_ops_.find(text);
+  if (it == custom_ops_.end()) it = custom_ops_.emplace(text).first;
+  return &*it;
+}
+
 const cl::Buffer& workspace::scratch(std::size_t slot, std::size_t bytes) {
   if (scratch_.size() <= slot) scratch_.resize(slot + 1);
   auto& [buffer, capacity] = scratch_[slot];

@@ -6,6 +6,9 @@
 
 #include <map>
 #include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace clscan::detail {
@@ -41,11 +44,18 @@ public:
   // compiled kernel cannot run key.work_group_size work-items, the work-group is halved until it can.
   const compiled_variant& variant(const variant_key& key);
 
+  // The one stored copy of a custom operator's text (variant_key::custom_op); copies it only the first
+  // time this workspace meets it.
+  const std::string* intern(std::string_view text);
+
   // A device buffer of at least `bytes` for temporary slot `slot`; grows, never shrinks.
   const cl::Buffer& scratch(std::size_t slot, std::size_t bytes);
 
   cl::Event last_event;
   cl::CommandQueue last_queue; // retained, so that it can be flushed when another queue waits on it
+  // The user's wait list plus last_event, for a call that must wait for both; kept so that repeated
+  // calls reuse its storage.
+  std::vector<cl_event> combined_waits;
 
   // Single-pass state: tickets hand tiles to work-groups in launch order, and status words carry an
   // epoch so that they need no clearing between launches.
@@ -56,6 +66,7 @@ public:
 private:
   std::map<std::pair<element_type, algorithm>, tuning> shapes_;
   std::map<variant_key, compiled_variant> variants_;
+  std::set<std::string, std::less<>> custom_ops_;
   std::vector<std::pair<cl::Buffer, std::size_t>> scratch_;
 };
 

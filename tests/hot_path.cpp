@@ -1,0 +1,159 @@
+// A repeated scan call must cost only its enqueues: after the first call of a kind (which builds or
+// loads its kernels and allocates its temporaries), later calls of that kind allocate no host memory
+// and build, load and log nothing. This program counts the operator new calls a call makes on the
+// calling thread (the allocation counter is replaced for this whole executable, which is why it is not
+// part of clscan-tests) and listens to clscan's log, over many repeated calls of several kinds, then
+// checks every result against std::inclusive_scan / std::exclusive_scan.
+//
+// Output: one line per kind ("ok" or what went wrong). Exit status 0 only when every kind is clean.
+#include <clscan/clscan.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <new>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+thread_local bool counting = false;
+thread_local std::size_t allocations = 0;
+std::atomic<int> log_events{0};
+
+} // namespace
+
+// Every form of operator new goes through these two (the aligned and nothrow forms call them too in
+// libstdc++), so counting here sees every allocation of the calling thread.
+void* operator new(std::size_t size) {
+  if (counting) ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+constexpr int repeats = 50;
+
+struct scan_case {
+  std::string name;
+  std::size_t n;
+  std::size_t offset; // input and output offset, in elements
+  bool exclusive;
+  bool in_place;
+  clscan::options<cl_int> options;
+  bool out_of_order_queue = false;
+  bool wait_for_marker = false; // options.wait_list holds a marker event
+};
+
+// Wrapping sums, as the device computes them.
+cl_int wrapping_sum(cl_int a, cl_int b) {
+  return static_cast<cl_int>(static_cast<cl_uint>(a) + static_cast<cl_uint>(b));
+}
+
+std::string run_case(const cl::Context& context, const cl::Device& device, const scan_case& c) {
+  const cl::CommandQueue queue(context, device,
+                               c.out_of_order_queue ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+                                                    : cl_command_queue_properties{0});
+  std::vector<cl_int> data(c.n);
+  std::mt19937 random(static_cast<unsigned>(c.n));
+  for (cl_int& x : data)
+    x = static_cast<cl_int>(random());
+  const std::size_t bytes = (c.n + c.offset) * sizeof(cl_int);
+  cl::Buffer in(context, CL_MEM_READ_WRITE, bytes);
+  cl::Buffer out(context, CL_MEM_READ_WRITE, bytes);
+  const cl::Buffer& target = c.in_place ? in : out;
+  const auto upload = [&] {
+    queue.enqueueWriteBuffer(in, CL_TRUE, c.offset * sizeof(cl_int), c.n * sizeof(cl_int), data.data());
+  };
+  clscan::options<cl_int> options = c.options;
+  options.in_offset = options.out_offset = c.offset;
+  if (c.wait_for_marker) {
+    cl::Event marker;
+    queue.enqueueMarkerWithWaitList(nullptr, &marker);
+    options.wait_list = {marker};
+  }
+  const auto call = [&] {
+    return c.exclusive ? clscan::exclusive<cl_int>(queue, in, target, c.n, options)
+                       : clscan::inclusive<cl_int>(queue, in, target, c.n, options);
+  };
+
+  upload();
+  call().wait(); // the first call builds or loads kernels and allocates temporaries
+  std::size_t counted = 0;
+  const int events_before = log_events.load();
+  for (int i = 0; i < repeats; ++i) {
+    if (c.in_place) upload();
+    counting = true;
+    allocations = 0;
+    cl::Event done = call();
+    counting = false;
+    counted += allocations;
+    done.wait();
+  }
+  const int events = log_events.load() - events_before;
+
+  std::vector<cl_int> got(c.n);
+  queue.enqueueReadBuffer(target, CL_TRUE, c.offset * sizeof(cl_int), c.n * sizeof(cl_int), got.data());
+  std::vector<cl_int> expected(c.n);
+  const cl_int initial = options.initial.value_or(0);
+  if (c.exclusive)
+    std::exclusive_scan(data.begin(), data.end(), expected.begin(), initial, wrapping_sum);
+  else
+    std::inclusive_scan(data.begin(), data.end(), expected.begin(), wrapping_sum, initial);
+
+  std::string problems;
+  if (counted)
+    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
+  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
+  if (got != expected) problems += "wrong result; ";
+  return problems;
+}
+
+} // namespace
+
+int main() {
+  clscan::set_log_handler([](clscan::log_level, const std::string&) { ++log_events; });
+  try {
+    const cl::Device device = clscan::select_device();
+    cl::Context context(device);
+    std::printf("device: %s\n", device.getInfo<CL_DEVICE_NAME>().c_str());
+
+    clscan::options<cl_int> single, three, seeded, custom;
+    single.algorithm = clscan::algorithm::single_pass;
+    three.algorithm = clscan::algorithm::three_stage;
+    seeded.initial = 1000;
+    custom.operation = clscan::op::custom;
+    custom.custom_op = "((a) + (b)) /* longer than a short string */";
+    custom.custom_identity = 0;
+    const std::vector<scan_case> cases = {
+        {"automatic, small", 1000, 0, false, false, {}},
+        {"automatic, large", 3'000'000, 0, false, false, {}},
+        {"single_pass", 200'000, 0, false, false, single},
+        {"single_pass, exclusive, in place, offset", 200'000, 3, true, true, single},
+        {"three_stage", 200'000, 0, false, false, three},
+        {"three_stage, exclusive, offset", 200'000, 5, true, false, three},
+        {"initial value", 50'000, 0, false, false, seeded},
+        {"custom operator", 50'000, 0, false, false, custom},
+        {"out-of-order queue", 200'000, 0, false, false, {}, true},
+        {"out-of-order queue, three_stage, wait list", 200'000, 0, false, false, three, true, true},
+        {"wait list", 200'000, 0, false, false, {}, false, true},
+    };
+    int failed = 0;
+    for (const auto& c : cases) {
+      const std::string problems = run_case(context, device, c);
+      std::printf("%-45s %s\n", c.name.c_str(), problems.empty() ? "ok" : problems.c_str());
+      failed += !problems.empty();
+    }
+    return failed ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 2;
+  }
+}
