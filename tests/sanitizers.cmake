@@ -124,31 +124,28 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
   endif()
 endif()
 
-# ---- clang-tidy --------------------------------------------------------------------------------------
+# ---- clang-tidy and clang-format ----------------------------------------------------------------------
+
+# A hygiene test that runs `script` with the environment variable `env_var` naming `tool` (found here;
+# the script looks again at run time, so installing the tool later needs no new cmake run).
+function(clscan_hygiene_test tool env_var timeout script)
+  string(MAKE_C_IDENTIFIER "CLSCAN_${tool}" variable)
+  string(TOUPPER "${variable}" variable)
+  find_program(${variable} NAMES ${tool}-14 ${tool} DOC "${tool} for the ${tool} test (${script})")
+  set(program "${${variable}}")
+  if(NOT program)
+    message(WARNING "${tool} not found: the '${tool}' test will fail until it is installed "
+                    "(Debian/Ubuntu: apt-get install ${tool})")
+    set(program "")
+  endif()
+  add_test(NAME ${tool} COMMAND ${CMAKE_COMMAND} -E env "${env_var}=${program}"
+                                ${PROJECT_SOURCE_DIR}/${script} ${ARGN})
+  set_tests_properties(${tool} PROPERTIES LABELS hygiene TIMEOUT ${timeout})
+endfunction()
 
 if(CLSCAN_CLANG_TIDY_TEST)
-  # Found again by the script at run time, so installing clang-tidy later needs no new cmake run.
-  find_program(CLSCAN_CLANG_TIDY NAMES clang-tidy-14 clang-tidy
-               DOC "clang-tidy for the clang-tidy test (tools/run-clang-tidy.sh)")
-  if(NOT CLSCAN_CLANG_TIDY)
-    message(WARNING "clang-tidy not found: the 'clang-tidy' test will fail until it is installed "
-                    "(Debian/Ubuntu: apt-get install clang-tidy)")
-    set(CLSCAN_CLANG_TIDY "")
-  endif()
-  add_test(NAME clang-tidy
-           COMMAND ${CMAKE_COMMAND} -E env "CLANG_TIDY=${CLSCAN_CLANG_TIDY}"
-                   ${PROJECT_SOURCE_DIR}/tools/run-clang-tidy.sh ${CMAKE_BINARY_DIR})
-  set_tests_properties(clang-tidy PROPERTIES LABELS hygiene TIMEOUT 900 PROCESSORS 2)
+  clscan_hygiene_test(clang-tidy CLANG_TIDY 900 tools/run-clang-tidy.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(clang-tidy PROPERTIES PROCESSORS 2)
   # The sources and kernels are formatted by .clang-format (tools/check-format.sh --fix applies it).
-  find_program(CLSCAN_CLANG_FORMAT NAMES clang-format-14 clang-format
-               DOC "clang-format for the clang-format test (tools/check-format.sh)")
-  if(NOT CLSCAN_CLANG_FORMAT)
-    message(WARNING "clang-format not found: the 'clang-format' test will fail until it is installed "
-                    "(Debian/Ubuntu: apt-get install clang-format)")
-    set(CLSCAN_CLANG_FORMAT "")
-  endif()
-  add_test(NAME clang-format
-           COMMAND ${CMAKE_COMMAND} -E env "CLANG_FORMAT=${CLSCAN_CLANG_FORMAT}"
-                   ${PROJECT_SOURCE_DIR}/tools/check-format.sh)
-  set_tests_properties(clang-format PROPERTIES LABELS hygiene TIMEOUT 300)
+  clscan_hygiene_test(clang-format CLANG_FORMAT 300 tools/check-format.sh)
 endif()
