@@ -193,11 +193,6 @@ struct print_log_events {
 
 // --- scans the children and the in-process tests run ------------------------------------------------
 
-template <typename T> T wrap_add(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-}
-
 // One scan on guarded buffers in `context`, checked against the CPU (sum, max or xor of integers, or
 // the affine composition on cl_uint). Returns "" when right, else what was wrong. No Catch macros.
 struct scan_spec {
@@ -219,14 +214,6 @@ std::string describe(const scan_spec& s) {
   return out.str();
 }
 
-cl_uint affine_compose(cl_uint a, cl_uint b) {
-  const cl_uint m = ((a >> 16) * (b >> 16)) & 0xffffu;
-  const cl_uint c = ((b >> 16) * (a & 0xffffu) + (b & 0xffffu)) & 0xffffu;
-  return (m << 16) | c;
-}
-const char* const affine_expression = "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * "
-                                      "((a) & 0xffffU) + ((b) & 0xffffU)) & 0xffffU)";
-
 template <typename T>
 std::string checked_scan(const cl::Context& context, const cl::CommandQueue& queue, const scan_spec& s,
                          std::chrono::seconds timeout = std::chrono::seconds(120)) {
@@ -241,8 +228,8 @@ std::string checked_scan(const cl::Context& context, const cl::CommandQueue& que
   opts.operation = s.affine ? clscan::op::custom : s.operation;
   T identity{};
   if (s.affine) {
-    opts.custom_op = affine_expression;
-    identity = static_cast<T>(1u << 16);
+    opts.custom_op = guarded::affine<cl_uint>::expression();
+    identity = static_cast<T>(1u << guarded::affine<cl_uint>::half);
     opts.custom_identity = identity;
   } else if (s.operation == clscan::op::max) {
     identity = std::numeric_limits<T>::lowest();
@@ -252,13 +239,13 @@ std::string checked_scan(const cl::Context& context, const cl::CommandQueue& que
   opts.out_offset = s.out_offset;
   const auto combine = [&](T a, T b) -> T {
     if (s.affine) {
-      if constexpr (std::is_same<T, cl_uint>::value) return affine_compose(a, b);
+      if constexpr (std::is_same<T, cl_uint>::value) return guarded::affine<cl_uint>::compose(a, b);
       return a;
     }
     switch (s.operation) {
     case clscan::op::max: return a < b ? b : a;
     case clscan::op::bit_xor: return static_cast<T>(a ^ b);
-    default: return wrap_add(a, b);
+    default: return guarded::wrapping_sum(a, b);
     }
   };
   std::vector<T> reference(s.n);

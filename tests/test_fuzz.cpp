@@ -153,35 +153,6 @@ template <typename T> T random_bits(splitmix64& r) {
   return value;
 }
 
-// Wrapping a + b and a * b for integers: unsigned arithmetic (signed overflow is undefined in C++).
-template <typename T> T wrapping_sum(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-}
-template <typename T> T wrapping_product(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  using wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-  return static_cast<T>(static_cast<U>(static_cast<wide>(a) * static_cast<wide>(b)));
-}
-
-// Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
-// b". Associative, not commutative (as in tests/test_types.cpp).
-template <typename T> struct affine {
-  static constexpr unsigned half = 4 * sizeof(T);
-  static constexpr T low = static_cast<T>((T{1} << half) - 1);
-  static T compose(T a, T b) {
-    const T m = static_cast<T>(((a >> half) * (b >> half)) & low);
-    const T c = static_cast<T>(((b >> half) * (a & low) + (b & low)) & low);
-    return static_cast<T>((m << half) | c);
-  }
-  static std::string expression() {
-    const std::string h = std::to_string(half);
-    const std::string mask = sizeof(T) == 8 ? "0xffffffffUL" : "0xffffU";
-    return "(((((a) >> " + h + ") * ((b) >> " + h + ")) & " + mask + ") << " + h + ") | ((((b) >> " + h +
-           ") * ((a) & " + mask + ") + ((b) & " + mask + ")) & " + mask + ")";
-  }
-};
-
 enum class data_kind { random_bits, small, unit, wide, mostly_ones, mostly_zeros, mostly_odd, signs };
 
 const char* data_name(data_kind kind) {
@@ -535,40 +506,6 @@ std::string compare_image(const char* what, const std::vector<T>& got, const std
   if (first >= range_begin && first < range_end)
     out << ", element " << first - range_begin << " of the result";
   out << "): expected " << show(expected[first]) << ", got " << show(got[first]) << "; ";
-  return out.str();
-}
-
-// Floating-point sums: |got - ref| <= tolerance * (|initial| + sum of |x| over the prefix) + 1e-30.
-template <typename T>
-std::string check_rounded(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in,
-                          scan_kind kind, T initial) {
-  const long double tolerance = std::is_same<T, cl_float>::value ? 1e-5L : 1e-13L;
-  long double sum = initial, magnitude = std::fabs(static_cast<long double>(initial));
-  std::size_t violations = 0, first = 0;
-  long double first_ref = 0, first_bound = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (kind == scan_kind::inclusive) {
-      sum += in[i];
-      magnitude += std::fabs(static_cast<long double>(in[i]));
-    }
-    const long double bound = tolerance * magnitude + 1e-30L;
-    const long double value = got[offset + i];
-    if (!(std::fabs(value - sum) <= bound) && violations++ == 0) {
-      first = i;
-      first_ref = sum;
-      first_bound = bound;
-    }
-    if (kind == scan_kind::exclusive) {
-      sum += in[i];
-      magnitude += std::fabs(static_cast<long double>(in[i]));
-    }
-  }
-  if (!violations) return {};
-  std::ostringstream out;
-  out.precision(std::numeric_limits<long double>::max_digits10);
-  out << "result: " << violations << " of " << in.size()
-      << " elements outside the error bound; the first at index " << first << ": reference " << first_ref
-      << ", got " << got[offset + first] << ", allowed error " << first_bound << "; ";
   return out.str();
 }
 

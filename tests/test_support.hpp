@@ -6,14 +6,17 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <stdlib.h>
@@ -168,6 +171,71 @@ struct splitmix64 {
   // Uniform in [0, 1).
   double unit() { return static_cast<double>(next() >> 11) / 9007199254740992.0; }
 };
+
+// Operators of the tests, with their host references.
+// Wrapping a + b and a * b for integers: unsigned arithmetic (signed overflow is undefined in C++).
+template <typename T> T wrapping_sum(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+template <typename T> T wrapping_product(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  using wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+  return static_cast<T>(static_cast<U>(static_cast<wide>(a) * static_cast<wide>(b)));
+}
+
+// Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
+// b". Associative, with the identity map (1 << half), and not commutative.
+template <typename T> struct affine {
+  static constexpr unsigned half = 4 * sizeof(T);
+  static constexpr T low = static_cast<T>((T{1} << half) - 1);
+  static T compose(T a, T b) {
+    const T m = static_cast<T>(((a >> half) * (b >> half)) & low);
+    const T c = static_cast<T>(((b >> half) * (a & low) + (b & low)) & low);
+    return static_cast<T>((m << half) | c);
+  }
+  static std::string expression() {
+    const std::string h = std::to_string(half);
+    const std::string mask = sizeof(T) == 8 ? "0xffffffffUL" : "0xffffU";
+    return "(((((a) >> " + h + ") * ((b) >> " + h + ")) & " + mask + ") << " + h + ") | ((((b) >> " + h +
+           ") * ((a) & " + mask + ") + ((b) & " + mask + ")) & " + mask + ")";
+  }
+};
+
+// Floating-point sums, against a long double reference: |got - ref| <= tolerance * (|initial| + sum of |x|
+// over the prefix) + 1e-30.
+template <typename T>
+std::string check_rounded(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in,
+                          clscan::scan_kind kind, T initial) {
+  const long double tolerance = std::is_same<T, cl_float>::value ? 1e-5L : 1e-13L;
+  long double sum = initial, magnitude = std::fabs(static_cast<long double>(initial));
+  std::size_t violations = 0, first = 0;
+  long double first_ref = 0, first_bound = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (kind == clscan::scan_kind::inclusive) {
+      sum += in[i];
+      magnitude += std::fabs(static_cast<long double>(in[i]));
+    }
+    const long double bound = tolerance * magnitude + 1e-30L;
+    const long double value = got[offset + i];
+    if (!(std::fabs(value - sum) <= bound) && violations++ == 0) {
+      first = i;
+      first_ref = sum;
+      first_bound = bound;
+    }
+    if (kind == clscan::scan_kind::exclusive) {
+      sum += in[i];
+      magnitude += std::fabs(static_cast<long double>(in[i]));
+    }
+  }
+  if (!violations) return {};
+  std::ostringstream out;
+  out.precision(std::numeric_limits<long double>::max_digits10);
+  out << "result: " << violations << " of " << in.size()
+      << " elements outside the error bound; the first at index " << first << ": reference " << first_ref
+      << ", got " << got[offset + first] << ", allowed error " << first_bound << "; ";
+  return out.str();
+}
 
 template <typename T> bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
 

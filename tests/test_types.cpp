@@ -164,35 +164,6 @@ template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> si
 
 // --- the operators ---
 
-// Wrapping a + b and a * b for integers: unsigned arithmetic (signed overflow is undefined in C++).
-template <typename T> T wrapping_sum(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-}
-template <typename T> T wrapping_product(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  using wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-  return static_cast<T>(static_cast<U>(static_cast<wide>(a) * static_cast<wide>(b)));
-}
-
-// Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
-// b". Associative, with the identity map (1 << half), and not commutative.
-template <typename T> struct affine {
-  static constexpr unsigned half = 4 * sizeof(T);
-  static constexpr T low = static_cast<T>((T{1} << half) - 1);
-  static T compose(T a, T b) {
-    const T m = static_cast<T>(((a >> half) * (b >> half)) & low);
-    const T c = static_cast<T>(((b >> half) * (a & low) + (b & low)) & low);
-    return static_cast<T>((m << half) | c);
-  }
-  static std::string expression() {
-    const std::string h = std::to_string(half);
-    const std::string mask = sizeof(T) == 8 ? "0xffffffffUL" : "0xffffU";
-    return "(((((a) >> " + h + ") * ((b) >> " + h + ")) & " + mask + ") << " + h + ") | ((((b) >> " + h +
-           ") * ((a) & " + mask + ") + ((b) & " + mask + ")) & " + mask + ")";
-  }
-};
-
 template <typename T> std::vector<op_case<T>> builtin_cases() {
   const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
   std::vector<op_case<T>> cases;
@@ -295,40 +266,13 @@ template <typename T> std::vector<T> cpu_scan(const std::vector<T>& in, scan_kin
   return out;
 }
 
-// Floating-point sums: |got - ref| <= tolerance * (sum of |x| over the prefix) + 1e-30, against a long
-// double reference, with tolerance 1e-5 for float and 1e-13 for double.
+// Floating-point sums within guarded::check_rounded's bound (no initial value).
 template <typename T>
 void check_rounded_sum(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in,
                        scan_kind kind) {
-  const long double tolerance = std::is_same<T, cl_float>::value ? 1e-5L : 1e-13L;
-  long double sum = 0, magnitude = 0;
-  std::size_t violations = 0, first = 0;
-  long double first_ref = 0, first_bound = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (kind == scan_kind::inclusive) {
-      sum += in[i];
-      magnitude += std::fabs(static_cast<long double>(in[i]));
-    }
-    const long double bound = tolerance * magnitude + 1e-30L;
-    const long double value = got[offset + i];
-    if (!(std::fabs(value - sum) <= bound) && violations++ == 0) {
-      first = i;
-      first_ref = sum;
-      first_bound = bound;
-    }
-    if (kind == scan_kind::exclusive) {
-      sum += in[i];
-      magnitude += std::fabs(static_cast<long double>(in[i]));
-    }
-  }
-  std::ostringstream detail;
-  detail.precision(std::numeric_limits<long double>::max_digits10);
-  if (violations)
-    detail << "; the first at index " << first << ": reference " << first_ref << ", got "
-           << got[offset + first] << ", allowed error " << first_bound;
-  INFO("scanned range: " << violations << " of " << in.size() << " elements outside the error bound"
-                         << detail.str());
-  CHECK(violations == 0);
+  const std::string problem = check_rounded(got, offset, in, kind, T(0));
+  INFO("scanned range: " << problem);
+  CHECK(problem.empty());
 }
 
 template <typename T> clscan::options<T> options_for(const op_case<T>& c) {
