@@ -9,6 +9,7 @@
 #include <clscan/clscan.hpp>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -27,15 +28,57 @@ std::atomic<int> log_events{0};
 
 } // namespace
 
-// Every form of operator new goes through these two (the aligned and nothrow forms call them too in
-// libstdc++), so counting here sees every allocation of the calling thread.
-void* operator new(std::size_t size) {
+// Every replaceable form of operator new and delete, so that the whole program (the OpenCL
+// implementation's C++ parts included) allocates through malloc and frees through free, and the
+// calling thread's allocations are counted while `counting` is set.
+namespace {
+
+void* allocate(std::size_t size, std::size_t alignment, bool nothrow) {
   if (counting) ++allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
+  if (size == 0) size = 1;
+  void* p = nullptr;
+  if (alignment <= alignof(std::max_align_t)) {
+    p = std::malloc(size);
+  } else {
+    size = (size + alignment - 1) / alignment * alignment; // aligned_alloc wants a multiple
+    p = std::aligned_alloc(alignment, size);
+  }
+  if (!p && !nothrow) throw std::bad_alloc();
+  return p;
+}
+
+constexpr std::size_t plain = alignof(std::max_align_t);
+
+} // namespace
+
+void* operator new(std::size_t size) { return allocate(size, plain, false); }
+void* operator new[](std::size_t size) { return allocate(size, plain, false); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocate(size, plain, true); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocate(size, plain, true); }
+void* operator new(std::size_t size, std::align_val_t a) {
+  return allocate(size, static_cast<std::size_t>(a), false);
+}
+void* operator new[](std::size_t size, std::align_val_t a) {
+  return allocate(size, static_cast<std::size_t>(a), false);
+}
+void* operator new(std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return allocate(size, static_cast<std::size_t>(a), true);
+}
+void* operator new[](std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return allocate(size, static_cast<std::size_t>(a), true);
 }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 
