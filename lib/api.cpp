@@ -132,30 +132,31 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   key.aligned = request.in_offset % shape.vector_width == 0 && request.out_offset % shape.vector_width == 0;
   const compiled_variant& kernels = ws.variant(key);
 
-  // Temporaries are shared by every queue of this context and device: a call from another queue, or
-  // on an out-of-order queue, first waits for the previous call's last command.
-  const bool wait_previous = ws.last_event() && (out_of_order || ws.last_queue() != q);
+  // A set of temporaries last used from another queue, or from an out-of-order queue, is taken only
+  // after the command that last used it: the call waits for it.
+  temporaries& temps = ws.temporaries_for(q);
+  const bool wait_previous = temps.last_event() && (out_of_order || temps.last_queue() != q);
   // A command may wait on another queue's event only once that queue has been flushed.
-  if (wait_previous && ws.last_queue() != q) check(clFlush(ws.last_queue()), "clFlush");
+  if (wait_previous && temps.last_queue() != q) check(clFlush(temps.last_queue()), "clFlush");
   const cl_event* first_waits = user_wait_events;
   cl_uint first_wait_count = user_wait_count;
   if (wait_previous) {
     std::vector<cl_event>& combined = ws.combined_waits;
     combined.assign(user_wait_events, user_wait_events + user_wait_count);
-    combined.push_back(ws.last_event());
+    combined.push_back(temps.last_event());
     first_waits = combined.data();
     first_wait_count = static_cast<cl_uint>(combined.size());
   }
 
   launch_sequence launch(q, out_of_order, first_waits, first_wait_count);
   if (algo == algorithm::single_pass)
-    enqueue_single_pass(ws, kernels, operands, launch);
+    enqueue_single_pass(ws, temps, kernels, operands, launch);
   else
-    enqueue_three_stage(ws, kernels, operands, launch);
+    enqueue_three_stage(ws, temps, kernels, operands, launch);
 
   cl::Event done = launch.finish();
-  ws.last_event = done;
-  if (ws.last_queue() != q) ws.last_queue = queue;
+  temps.last_event = done;
+  if (temps.last_queue() != q) temps.last_queue = queue;
   return done;
 }
 

@@ -20,26 +20,26 @@ status_layout layout_for(const device_capabilities& caps) {
 
 bool wide_status_words(const device_capabilities& caps) { return caps.int64_atomics; }
 
-void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const scan_operands& op,
-                         launch_sequence& launch) {
+void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_variant& kernels,
+                         const scan_operands& op, launch_sequence& launch) {
   const std::size_t element_size = size_of(op.request->type);
   const status_layout layout = layout_for(ws.caps);
   const std::size_t words_per_value = element_size * 8 / layout.payload_bits;
   const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
   // Word 0 is the ticket counter, then an aggregate and a prefix slot per tile.
   const std::size_t status_bytes = (1 + tiles * 2 * words_per_value) * layout.word_bytes;
-  const cl::Buffer& status = ws.scratch(0, status_bytes);
+  const cl::Buffer& status = temps.scratch(ws.context, 0, status_bytes);
   const cl_mem status_mem = status();
 
   // The workspace's ticket and epoch state changes only once the kernel is enqueued: a failed enqueue
   // must leave it matching what the device will see.
   const cl_uint max_tag = layout.payload_bits == 32 ? 0xffffffffu : 0xffffu;
-  const bool clear = ws.status_words_initialized == 0 || ws.epoch >= max_tag;
+  const bool clear = temps.status_words_initialized == 0 || temps.epoch >= max_tag;
   // After a clear, tags restart at 1 (every word reads as untagged, 0) and so does the ticket counter.
-  const cl_uint tag = clear ? 1 : ws.epoch + 1;
-  const cl_uint ticket_base = clear ? 0 : ws.next_ticket;
+  const cl_uint tag = clear ? 1 : temps.epoch + 1;
+  const cl_uint ticket_base = clear ? 0 : temps.next_ticket;
   if (clear) {
-    ws.status_words_initialized = 0; // until the kernel after the fill is enqueued too
+    temps.status_words_initialized = 0; // until the kernel after the fill is enqueued too
     // The whole buffer, not just this launch's part: words beyond it hold tags of earlier launches,
     // which restarting tags would make look current to a later, larger launch.
     std::size_t capacity = 0;
@@ -68,9 +68,9 @@ void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const s
   set_arg_bytes(k, 9, element_size, seed.bytes);
   launch.run(k, tiles, kernels.work_group_size, true);
 
-  ws.status_words_initialized = 1;
-  ws.epoch = tag;
-  ws.next_ticket = ticket_base + static_cast<cl_uint>(tiles);
+  temps.status_words_initialized = 1;
+  temps.epoch = tag;
+  temps.next_ticket = ticket_base + static_cast<cl_uint>(tiles);
 }
 
 } // namespace clscan::detail

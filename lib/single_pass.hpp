@@ -8,7 +8,7 @@ namespace clscan::detail {
 bool wide_status_words(const device_capabilities& caps);
 
 // Enqueues the single-pass scan (decoupled look-back with fallback).
-void enqueue_single_pass(workspace& ws, const compiled_variant& kernels, const scan_operands& op,
-                         launch_sequence& launch);
+void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_variant& kernels,
+                         const scan_operands& op, launch_sequence& launch);
 
 } // namespace clscan::detail

@@ -51,8 +51,8 @@ std::size_t three_stage_level_elements(std::size_t n, std::size_t tile, std::siz
   return n;
 }
 
-void enqueue_three_stage(workspace& ws, const compiled_variant& kernels, const scan_operands& op,
-                         launch_sequence& launch) {
+void enqueue_three_stage(workspace& ws, temporaries& temps, const compiled_variant& kernels,
+                         const scan_operands& op, launch_sequence& launch) {
   const std::size_t element_size = size_of(op.request->type);
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
@@ -73,7 +73,7 @@ void enqueue_three_stage(workspace& ws, const compiled_variant& kernels, const s
     size = tiles_for(size, kernels.tile);
     ++depth;
     level_sizes[depth] = size;
-    levels[depth] = ws.scratch(depth, size * element_size)();
+    levels[depth] = temps.scratch(ws.context, depth, size * element_size)();
   }
   level_sizes[0] = op.n;
 

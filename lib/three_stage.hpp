@@ -17,8 +17,8 @@ struct scan_operands {
 };
 
 // Enqueues the three-stage scan: scan tiles, scan the tile totals recursively, add them back.
-void enqueue_three_stage(workspace& ws, const compiled_variant& kernels, const scan_operands& op,
-                         launch_sequence& launch);
+void enqueue_three_stage(workspace& ws, temporaries& temps, const compiled_variant& kernels,
+                         const scan_operands& op, launch_sequence& launch);
 
 // Temporary bytes the three-stage scan of n elements needs in each level slot.
 std::size_t three_stage_level_elements(std::size_t n, std::size_t tile, std::size_t level);

@@ -9,6 +9,7 @@
 #include <clscan/cache.hpp>
 #include <clscan/error.hpp>
 
+#include <algorithm>
 #include <memory>
 
 namespace clscan::detail {
@@ -99,9 +100,9 @@ const std::string* workspace::intern(std::string_view text) {
   return &*it;
 }
 
-const cl::Buffer& workspace::scratch(std::size_t slot, std::size_t bytes) {
-  if (scratch_.size() <= slot) scratch_.resize(slot + 1);
-  auto& [buffer, capacity] = scratch_[slot];
+const cl::Buffer& temporaries::scratch(const cl::Context& context, std::size_t slot, std::size_t bytes) {
+  if (buffers_.size() <= slot) buffers_.resize(slot + 1);
+  auto& [buffer, capacity] = buffers_[slot];
   if (capacity < bytes || !buffer()) {
     cl_int status = CL_SUCCESS;
     cl_mem memory = clCreateBuffer(context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
@@ -111,6 +112,42 @@ const cl::Buffer& workspace::scratch(std::size_t slot, std::size_t bytes) {
     if (slot == 0) status_words_initialized = 0;
   }
   return buffer;
+}
+
+namespace {
+
+// True when `event` has completed or was terminated: nothing it belongs to uses the temporaries any
+// more. A query, never a wait.
+bool finished(const cl::Event& event) {
+  cl_int status = CL_QUEUED;
+  check(clGetEventInfo(event(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+        "clGetEventInfo");
+  return status <= CL_COMPLETE;
+}
+
+} // namespace
+
+temporaries& workspace::temporaries_for(cl_command_queue queue) {
+  temporaries* chosen = nullptr;
+  for (auto& set : temporaries_)
+    if (set->last_queue() == queue) {
+      chosen = set.get();
+      break;
+    }
+  if (!chosen)
+    for (auto& set : temporaries_)
+      if (!set->last_event() || finished(set->last_event)) {
+        chosen = set.get();
+        break;
+      }
+  if (!chosen && temporaries_.size() < max_temporaries)
+    chosen = temporaries_.emplace_back(new temporaries).get();
+  if (!chosen)
+    chosen = std::min_element(temporaries_.begin(), temporaries_.end(), [](const auto& a, const auto& b) {
+               return a->last_use < b->last_use;
+             })->get();
+  chosen->last_use = ++calls_;
+  return *chosen;
 }
 
 workspace& workspace_for(cl_context context, cl_device_id device) {

@@ -21,6 +21,7 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -379,4 +380,50 @@ TEST_CASE("concurrency: threads with their own contexts on the same device", "[c
   });
   report("4 threads x 150 scans, a context each", threads * scans, completed, failures, start);
   clscan::release_cached_resources();
+}
+
+TEST_CASE("concurrency: a scan on one queue does not wait for a pending scan on another queue",
+          "[concurrency]") {
+  // Queue A's scan waits for a user event that stays unset until queue B's scan has completed: B's
+  // scan must not depend on A's (separate temporaries), or it could never complete. The gate is
+  // opened on every path, so a failure is reported rather than left hanging.
+  auto& e = env();
+  const std::size_t n = 100003; // several tiles of every algorithm's default shape on a GPU
+  std::vector<cl_int> data(n);
+  splitmix64 r{2024};
+  for (auto& x : data)
+    x = static_cast<cl_int>(r.next() % 2001) - 1000;
+  std::vector<cl_int> expected(n);
+  std::inclusive_scan(data.begin(), data.end(), expected.begin());
+
+  for (algorithm algo : {algorithm::single_pass, algorithm::three_stage}) {
+    CAPTURE(guarded::name_of(algo));
+    cl::CommandQueue queue_a(e.context, e.device), queue_b(e.context, e.device);
+    const cl::Buffer in_a = make_buffer(data), in_b = make_buffer(data);
+    const cl::Buffer out_a = make_buffer(std::vector<cl_int>(n)), out_b = make_buffer(std::vector<cl_int>(n));
+    cl::UserEvent gate(e.context);
+    clscan::options<cl_int> gated, free_running;
+    gated.algorithm = free_running.algorithm = algo;
+    gated.wait_list = {gate};
+    const cl::Event done_a = clscan::inclusive(queue_a, in_a, out_a, n, gated);
+    const cl::Event done_b = clscan::inclusive(queue_b, in_b, out_b, n, free_running);
+    queue_a.flush();
+    queue_b.flush();
+
+    cl_int status_b = CL_QUEUED;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      status_b = done_b.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+      if (status_b <= CL_COMPLETE) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const cl_int status_a = done_a.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+    gate.setStatus(CL_COMPLETE);
+    REQUIRE(done_a.wait() == CL_SUCCESS);
+    REQUIRE(done_b.wait() == CL_SUCCESS);
+    CHECK(status_b == CL_COMPLETE); // B finished while A's gate was closed
+    CHECK(status_a != CL_COMPLETE);
+    CHECK(read_buffer<cl_int>(out_a, n) == expected);
+    CHECK(read_buffer<cl_int>(out_b, n) == expected);
+  }
 }

@@ -10,8 +10,9 @@
 // clscan::invalid_argument before anything is enqueued.
 //
 // In-order and out-of-order queues both work; clscan orders its own commands with events. Temporary
-// storage is kept per context and device and reused: a repeat call with the same or a smaller n
-// allocates nothing and builds nothing.
+// storage is kept per context and device (up to four sets, so that scans on different queues do not
+// wait for each other) and reused: a repeat call with the same or a smaller n allocates nothing and
+// builds nothing.
 #pragma once
 
 #include <clscan/config.hpp>
