@@ -134,7 +134,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 
   // A set of temporaries last used from another queue, or from an out-of-order queue, is taken only
   // after the command that last used it: the call waits for it.
-  temporaries& temps = ws.temporaries_for(q);
+  temporaries& temps = ws.temporaries_for(q, out_of_order);
   const bool wait_previous = temps.last_event() && (out_of_order || temps.last_queue() != q);
   // A command may wait on another queue's event only once that queue has been flushed.
   if (wait_previous && temps.last_queue() != q) check(clFlush(temps.last_queue()), "clFlush");

@@ -127,13 +127,16 @@ bool finished(const cl::Event& event) {
 
 } // namespace
 
-temporaries& workspace::temporaries_for(cl_command_queue queue) {
+temporaries& workspace::temporaries_for(cl_command_queue queue, bool out_of_order) {
   temporaries* chosen = nullptr;
-  for (auto& set : temporaries_)
-    if (set->last_queue() == queue) {
-      chosen = set.get();
-      break;
-    }
+  // An in-order queue runs the new scan after its own previous one anyway; an out-of-order queue
+  // would have to wait for it, so it looks for a free set first.
+  if (!out_of_order)
+    for (auto& set : temporaries_)
+      if (set->last_queue() == queue) {
+        chosen = set.get();
+        break;
+      }
   if (!chosen)
     for (auto& set : temporaries_)
       if (!set->last_event() || finished(set->last_event)) {

@@ -72,9 +72,10 @@ public:
   // time this workspace meets it.
   const std::string* intern(std::string_view text);
 
-  // The temporaries for a scan on `queue`: the set this queue used last, else a set whose last
-  // command has completed, else a new set (up to max_temporaries), else the least recently used one.
-  temporaries& temporaries_for(cl_command_queue queue);
+  // The temporaries for a scan on `queue`: the set this queue used last (in-order queues only), else
+  // a set whose last command has completed, else a new set (up to max_temporaries), else the least
+  // recently used one.
+  temporaries& temporaries_for(cl_command_queue queue, bool out_of_order);
   static constexpr std::size_t max_temporaries = 4;
 
   // The user's wait list plus last_event, for a call that must wait for both; kept so that repeated
