@@ -191,8 +191,14 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   const ulong tile = shared_tile;
 
   const ulong tile_first = tile * CLSCAN_TILE;
+  // The last tile has no successor to read what it publishes.
+  const int has_successor = tile_first + CLSCAN_TILE < n;
 #if CLSCAN_REREAD
-  const elem_t run_total = reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n);
+  // With one work-item per tile, only a successor needs the tile's total: the last tile (the only one
+  // of a small scan) skips that reading pass.
+  const elem_t run_total = (CLSCAN_WG == 1 && !has_successor)
+                               ? CLSCAN_IDENTITY
+                               : reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n);
 #else
   elem_t v[CLSCAN_ITEMS];
 #if CLSCAN_STAGED
@@ -209,11 +215,11 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
 
   if (tile == 0) {
     if (lid == 0) {
-      publish(prefix_slot(status, 0), tag, combine(seed, tile_total));
+      if (has_successor) publish(prefix_slot(status, 0), tag, combine(seed, tile_total));
       shared_prefix = seed;
     }
   } else {
-    if (lid == 0) publish(aggregate_slot(status, tile), tag, tile_total);
+    if (lid == 0 && has_successor) publish(aggregate_slot(status, tile), tag, tile_total);
 
     // Walk back. `behind` combines the tiles [next + 1, tile) in order; every work-item keeps the
     // same copy, updated from local memory.
@@ -283,7 +289,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
       }
     }
     // behind now holds everything before this tile, seed included.
-    if (lid == 0) {
+    if (lid == 0 && has_successor) {
       publish(prefix_slot(status, tile), tag, combine(behind, tile_total));
       mem_fence(CLK_GLOBAL_MEM_FENCE);
     }
