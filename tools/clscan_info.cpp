@@ -469,10 +469,8 @@ void write_tuning(json_writer& json, const clscan::tuning& t) {
   json.end_object();
 }
 
-void print_json(const machine& m) {
-  std::string out;
-  json_writer json(out);
-  json.begin_object();
+// The fields every JSON document of clscan-info starts with.
+void write_json_header(json_writer& json, const machine& m) {
   json.field("clscan_version", CLSCAN_VERSION_STRING);
   const std::string dir = clscan::cache_directory();
   json.key("cache_directory");
@@ -481,6 +479,13 @@ void print_json(const machine& m) {
   else
     json.value(dir);
   if (!m.error.empty()) json.field("error", m.error);
+}
+
+void print_json(const machine& m) {
+  std::string out;
+  json_writer json(out);
+  json.begin_object();
+  write_json_header(json, m);
   if (!m.selection_error.empty()) json.field("selection_error", m.selection_error);
   json.key("platforms");
   json.begin_array();
@@ -728,14 +733,7 @@ void print_self_test_json(const std::vector<self_test_result>& results, const ma
   std::string out;
   json_writer json(out);
   json.begin_object();
-  json.field("clscan_version", CLSCAN_VERSION_STRING);
-  const std::string dir = clscan::cache_directory();
-  json.key("cache_directory");
-  if (dir.empty())
-    json.null();
-  else
-    json.value(dir);
-  if (!m.error.empty()) json.field("error", m.error);
+  write_json_header(json, m);
   json.key("platform_errors");
   json.begin_array();
   for (const platform_entry& platform : m.platforms)
