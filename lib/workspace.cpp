@@ -144,7 +144,7 @@ temporaries& workspace::temporaries_for(cl_command_queue queue, bool out_of_orde
         break;
       }
   if (!chosen && temporaries_.size() < max_temporaries)
-    chosen = temporaries_.emplace_back(new temporaries).get();
+    chosen = temporaries_.emplace_back(std::make_unique<temporaries>()).get();
   if (!chosen)
     chosen = std::min_element(temporaries_.begin(), temporaries_.end(), [](const auto& a, const auto& b) {
                return a->last_use < b->last_use;
