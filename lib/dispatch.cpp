@@ -253,8 +253,8 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     // CPU implementations run a work-group as a loop on one core. The single-pass kernel then works
     // best as one work-item per tile that reduces its run and reads it again to scan it
     // (CLSCAN_REREAD), and with tiles of 1 MiB: each work-group costs PoCL a few microseconds to
-    // schedule, and 1 MiB tiles ran 2^24 int sums at 1.16-1.30 of copy on 2 cores where 64 KiB tiles
-    // ran 0.93-1.02 (docs/PERFORMANCE.md).
+    // schedule, and 1 MiB tiles ran 2^24 int sums at mostly 1.16-1.30 of copy on 2 cores where
+    // 64 KiB tiles ran 0.70-1.03 (docs/PERFORMANCE.md).
     shape.work_group_size = 1;
     shape.items_per_thread = (std::size_t{1} << 20) / element_size;
   } else {
