@@ -112,9 +112,14 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   operands.request = &request;
   operands.identity = identity_of(request.type, request.operation, request.custom_identity);
 
-  const tuning& small_shape = ws.shape(request.type, algorithm::three_stage);
-  const algorithm algo =
-      choose_algorithm(request, ws.caps, n, small_shape.work_group_size * small_shape.items_per_thread);
+  // Only an automatic choice needs the three-stage tile (a forced algorithm never reads the other's
+  // shape, so CLSCAN_TUNING may give it a shape only the forced one can use: clscan-tune does).
+  std::size_t three_stage_tile = 0;
+  if (request.algo == algorithm::automatic) {
+    const tuning& small_shape = ws.shape(request.type, algorithm::three_stage);
+    three_stage_tile = small_shape.work_group_size * small_shape.items_per_thread;
+  }
+  const algorithm algo = choose_algorithm(request, ws.caps, n, three_stage_tile);
   const tuning& shape = ws.shape(request.type, algo);
   variant_key key;
   key.algo = algo;

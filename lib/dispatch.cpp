@@ -176,6 +176,25 @@ bool apply_tuned_shape(const device_capabilities& caps, element_type type, algor
   return false;
 }
 
+// Throws invalid_argument when `shape` would make `algo`'s kernel keep more private memory per
+// work-group than a device can be trusted with.
+void check_private_memory(const tuning& shape, const device_capabilities& caps, element_type type,
+                          algorithm algo) {
+  // Kernels that keep each work-item's run in an element array (the three-stage kernels everywhere,
+  // the single-pass kernel on GPUs) hold a tile of private memory per work-group. CPU implementations
+  // keep it on a worker thread's stack (8 MiB on PoCL, where a 16 x 131072-element tile of cl_int
+  // crashed the process), GPUs in spilled memory; larger shapes are refused rather than tried.
+  constexpr std::size_t max_private_tile_bytes = std::size_t{1} << 20;
+  const std::size_t tile_bytes = shape.work_group_size * shape.items_per_thread * size_of(type);
+  if ((algo == algorithm::three_stage || caps.is_gpu()) && tile_bytes > max_private_tile_bytes)
+    throw invalid_argument(shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
+                           ",items=" + std::to_string(shape.items_per_thread) + ",vec=" +
+                           std::to_string(shape.vector_width) + " makes " + std::to_string(tile_bytes) +
+                           "-byte tiles of " + opencl_name(type) + " for the " + algorithm_name(algo) +
+                           " kernel on '" + caps.name + "', which keeps a tile in private memory: at most " +
+                           std::to_string(max_private_tile_bytes) + " bytes");
+}
+
 } // namespace
 
 bool variant_key::operator<(const variant_key& other) const {
@@ -281,13 +300,11 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   shape.spin_limit = 1024;
   shape.origin = "default";
   apply_tuned_shape(caps, type, algo, shape);
-  std::string shape_source = shape.origin; // for error messages
   // CLSCAN_TUNING="wg=128,items=16,vec=4,lookback=16" overrides every variant (tuning experiments,
   // or working around a device problem without a rebuild).
   if (const char* text = std::getenv("CLSCAN_TUNING"); text && *text) {
     parse_shape(text, "CLSCAN_TUNING", shape);
     shape.origin = "CLSCAN_TUNING";
-    shape_source = std::string("CLSCAN_TUNING='") + text + "'";
   }
   // CLSCAN_SPIN_LIMIT=0 makes the single-pass look-back fall back at once (tests of that path).
   if (const char* text = std::getenv("CLSCAN_SPIN_LIMIT"); text && *text) {
@@ -296,18 +313,7 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     if (*end != '\0') throw invalid_argument(std::string("CLSCAN_SPIN_LIMIT='") + text + "' is not a number");
     shape.spin_limit = limit;
   }
-  // Kernels that keep each work-item's run in an element array (the three-stage kernels everywhere,
-  // the single-pass kernel on GPUs) hold a tile of private memory per work-group. CPU implementations
-  // keep it on a worker thread's stack (8 MiB on PoCL, where a 16 x 131072-element tile of cl_int
-  // crashed the process), GPUs in spilled memory; larger shapes are refused rather than tried.
-  constexpr std::size_t max_private_tile_bytes = std::size_t{1} << 20;
-  const std::size_t tile_bytes = shape.work_group_size * shape.items_per_thread * element_size;
-  if ((algo == algorithm::three_stage || caps.is_gpu()) && tile_bytes > max_private_tile_bytes)
-    throw invalid_argument(shape_source + ": wg=" + std::to_string(shape.work_group_size) + " items=" +
-                           std::to_string(shape.items_per_thread) + " makes " + std::to_string(tile_bytes) +
-                           "-byte tiles of " + opencl_name(type) + " for the " + algorithm_name(algo) +
-                           " kernel on '" + caps.name + "', which keeps a tile in private memory: at most " +
-                           std::to_string(max_private_tile_bytes) + " bytes");
+  check_private_memory(shape, caps, type, algo);
   return shape;
 }
 

@@ -34,6 +34,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
 std::string build_options(const variant_key& key);
 
 // Launch shape dispatch starts from for this device, type and algorithm; CLSCAN_TUNING overrides it.
+// Throws invalid_argument for a shape whose tiles would not fit the kernel's private memory.
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo);
 
 // True when the device has what the single-pass kernel needs for this element type.

@@ -27,6 +27,10 @@ options:
   --reps N         timed scans per shape (default 20; the median counts)
   --dry-run        measure and print, but store nothing
   --help
+
+A shape the device cannot run (not enough local memory or registers) is reported and skipped. Exit
+status 1 when a shape gave a wrong result, when clscan refused a shape this program offered, or when
+no shape of an algorithm ran.
 )";
 
 struct options {
@@ -144,7 +148,11 @@ measurement measure(const cl::Device& device, clscan::algorithm algo, const clsc
     }
     m.scan_us = median(scans);
     m.copy_us = median(copies);
+  } catch (const clscan::invalid_argument& e) {
+    // clscan refused a shape this program offered: the candidate list is wrong, not the device.
+    m.status = std::string("refused: ") + e.what();
   } catch (const std::exception& e) {
+    // A shape the device cannot run (local memory, registers) is skipped.
     m.status = e.what();
     const std::size_t newline = m.status.find('\n');
     if (newline != std::string::npos) m.status.resize(newline);
@@ -178,7 +186,7 @@ template <typename T> int tune(const cl::Device& device, const options& opt) {
       const bool ok = m.status == "ok";
       std::printf("%-12s %-40s %10.1f %10.1f %7.3f  %s\n", name, shape_text(m.shape).c_str(), m.scan_us,
                   m.copy_us, ok && m.scan_us > 0 ? m.copy_us / m.scan_us : 0.0, m.status.c_str());
-      if (m.status.rfind("wrong", 0) == 0) ++failures;
+      if (m.status.rfind("wrong", 0) == 0 || m.status.rfind("refused", 0) == 0) ++failures;
       // Ranked by the ratio to the copy timed beside it, which cancels much of a busy machine's noise.
       if (ok && (!best || m.copy_us / m.scan_us > best->copy_us / best->scan_us)) best = &m;
     }
