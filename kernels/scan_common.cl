@@ -72,6 +72,11 @@ typedef CLSCAN_T elem_t;
 typedef CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC) vec_t;
 #define CLSCAN_VLOAD CLSCAN_CAT(vload, CLSCAN_VEC)
 #define CLSCAN_VSTORE CLSCAN_CAT(vstore, CLSCAN_VEC)
+#else
+// One-element "vectors", so that tile code is written once for every vector width.
+typedef elem_t vec_t;
+#define CLSCAN_VLOAD(i, p) ((p)[i])
+#define CLSCAN_VSTORE(x, i, p) ((p)[i] = (x))
 #endif
 
 inline elem_t combine(elem_t a, elem_t b) { return CLSCAN_COMBINE(a, b); }
@@ -139,64 +144,114 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
   }
 }
 
-#if CLSCAN_VEC > 1
-// Staged tile transfer: work-items move whole vectors between global memory and a local staging area
-// in an interleaved order (consecutive work-items, consecutive vectors: fully coalesced), and each
-// work-item then takes its own consecutive run of elements from the staging area. Runs are padded
-// by one vector so that work-items reading their runs side by side hit different local banks.
+// Local tiles (GPUs): the whole tile lives in local memory rather than in each work-item's
+// registers, which leaves more work-groups resident per compute unit, and with them more loads in
+// flight while some work-groups wait on their predecessors. Work-items move whole vectors between
+// global and local memory in an interleaved order (consecutive work-items, consecutive vectors: fully
+// coalesced), and each work-item then reduces and scans its own consecutive run in local memory. Runs
+// are padded by one vector so that work-items reading their runs side by side hit different banks.
 #define CLSCAN_RUN_VECTORS (CLSCAN_ITEMS / CLSCAN_VEC)
-#define CLSCAN_STAGE_VECTORS (CLSCAN_WG * (CLSCAN_RUN_VECTORS + 1))
+#define CLSCAN_TILE_VECTORS (CLSCAN_WG * (CLSCAN_RUN_VECTORS + 1))
 
-inline uint staged_index(uint vector_in_tile) { return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS; }
+inline uint tile_vector_index(uint vector_in_tile) {
+  return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS;
+}
 
-// Loads the full tile that starts at element `tile_first`; every work-item must call.
-inline void load_tile_staged(const global elem_t* src, ulong tile_first, elem_t* v, local vec_t* stage) {
+// Loads the tile that starts at element `tile_first` into local memory; elements at or past n read as
+// the identity. Every work-item must call.
+inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n, local vec_t* tile) {
   const uint lid = (uint)get_local_id(0);
   const global elem_t* base = src + tile_first;
+  const ulong available = n - tile_first;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
+    const ulong first = (ulong)j * CLSCAN_VEC;
+    vec_t x;
+    if (first + CLSCAN_VEC <= available) {
 #if CLSCAN_ALIGNED
-    stage[staged_index(j)] = ((const global vec_t*)base)[j];
+      x = ((const global vec_t*)base)[j];
 #else
-    stage[staged_index(j)] = CLSCAN_VLOAD(j, base);
+      x = CLSCAN_VLOAD(j, base);
 #endif
+    } else {
+      elem_t part[CLSCAN_VEC];
+      for (int c = 0; c < CLSCAN_VEC; ++c)
+        part[c] = first + c < available ? base[first + c] : CLSCAN_IDENTITY;
+      x = CLSCAN_VLOAD(0, part);
+    }
+    tile[tile_vector_index(j)] = x;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
-    CLSCAN_VSTORE(stage[staged_index(lid * CLSCAN_RUN_VECTORS + k)], k, v);
 }
 
-// Stores v of every work-item to the full tile that starts at `tile_first`; every work-item must
-// call, after its last use of `stage` from load_tile_staged.
-inline void store_tile_staged(global elem_t* dst, ulong tile_first, const elem_t* v, local vec_t* stage) {
-  const uint lid = (uint)get_local_id(0);
-  global elem_t* base = dst + tile_first;
-  barrier(CLK_LOCAL_MEM_FENCE);
+// Combines the work-item's run of the local tile in order: the work-item's total.
+inline elem_t reduce_local_run(local const vec_t* tile) {
+  local const vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
+  elem_t total = CLSCAN_IDENTITY;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
-    stage[staged_index(lid * CLSCAN_RUN_VECTORS + k)] = CLSCAN_VLOAD(k, v);
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    elem_t part[CLSCAN_VEC];
+    CLSCAN_VSTORE(run[k], 0, part);
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      total = combine(total, part[c]);
+  }
+  return total;
+}
+
+// Scans the work-item's run of the local tile in place, seeded with `prefix`. Every work-item must
+// call (the tile is complete for store_local_tile when this returns).
+inline void scan_local_run(local vec_t* tile, elem_t prefix, int exclusive) {
+  local vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
+  elem_t running = prefix;
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    elem_t part[CLSCAN_VEC];
+    CLSCAN_VSTORE(run[k], 0, part);
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c) {
+      const elem_t next = combine(running, part[c]);
+      part[c] = exclusive ? running : next;
+      running = next;
+    }
+    run[k] = CLSCAN_VLOAD(0, part);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// Stores the local tile to the tile that starts at `tile_first`, nothing at or past n.
+inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, local const vec_t* tile) {
+  const uint lid = (uint)get_local_id(0);
+  global elem_t* base = dst + tile_first;
+  const ulong available = n - tile_first;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
+    const ulong first = (ulong)j * CLSCAN_VEC;
+    const vec_t x = tile[tile_vector_index(j)];
+    if (first + CLSCAN_VEC <= available) {
 #if CLSCAN_ALIGNED
-    ((global vec_t*)base)[j] = stage[staged_index(j)];
+      ((global vec_t*)base)[j] = x;
 #else
-    CLSCAN_VSTORE(stage[staged_index(j)], j, base);
+      CLSCAN_VSTORE(x, j, base);
 #endif
+    } else {
+      elem_t part[CLSCAN_VEC];
+      CLSCAN_VSTORE(x, 0, part);
+      for (int c = 0; c < CLSCAN_VEC; ++c)
+        if (first + c < available) base[first + c] = part[c];
+    }
   }
 }
-#endif
 
 // Run-at-a-time variants for CPUs: a work-item reduces its run straight from global memory, and
 // later reads the run again (from cache) to scan it, so no element array is kept per work-item.
@@ -260,21 +315,55 @@ inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
   }
 }
 
-// Exclusive scan of one value per work-item across the work-group, in local memory (Hillis-Steele;
-// needs no particular work-group size and no sub-groups). Returns the work-item's exclusive prefix and
-// writes the group's total to *total. scratch holds CLSCAN_WG elements; every work-item must call.
+// Work-items per segment of the work-group scan below.
+#ifndef CLSCAN_RAKE_SEGMENT
+#define CLSCAN_RAKE_SEGMENT 16
+#endif
+#define CLSCAN_RAKERS ((CLSCAN_WG + CLSCAN_RAKE_SEGMENT - 1) / CLSCAN_RAKE_SEGMENT)
+// Elements of local scratch that group_exclusive_scan needs: one per work-item, one of padding per
+// segment, and one per segment for the segment totals.
+#define CLSCAN_SCRATCH_SIZE (CLSCAN_WG + CLSCAN_WG / CLSCAN_RAKE_SEGMENT + CLSCAN_RAKERS)
+
+// Segments are padded by one element so that rakers walking their segments side by side hit
+// different local banks.
+inline uint scratch_index(uint lid) { return lid + lid / CLSCAN_RAKE_SEGMENT; }
+
+// Exclusive scan of one value per work-item across the work-group, in local memory, by raking: one
+// work-item per segment of CLSCAN_RAKE_SEGMENT values scans its segment, then every work-item
+// combines the totals of the segments before its own. Three barriers whatever the work-group size
+// (a tree scan needs two per doubling), no particular work-group size, no sub-groups. Returns the
+// work-item's exclusive prefix and writes the group's total to *total. Every work-item must call.
+//
+// (A form in which one work-item scanned the segment totals in place, behind one more barrier, gave
+// wrong totals on PoCL 3.1 when called inside the single-pass look-back loop; Oclgrind ran it right.
+// tests/test_faults.cpp's CLSCAN_SPIN_LIMIT=0 case exercises that loop on every run.)
 inline elem_t group_exclusive_scan(elem_t value, local elem_t* scratch, elem_t* total) {
   const uint lid = (uint)get_local_id(0);
-  scratch[lid] = value;
+  local elem_t* segment_totals = scratch + CLSCAN_WG + CLSCAN_WG / CLSCAN_RAKE_SEGMENT;
+  scratch[scratch_index(lid)] = value;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint offset = 1; offset < CLSCAN_WG; offset <<= 1) {
-    elem_t left = (lid >= offset) ? scratch[lid - offset] : CLSCAN_IDENTITY;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid >= offset) scratch[lid] = combine(left, scratch[lid]);
-    barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid < CLSCAN_RAKERS) {
+    const uint end = min((lid + 1) * CLSCAN_RAKE_SEGMENT, (uint)CLSCAN_WG);
+    elem_t running = CLSCAN_IDENTITY;
+    for (uint i = lid * CLSCAN_RAKE_SEGMENT; i < end; ++i) {
+      const elem_t x = scratch[scratch_index(i)];
+      scratch[scratch_index(i)] = running;
+      running = combine(running, x);
+    }
+    segment_totals[lid] = running;
   }
-  const elem_t prefix = (lid > 0) ? scratch[lid - 1] : CLSCAN_IDENTITY;
-  *total = scratch[CLSCAN_WG - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Every work-item combines the segment totals itself (a handful of broadcast reads) rather than
+  // waiting for one work-item to scan them.
+  const uint segment = lid / CLSCAN_RAKE_SEGMENT;
+  elem_t before = CLSCAN_IDENTITY;
+  for (uint s = 0; s < segment; ++s)
+    before = combine(before, segment_totals[s]);
+  elem_t all = before;
+  for (uint s = segment; s < CLSCAN_RAKERS; ++s)
+    all = combine(all, segment_totals[s]);
+  const elem_t prefix = combine(before, scratch[scratch_index(lid)]);
+  *total = all;
   // scratch may be reused by the caller right after this returns.
   barrier(CLK_LOCAL_MEM_FENCE);
   return prefix;

@@ -35,23 +35,16 @@
 #ifndef CLSCAN_PLAIN_STATUS_READS
 #define CLSCAN_PLAIN_STATUS_READS 1
 #endif
-// 1: full tiles move through local memory so that global accesses are coalesced (GPUs); 0: each
-// work-item reads and writes its own run directly (CPUs, where a run is one cache-friendly stream).
-#ifndef CLSCAN_STAGED
-#define CLSCAN_STAGED 0
-#endif
-#if CLSCAN_VEC == 1
-#undef CLSCAN_STAGED
-#define CLSCAN_STAGED 0
-#endif
-// 1: each work-item reduces its run from global memory and reads it again to scan it (CPUs);
-// 0: each work-item holds its run in registers between the two (GPUs).
+// 1: each work-item reduces its run from global memory and reads it again to scan it (CPUs, where a
+// run is one cache-friendly stream); 0: the tile lives in local memory (GPUs, see load_local_tile).
 #ifndef CLSCAN_REREAD
 #define CLSCAN_REREAD 0
 #endif
 // Look-back rounds without news from the nearest unresolved predecessor before falling back to
-// reducing its tile directly. 0 falls back at once on every predecessor without reading what it
-// published (only for testing the fallback path: CLSCAN_SPIN_LIMIT=0 in the environment).
+// reducing its tile directly. 0 (only for testing the fallback path: CLSCAN_SPIN_LIMIT=0 in the
+// environment) falls back at once on every predecessor without reading what it published, and out
+// of place also ignores a prefix published while the reduction ran, so that every work-group
+// reduces all of its predecessors' tiles whatever the timing.
 #ifndef CLSCAN_SPIN_LIMIT
 #define CLSCAN_SPIN_LIMIT 1024
 #endif
@@ -143,15 +136,10 @@ inline int read_status(global status_t* status, ulong tile, uint tag, elem_t* va
 }
 
 // Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
+// Reads each work-item's run straight from global memory: the fallback is rare, and an element array
+// here would cost registers on the common path too.
 inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local elem_t* scratch) {
-  const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
-#if CLSCAN_REREAD
-  const elem_t run_total = reduce_run(src, first, n);
-#else
-  elem_t v[CLSCAN_ITEMS];
-  load_items(src, first, n, v);
-  const elem_t run_total = reduce_items(v);
-#endif
+  const elem_t run_total = reduce_run(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n);
   elem_t total;
   group_exclusive_scan(run_total, scratch, &total);
   return total;
@@ -171,20 +159,27 @@ kernel void clear_status(global status_t* status, ulong words) {
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
                  global status_t* status, uint ticket_base, uint tag, int exclusive, elem_t seed) {
-  local elem_t scratch[CLSCAN_WG];
+  local elem_t scratch[CLSCAN_SCRATCH_SIZE];
   local int peek_kind[CLSCAN_LOOKBACK];
   local elem_t peek_value[CLSCAN_LOOKBACK];
   local uint shared_tile;
   local int shared_state; // 0: go on looking back, 1: done, 2: fall back on the nearest predecessor
   local long shared_next;
   local elem_t shared_prefix;
-#if CLSCAN_STAGED
-  local vec_t stage[CLSCAN_STAGE_VECTORS];
+#if !CLSCAN_REREAD
+  local vec_t tile_elements[CLSCAN_TILE_VECTORS];
 #endif
 
   const uint lid = (uint)get_local_id(0);
   src += src_offset;
   dst += dst_offset;
+#if CLSCAN_SPIN_LIMIT == 0
+  // In place, a predecessor's input may already hold its output once its prefix is published, so a
+  // published prefix must win over the reduction (see the fallback below).
+  const int take_published = src == dst;
+#else
+  const int take_published = 1;
+#endif
 
   if (lid == 0) shared_tile = atomic_inc((volatile global uint*)status) - ticket_base;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -200,15 +195,8 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
                                ? CLSCAN_IDENTITY
                                : reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n);
 #else
-  elem_t v[CLSCAN_ITEMS];
-#if CLSCAN_STAGED
-  const int full_tile = tile_first + CLSCAN_TILE <= n;
-  if (full_tile)
-    load_tile_staged(src, tile_first, v, stage);
-  else
-#endif
-    load_items(src, tile_first + lid * CLSCAN_ITEMS, n, v);
-  const elem_t run_total = reduce_items(v);
+  load_local_tile(src, tile_first, n, tile_elements);
+  const elem_t run_total = reduce_local_run(tile_elements);
 #endif
   elem_t tile_total;
   const elem_t item_prefix = group_exclusive_scan(run_total, scratch, &tile_total);
@@ -271,7 +259,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
         if (lid == 0) {
           mem_fence(CLK_GLOBAL_MEM_FENCE);
           elem_t published;
-          if (try_read(prefix_slot(status, (ulong)next), tag, &published)) {
+          if (take_published && try_read(prefix_slot(status, (ulong)next), tag, &published)) {
             shared_prefix = combine(published, behind);
             shared_state = 1;
           } else {
@@ -299,12 +287,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
 #if CLSCAN_REREAD
   scan_run(src, dst, tile_first + lid * CLSCAN_ITEMS, n, combine(shared_prefix, item_prefix), exclusive);
 #else
-  scan_items(v, combine(shared_prefix, item_prefix), exclusive);
-#if CLSCAN_STAGED
-  if (full_tile)
-    store_tile_staged(dst, tile_first, v, stage);
-  else
-#endif
-    store_items(dst, tile_first + lid * CLSCAN_ITEMS, n, v);
+  scan_local_run(tile_elements, combine(shared_prefix, item_prefix), exclusive);
+  store_local_tile(dst, tile_first, n, tile_elements);
 #endif
 }

@@ -10,7 +10,7 @@
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 scan_tiles(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
            global elem_t* tile_totals, int exclusive, elem_t seed) {
-  local elem_t scratch[CLSCAN_WG];
+  local elem_t scratch[CLSCAN_SCRATCH_SIZE];
   const ulong tile = get_group_id(0);
   const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
 

@@ -116,11 +116,11 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   // shape, so CLSCAN_TUNING may give it a shape only the forced one can use: clscan-tune does).
   std::size_t three_stage_tile = 0;
   if (request.algo == algorithm::automatic) {
-    const tuning& small_shape = ws.shape(request.type, algorithm::three_stage);
+    const tuning& small_shape = ws.shape(request.type, algorithm::three_stage, n);
     three_stage_tile = small_shape.work_group_size * small_shape.items_per_thread;
   }
   const algorithm algo = choose_algorithm(request, ws.caps, n, three_stage_tile);
-  const tuning& shape = ws.shape(request.type, algo);
+  const tuning& shape = ws.shape(request.type, algo, n);
   variant_key key;
   key.algo = algo;
   key.type = request.type;

@@ -47,6 +47,9 @@ std::size_t size_of(element_type type) noexcept {
 namespace detail {
 namespace {
 
+// Work-items per segment of the raking work-group scan (CLSCAN_RAKE_SEGMENT in kernels/scan_common.cl).
+constexpr std::size_t rake_segment = 16;
+
 bool is_floating(element_type type) { return type == element_type::float32 || type == element_type::float64; }
 
 template <typename T> element_value value_of(T value) { return element_value::of(value); }
@@ -176,17 +179,48 @@ bool apply_tuned_shape(const device_capabilities& caps, element_type type, algor
   return false;
 }
 
+// Bytes of local memory `algo`'s kernel declares for `shape`: the work-group scan's scratch
+// (CLSCAN_SCRATCH_SIZE in kernels/scan_common.cl), and for the single-pass kernel its look-back state
+// and, on GPUs, its tile with one vector of padding per work-item (CLSCAN_TILE_VECTORS).
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type,
+                               algorithm algo) {
+  const std::size_t element_size = size_of(type);
+  const std::size_t wg = shape.work_group_size;
+  const std::size_t segments = (wg + rake_segment - 1) / rake_segment;
+  std::size_t bytes = (wg + wg / rake_segment + segments) * element_size;
+  if (algo == algorithm::single_pass) {
+    bytes += std::min(shape.lookback, wg) * (sizeof(cl_int) + element_size) + 64;
+    if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * element_size;
+  }
+  return bytes;
+}
+
+// Throws invalid_argument when `shape` needs more local memory than the device has per work-group
+// (a tuned or CLSCAN_TUNING shape; the defaults are shrunk to fit).
+void check_local_memory(const tuning& shape, const device_capabilities& caps, element_type type,
+                        algorithm algo) {
+  const std::size_t bytes = local_memory_bytes(shape, caps, type, algo);
+  if (bytes > caps.local_mem_size)
+    throw invalid_argument(shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
+                           ",items=" + std::to_string(shape.items_per_thread) +
+                           ",vec=" + std::to_string(shape.vector_width) + " needs " + std::to_string(bytes) +
+                           " bytes of local memory for the " + algorithm_name(algo) + " kernel of " +
+                           opencl_name(type) + " on '" + caps.name + "', which has " +
+                           std::to_string(caps.local_mem_size) + " per work-group");
+}
+
 // Throws invalid_argument when `shape` would make `algo`'s kernel keep more private memory per
 // work-group than a device can be trusted with.
 void check_private_memory(const tuning& shape, const device_capabilities& caps, element_type type,
                           algorithm algo) {
-  // Kernels that keep each work-item's run in an element array (the three-stage kernels everywhere,
-  // the single-pass kernel on GPUs) hold a tile of private memory per work-group. CPU implementations
-  // keep it on a worker thread's stack (8 MiB on PoCL, where a 16 x 131072-element tile of cl_int
-  // crashed the process), GPUs in spilled memory; larger shapes are refused rather than tried.
+  // The three-stage kernels keep each work-item's run in an element array, so a work-group holds a
+  // tile of private memory. CPU implementations keep it on a worker thread's stack (8 MiB on PoCL,
+  // where a 16 x 131072-element tile of cl_int crashed the process), GPUs in spilled memory; larger
+  // shapes are refused rather than tried. (The single-pass kernel keeps its tile in local memory on
+  // GPUs and streams it on CPUs.)
   constexpr std::size_t max_private_tile_bytes = std::size_t{1} << 20;
   const std::size_t tile_bytes = shape.work_group_size * shape.items_per_thread * size_of(type);
-  if ((algo == algorithm::three_stage || caps.is_gpu()) && tile_bytes > max_private_tile_bytes)
+  if (algo == algorithm::three_stage && tile_bytes > max_private_tile_bytes)
     throw invalid_argument(shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
                            ",items=" + std::to_string(shape.items_per_thread) + ",vec=" +
                            std::to_string(shape.vector_width) + " makes " + std::to_string(tile_bytes) +
@@ -230,10 +264,9 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   // workspace are read with the layout they were written with.
   if (key.algo == algorithm::single_pass) {
     prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (caps.int64_atomics ? "1" : "0") + "\n";
-    // GPUs coalesce global accesses across work-items; CPUs stream each work-item's run.
-    // Overridable with -D (e.g. Oclgrind's --build-options, to check the CPU variant on it).
-    prelude += std::string("#ifndef CLSCAN_STAGED\n#define CLSCAN_STAGED ") + (caps.is_gpu() ? "1" : "0") +
-               "\n#endif\n";
+    // GPUs keep the tile in local memory and coalesce global accesses across work-items; CPUs stream
+    // each work-item's run. Overridable with -D (e.g. Oclgrind's --build-options, to check the CPU
+    // variant on it).
     prelude += std::string("#ifndef CLSCAN_REREAD\n#define CLSCAN_REREAD ") + (caps.is_gpu() ? "0" : "1") +
                "\n#endif\n";
   }
@@ -250,6 +283,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
 
 std::string build_options(const variant_key& key) {
   return "-DCLSCAN_WG=" + std::to_string(key.work_group_size) +
+         " -DCLSCAN_RAKE_SEGMENT=" + std::to_string(rake_segment) +
          " -DCLSCAN_ITEMS=" + std::to_string(key.items_per_thread) +
          " -DCLSCAN_VEC=" + std::to_string(key.vector_width) +
          " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") +
@@ -258,16 +292,36 @@ std::string build_options(const variant_key& key) {
                                              : "");
 }
 
-tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo) {
+std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo) {
+  // GPU single-pass scans of up to 16 MiB run on smaller tiles, so that more work-groups share the
+  // work: on an H100, 2^16 int sums took 9.0 us with 16 KiB tiles and 14.1 us with 40 KiB ones; the
+  // two met at 2^22 (docs/PERFORMANCE.md).
+  return caps.is_gpu() && algo == algorithm::single_pass ? std::size_t{16} << 20 : 0;
+}
+
+tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo, bool small_inputs) {
   tuning shape;
   const std::size_t element_size = size_of(type);
   // Vector loads of 16 bytes suit both GPUs (one coalesced 16-byte access per work-item) and CPUs.
   shape.vector_width = 16 / element_size;
-  if (caps.is_gpu()) {
+  if (caps.is_gpu() && algo == algorithm::single_pass) {
+    // The single-pass kernel keeps its tile in local memory and amortizes its look-back over the
+    // tile: larger tiles are faster as long as enough work-groups stay resident. On an H100 (int sums
+    // at 2^26..2^30, docs/PERFORMANCE.md) 128 work-items with 32 KiB tiles ran at 0.90..0.96 of
+    // copy, 24 KiB at 0.88..0.94, 40 KiB at 0.85..0.87. Small inputs run on 16 KiB tiles of 256
+    // work-items (see small_input_bytes). Other GPUs have not been measured: 16 KiB leaves room
+    // for several work-groups where local memory per compute unit is 64 KiB (AMD, Intel), and
+    // clscan-tune finds the best shape on the device itself.
+    const bool nvidia = caps.vendor.find("NVIDIA") != std::string::npos;
+    shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, small_inputs ? 256 : 128);
+    const std::size_t tile_bytes = (nvidia && !small_inputs ? std::size_t{32} : std::size_t{16}) << 10;
+    shape.items_per_thread =
+        std::max(shape.vector_width, tile_bytes / (shape.work_group_size * element_size) /
+                                         shape.vector_width * shape.vector_width);
+  } else if (caps.is_gpu()) {
+    // The three-stage kernels move one vector per work-item.
     shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
-    // The three-stage kernels move one vector per work-item. The single-pass kernel amortizes its
-    // look-back over larger tiles: 128 bytes per work-item measured best on an H200 (docs/PERFORMANCE.md).
-    shape.items_per_thread = algo == algorithm::single_pass ? 128 / element_size : shape.vector_width;
+    shape.items_per_thread = shape.vector_width;
   } else if (algo == algorithm::single_pass) {
     // CPU implementations run a work-group as a loop on one core. The single-pass kernel then works
     // best as one work-item per tile that reduces its run and reads it again to scan it
@@ -281,25 +335,20 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 16);
     shape.items_per_thread = 256;
   }
-  // Local memory holds one element per work-item (the work-group scan), on GPUs the single-pass
-  // kernel's staging area for a whole tile (plus one vector per work-item of padding), and a few
-  // hundred bytes of look-back state.
-  const auto local_bytes = [&] {
-    std::size_t bytes = shape.work_group_size * element_size + 512;
-    if (caps.is_gpu() && algo == algorithm::single_pass)
-      bytes += shape.work_group_size * (shape.items_per_thread + shape.vector_width) * element_size;
-    return bytes;
-  };
-  while (local_bytes() > caps.local_mem_size && shape.items_per_thread > shape.vector_width)
-    shape.items_per_thread /= 2;
-  while (local_bytes() > caps.local_mem_size && shape.work_group_size > 1)
+  shape.lookback = 16;
+  while (local_memory_bytes(shape, caps, type, algo) > caps.local_mem_size &&
+         shape.items_per_thread > shape.vector_width)
+    shape.items_per_thread =
+        std::max(shape.vector_width, shape.items_per_thread / 2 / shape.vector_width * shape.vector_width);
+  while (local_memory_bytes(shape, caps, type, algo) > caps.local_mem_size && shape.work_group_size > 1)
     shape.work_group_size /= 2;
-  // Enough predecessors per round that a round usually reaches a published prefix (8 measured as
-  // good as 32 on an H200, and more is slower); at most a work-group, since each work-item reads one.
+  // Enough predecessors per round that a round usually reaches a published prefix (8, 16 and 32
+  // measured alike on an H100 and an H200); at most a work-group, since each work-item reads one.
   shape.lookback = std::min<std::size_t>(shape.work_group_size, 16);
   shape.spin_limit = 1024;
   shape.origin = "default";
-  apply_tuned_shape(caps, type, algo, shape);
+  // clscan-tune measures large inputs; its shape does not replace the small-input one.
+  if (!small_inputs) apply_tuned_shape(caps, type, algo, shape);
   // CLSCAN_TUNING="wg=128,items=16,vec=4,lookback=16" overrides every variant (tuning experiments,
   // or working around a device problem without a rebuild).
   if (const char* text = std::getenv("CLSCAN_TUNING"); text && *text) {
@@ -314,6 +363,7 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     shape.spin_limit = limit;
   }
   check_private_memory(shape, caps, type, algo);
+  check_local_memory(shape, caps, type, algo);
   return shape;
 }
 
@@ -396,6 +446,10 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
   plan.large = plan.single_pass_available ? algorithm::single_pass : algorithm::three_stage;
   plan.three_stage = detail::initial_tuning(caps, type, algorithm::three_stage);
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);
+  plan.small_input_bytes = detail::small_input_bytes(caps, algorithm::single_pass);
+  plan.single_pass_small = plan.small_input_bytes
+                               ? detail::initial_tuning(caps, type, algorithm::single_pass, true)
+                               : plan.single_pass;
   return plan;
 }
 

@@ -33,9 +33,15 @@ element_value identity_of(element_type type, op operation, const element_value& 
 std::string program_prelude(const variant_key& key, const device_capabilities& caps);
 std::string build_options(const variant_key& key);
 
-// Launch shape dispatch starts from for this device, type and algorithm; CLSCAN_TUNING overrides it.
-// Throws invalid_argument for a shape whose tiles would not fit the kernel's private memory.
-tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo);
+// Launch shape dispatch starts from for this device, type and algorithm, for inputs larger than
+// small_input_bytes() or (small_inputs) for the others; a tuned shape replaces the large-input one,
+// CLSCAN_TUNING replaces both. Throws invalid_argument for a shape that does not fit the kernel's
+// private or local memory.
+tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo,
+                      bool small_inputs = false);
+
+// Inputs of at most this many bytes use `algo`'s small-input shape (0: one shape for every size).
+std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
 
 // True when the device has what the single-pass kernel needs for this element type.
 bool single_pass_supported(const device_capabilities& caps, element_type type);

@@ -65,10 +65,11 @@ std::map<std::pair<cl_context, cl_device_id>, std::unique_ptr<workspace>>& regis
 workspace::workspace(cl::Context context_in, cl::Device device_in)
     : context(std::move(context_in)), device(std::move(device_in)), caps(cached_capabilities(device())) {}
 
-const tuning& workspace::shape(element_type type, algorithm algo) {
-  auto key = std::make_pair(type, algo);
+const tuning& workspace::shape(element_type type, algorithm algo, std::size_t n) {
+  const bool small_inputs = n * size_of(type) <= small_input_bytes(caps, algo);
+  auto key = std::make_tuple(type, algo, small_inputs);
   auto it = shapes_.find(key);
-  if (it == shapes_.end()) it = shapes_.emplace(key, initial_tuning(caps, type, algo)).first;
+  if (it == shapes_.end()) it = shapes_.emplace(key, initial_tuning(caps, type, algo, small_inputs)).first;
   return it->second;
 }
 

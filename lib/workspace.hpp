@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace clscan::detail {
@@ -61,8 +62,9 @@ public:
   const cl::Device device;
   const device_capabilities& caps;
 
-  // The launch shape for a type and algorithm (read once: defaults, then CLSCAN_TUNING).
-  const tuning& shape(element_type type, algorithm algo);
+  // The launch shape for a type and algorithm and a scan of n elements (read once per shape class:
+  // defaults, a tuned shape, then CLSCAN_TUNING).
+  const tuning& shape(element_type type, algorithm algo, std::size_t n);
 
   // The compiled kernels for `key`, built (or loaded from the disk cache) on first use. When the
   // compiled kernel cannot run key.work_group_size work-items, the work-group is halved until it can.
@@ -83,7 +85,7 @@ public:
   std::vector<cl_event> combined_waits;
 
 private:
-  std::map<std::pair<element_type, algorithm>, tuning> shapes_;
+  std::map<std::tuple<element_type, algorithm, bool>, tuning> shapes_;
   std::map<variant_key, compiled_variant> variants_;
   std::set<std::string, std::less<>> custom_ops_;
   std::vector<std::unique_ptr<temporaries>> temporaries_;

@@ -19,12 +19,12 @@
 // non-commutative custom operator on cl_uint; inclusive and exclusive; in place and out of place;
 // aligned and unaligned offsets; with and without an initial value; and the single-pass fallback path
 // (CLSCAN_SPIN_LIMIT=0). Two launch shapes (CLSCAN_TUNING, set here): wg=4,items=8,vec=4,lookback=2
-// (32-element tiles, vector loads staged through local memory, look-back over 2 predecessors per
-// round) and wg=3,items=5,vec=1,lookback=3 (15-element tiles, scalar loads).
+// (32-element tiles, vector loads, look-back over 2 predecessors per round) and
+// wg=3,items=5,vec=1,lookback=3 (15-element tiles, scalar loads).
 //
-// Oclgrind's device reports every device type (GPU among them), so dispatch picks the GPU variants of
-// the single-pass kernel (CLSCAN_STAGED, registers instead of CLSCAN_REREAD); the CPU variant is
-// exercised by the fuzz and scan tests on PoCL, not here.
+// Oclgrind's device reports every device type (GPU among them), so dispatch picks the GPU variant of
+// the single-pass kernel (tiles in local memory); the oclgrind-cpu-variant test runs this program
+// again with -DCLSCAN_REREAD=1, the CPU variant.
 //
 // Output: one line per scan, then "oclgrind runner: <n> scans checked on <device>". Words that the
 // test's failure expression looks for ("error", "invalid", "uninitialized", "race") are never printed
@@ -242,7 +242,7 @@ int main() {
                 << std::endl;
       return 2;
     }
-    // 32-element tiles with 4-wide vectors (staged loads through local memory), and 15-element tiles
+    // 32-element tiles with 4-wide vectors (tiles in local memory), and 15-element tiles
     // of 3 work-items with scalar loads (neither a power of two).
     run_shape(r, "wg=4,items=8,vec=4,lookback=2");
     run_shape(r, "wg=3,items=5,vec=1,lookback=3");

@@ -45,10 +45,11 @@ if(CLSCAN_OCLGRIND)
       ENVIRONMENT "CLSCAN_NO_CACHE=1"
       FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}")
   # Oclgrind's device reports itself as a GPU, so dispatch picks the GPU variant of the single-pass
-  # kernel above; this run forces the CPU variant (each work-item rereads its run, no staging).
+  # kernel above (tiles in local memory); this run forces the CPU variant (each work-item rereads
+  # its run from global memory).
   add_test(NAME oclgrind-cpu-variant
            COMMAND ${CLSCAN_OCLGRIND} --data-races --uninitialized --check-api --max-errors 100
-                   --build-options "-DCLSCAN_PLAIN_STATUS_READS=0 -DCLSCAN_STAGED=0 -DCLSCAN_REREAD=1"
+                   --build-options "-DCLSCAN_PLAIN_STATUS_READS=0 -DCLSCAN_REREAD=1"
                    $<TARGET_FILE:clscan-oclgrind-runner>)
   set_tests_properties(oclgrind-cpu-variant PROPERTIES LABELS "oclgrind" TIMEOUT 900
       ENVIRONMENT "CLSCAN_NO_CACHE=1"

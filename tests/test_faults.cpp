@@ -730,7 +730,10 @@ TEST_CASE("faults: release_cached_resources() gives up clscan's references to a 
 TEST_CASE("faults: a look-back that gets no news falls back and stays correct (CLSCAN_SPIN_LIMIT=0)",
           "[faults]") {
   // CLSCAN_SPIN_LIMIT=0 makes every single-pass work-group stop waiting for its predecessors at once
-  // and reduce their tiles itself (the decoupled fallback). Read once per (context, device), like
+  // and reduce their tiles itself (the decoupled fallback); out of place it walks back to the first
+  // tile whatever the timing, so the look-back loop runs for many rounds on every run (a PoCL
+  // miscompilation of that loop once showed only when two test processes ran side by side). In
+  // place it stops at a published prefix, as it must. Read once per (context, device), like
   // CLSCAN_TUNING, so each shape below gets a fresh context. The disk cache is off, so every program
   // is built here, and its build options (in the log) show that the limit reached the kernel.
   scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));

@@ -532,12 +532,14 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
       if (n)
         ck(env.queue.enqueueWriteBuffer(inputs.back(), CL_TRUE, 0, bytes, host[i].data()),
            "clEnqueueWriteBuffer");
+      progress("input buffer written");
     }
     cl::Buffer output = make_buffer(env.context, alloc);
     cl::Buffer copy_dst = make_buffer(env.context, alloc);
-    // Touch the output and copy destination once so that lazy allocation is not timed.
-    ck(env.queue.enqueueFillBuffer(output, cl_uchar{0}, 0, alloc), "clEnqueueFillBuffer");
-    ck(env.queue.enqueueFillBuffer(copy_dst, cl_uchar{0}, 0, alloc), "clEnqueueFillBuffer");
+    // Touch the output and copy destination once so that lazy allocation is not timed. The pattern is
+    // one element (alloc is a multiple of it): fewer fill work-items than a byte pattern.
+    ck(env.queue.enqueueFillBuffer(output, T{}, 0, alloc), "clEnqueueFillBuffer");
+    ck(env.queue.enqueueFillBuffer(copy_dst, T{}, 0, alloc), "clEnqueueFillBuffer");
     ck(env.queue.finish(), "clFinish");
     progress("device buffers written");
 

@@ -450,6 +450,9 @@ void print_table(const machine& m) {
         row("  single pass", plan.single_pass_available ? "available" : "not available");
         row("  three_stage", tuning_text(plan.three_stage, false));
         row("  single_pass", tuning_text(plan.single_pass, true));
+        if (plan.small_input_bytes)
+          row("  single_pass small", tuning_text(plan.single_pass_small, true) + " (inputs up to " +
+                                         std::to_string(plan.small_input_bytes >> 20) + " MiB)");
       } else {
         row("dispatch plan", "error: " + device.plan_error);
       }
@@ -533,6 +536,9 @@ void print_json(const machine& m) {
         write_tuning(json, plan.three_stage);
         json.key("single_pass");
         write_tuning(json, plan.single_pass);
+        json.key("single_pass_small");
+        write_tuning(json, plan.single_pass_small);
+        json.field("small_input_bytes", static_cast<std::uint64_t>(plan.small_input_bytes));
         json.end_object();
       } else {
         json.begin_object();

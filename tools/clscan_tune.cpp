@@ -70,30 +70,36 @@ std::vector<clscan::tuning> candidates(const clscan::device_capabilities& caps, 
                                        clscan::algorithm algo) {
   std::vector<clscan::tuning> shapes;
   const std::size_t vec = 16 / element_size;
-  std::vector<std::size_t> groups, run_bytes, windows{8};
-  if (caps.is_gpu()) {
-    groups = {64, 128, 256, 512, 1024};
-    run_bytes = {16, 32, 64, 128};
-    if (algo == clscan::algorithm::single_pass) windows = {8, 16, 32};
+  const auto add = [&](std::size_t wg, std::size_t items, std::size_t window) {
+    if (wg > caps.max_work_group_size) return;
+    clscan::tuning t;
+    t.work_group_size = wg;
+    t.items_per_thread = std::max(vec, items / vec * vec);
+    t.vector_width = vec;
+    t.lookback = std::min(wg, window);
+    shapes.push_back(t);
+  };
+  if (caps.is_gpu() && algo == clscan::algorithm::single_pass) {
+    // Tiles live in local memory: sizes up to what a work-group may hold, with room for the
+    // work-group scan, the look-back state and a vector of padding per work-item.
+    for (std::size_t wg : {64, 128, 256, 512})
+      for (std::size_t tile_kib : {8, 16, 24, 32, 40}) {
+        const std::size_t items = (tile_kib << 10) / (wg * element_size);
+        if (wg * (items + vec) * element_size + 4096 <= caps.local_mem_size) add(wg, items, 16);
+      }
+  } else if (caps.is_gpu()) {
+    for (std::size_t wg : {64, 128, 256, 512, 1024})
+      for (std::size_t bytes : {16, 32, 64, 128})
+        add(wg, bytes / element_size, 8);
   } else {
-    groups = {1, 4, 16};
     // The CPU single-pass kernel streams its runs (so long ones are fine); the three-stage kernels
     // keep a run per work-item in private memory.
-    run_bytes = algo == clscan::algorithm::single_pass
-                    ? std::vector<std::size_t>{4096, 16384, 65536, 262144, 1048576}
-                    : std::vector<std::size_t>{1024, 4096, 16384, 65536};
-  }
-  for (std::size_t wg : groups) {
-    if (wg > caps.max_work_group_size) continue;
-    for (std::size_t bytes : run_bytes)
-      for (std::size_t window : windows) {
-        clscan::tuning t;
-        t.work_group_size = wg;
-        t.items_per_thread = std::max(vec, bytes / element_size);
-        t.vector_width = vec;
-        t.lookback = std::min(wg, window);
-        shapes.push_back(t);
-      }
+    const std::vector<std::size_t> run_bytes =
+        algo == clscan::algorithm::single_pass ? std::vector<std::size_t>{4096, 16384, 65536, 262144, 1048576}
+                                               : std::vector<std::size_t>{1024, 4096, 16384, 65536};
+    for (std::size_t wg : {1, 4, 16})
+      for (std::size_t bytes : run_bytes)
+        add(wg, bytes / element_size, 8);
   }
   return shapes;
 }

@@ -55,7 +55,9 @@ struct tuning {
 struct dispatch_plan {
   algorithm large = algorithm::three_stage; // algorithm for sizes above one tile
   bool single_pass_available = false;
-  tuning single_pass;
+  tuning single_pass;       // single-pass shape for inputs larger than small_input_bytes
+  tuning single_pass_small; // single-pass shape for inputs of at most small_input_bytes
+  std::size_t small_input_bytes = 0;
   tuning three_stage;
 };
 
