@@ -308,7 +308,7 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     // The single-pass kernel keeps its tile in local memory and amortizes its look-back over the
     // tile: larger tiles are faster as long as enough work-groups stay resident. On an H100 (int sums
     // at 2^26..2^30, docs/PERFORMANCE.md) 128 work-items with 32 KiB tiles ran at 0.90..0.96 of
-    // copy, 24 KiB at 0.88..0.94, 40 KiB at 0.85..0.87. Small inputs run on 16 KiB tiles of 256
+    // copy, 24 KiB at 0.88..0.94, 40 KiB at 0.81..0.87. Small inputs run on 16 KiB tiles of 256
     // work-items (see small_input_bytes). Other GPUs have not been measured: 16 KiB leaves room
     // for several work-groups where local memory per compute unit is 64 KiB (AMD, Intel), and
     // clscan-tune finds the best shape on the device itself.
