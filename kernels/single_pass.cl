@@ -188,6 +188,14 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   const ulong tile_first = tile * CLSCAN_TILE;
   // The last tile has no successor to read what it publishes.
   const int has_successor = tile_first + CLSCAN_TILE < n;
+#ifdef CLSCAN_TEST_SILENT_TILE
+  // Tests only: this tile never publishes, as if its work-group were never scheduled, so that its
+  // successor's bounded wait runs out and it reduces the tile itself (tests/test_faults.cpp; out of
+  // place only, since in place the silent tile's output overwrites the input the successor reads).
+  const int publishes = has_successor && tile != CLSCAN_TEST_SILENT_TILE;
+#else
+  const int publishes = has_successor;
+#endif
 #if CLSCAN_REREAD
   // With one work-item per tile, only a successor needs the tile's total: the last tile (the only one
   // of a small scan) skips that reading pass.
@@ -203,11 +211,11 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
 
   if (tile == 0) {
     if (lid == 0) {
-      if (has_successor) publish(prefix_slot(status, 0), tag, combine(seed, tile_total));
+      if (publishes) publish(prefix_slot(status, 0), tag, combine(seed, tile_total));
       shared_prefix = seed;
     }
   } else {
-    if (lid == 0 && has_successor) publish(aggregate_slot(status, tile), tag, tile_total);
+    if (lid == 0 && publishes) publish(aggregate_slot(status, tile), tag, tile_total);
 
     // Walk back. `behind` combines the tiles [next + 1, tile) in order; every work-item keeps the
     // same copy, updated from local memory.
@@ -277,7 +285,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
       }
     }
     // behind now holds everything before this tile, seed included.
-    if (lid == 0 && has_successor) {
+    if (lid == 0 && publishes) {
       publish(prefix_slot(status, tile), tag, combine(behind, tile_total));
       mem_fence(CLK_GLOBAL_MEM_FENCE);
     }

@@ -255,6 +255,17 @@ element_value identity_of(element_type type, op operation, const element_value& 
   return zero;
 }
 
+bool wide_status_words(const device_capabilities& caps) {
+  // CLSCAN_NARROW_STATUS=1 gives devices with 64-bit atomics the layout of those without, so that
+  // tests (Oclgrind, fuzz, tag wrap-around) reach it on the devices at hand. Read once: every
+  // launch in a process must use the layout the status words were written with.
+  static const bool narrow_forced = [] {
+    const char* text = std::getenv("CLSCAN_NARROW_STATUS");
+    return text && *text && std::strcmp(text, "0") != 0;
+  }();
+  return caps.int64_atomics && !narrow_forced;
+}
+
 std::string program_prelude(const variant_key& key, const device_capabilities& caps) {
   std::string prelude;
   if (key.type == element_type::float64) prelude += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
@@ -263,7 +274,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   // One status-word width per device, so that words left by any earlier launch on the same
   // workspace are read with the layout they were written with.
   if (key.algo == algorithm::single_pass) {
-    prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (caps.int64_atomics ? "1" : "0") + "\n";
+    prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (wide_status_words(caps) ? "1" : "0") + "\n";
     // GPUs keep the tile in local memory and coalesce global accesses across work-items; CPUs stream
     // each work-item's run. Overridable with -D (e.g. Oclgrind's --build-options, to check the CPU
     // variant on it).
@@ -282,6 +293,10 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
 }
 
 std::string build_options(const variant_key& key) {
+  // CLSCAN_BUILD_OPTIONS is appended to every program's options (diagnosis, and tests that compile
+  // a kernel with a fault of their own, e.g. -DCLSCAN_TEST_SILENT_TILE). The disk cache key holds
+  // the options, so such builds never share entries with normal ones.
+  const char* extra = std::getenv("CLSCAN_BUILD_OPTIONS");
   return "-DCLSCAN_WG=" + std::to_string(key.work_group_size) +
          " -DCLSCAN_RAKE_SEGMENT=" + std::to_string(rake_segment) +
          " -DCLSCAN_ITEMS=" + std::to_string(key.items_per_thread) +
@@ -289,7 +304,8 @@ std::string build_options(const variant_key& key) {
          " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") +
          (key.algo == algorithm::single_pass ? " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) +
                                                    " -DCLSCAN_SPIN_LIMIT=" + std::to_string(key.spin_limit)
-                                             : "");
+                                             : "") +
+         (extra && *extra ? std::string(" ") + extra : std::string());
 }
 
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo) {

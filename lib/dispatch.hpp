@@ -29,6 +29,10 @@ struct variant_key {
 // The operator's identity for `type` (for op::custom, the request's custom_identity).
 element_value identity_of(element_type type, op operation, const element_value& custom_identity);
 
+// True when the single-pass status words are 64 bits wide (cl_khr_int64_base_atomics, unless
+// CLSCAN_NARROW_STATUS=1 asks for the 32-bit layout); kernels/single_pass.cl CLSCAN_WIDE_STATUS.
+bool wide_status_words(const device_capabilities& caps);
+
 // The kernel prelude (type, operator, identity) and -D options for a variant.
 std::string program_prelude(const variant_key& key, const device_capabilities& caps);
 std::string build_options(const variant_key& key);

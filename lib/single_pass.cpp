@@ -13,12 +13,10 @@ struct status_layout {
 };
 
 status_layout layout_for(const device_capabilities& caps) {
-  return caps.int64_atomics ? status_layout{8, 32} : status_layout{4, 16};
+  return wide_status_words(caps) ? status_layout{8, 32} : status_layout{4, 16};
 }
 
 } // namespace
-
-bool wide_status_words(const device_capabilities& caps) { return caps.int64_atomics; }
 
 void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_variant& kernels,
                          const scan_operands& op, launch_sequence& launch) {
