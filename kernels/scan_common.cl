@@ -27,6 +27,12 @@
 #define CLSCAN_COMBINE(a, b) ((a) | (b))
 #elif defined(CLSCAN_OP_XOR)
 #define CLSCAN_COMBINE(a, b) ((a) ^ (b))
+#elif defined(CLSCAN_WRAP_T)
+// Signed sums wrap around in two's complement, as documented. Signed overflow is undefined in
+// OpenCL C (compilers may assume it never happens), so the host names the unsigned type of the same
+// size and the sum is taken in it; the bits are the same.
+#define CLSCAN_COMBINE(a, b)                                                                              \
+  CLSCAN_CAT(as_, CLSCAN_T)(CLSCAN_CAT(as_, CLSCAN_WRAP_T)(a) + CLSCAN_CAT(as_, CLSCAN_WRAP_T)(b))
 #else
 #define CLSCAN_COMBINE(a, b) ((a) + (b))
 #endif

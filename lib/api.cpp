@@ -1,6 +1,8 @@
 // The public entry point: validates arguments, then hands the request to dispatch and the algorithm
 // that dispatch picks. Nothing is enqueued until every check has passed and every kernel and
-// temporary buffer is ready, so a failed call leaves the user's buffers as they were.
+// temporary buffer is ready, so a call that fails leaves the user's buffers as they were. Only the
+// runtime's enqueue calls themselves can still fail after that (e.g. CL_OUT_OF_RESOURCES): commands
+// enqueued before such a failure still run, which in place can leave the buffer partly scanned.
 #include "device_info.hpp"
 #include "dispatch.hpp"
 #include "error_check.hpp"
@@ -33,12 +35,24 @@ template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char*
   return value;
 }
 
+// `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
+// input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
+// it in place), so the input must not be write-only and the output must be readable and writable.
 void check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset, std::size_t n,
-                  std::size_t element_size) {
+                  std::size_t element_size, cl_mem_flags forbidden_flags) {
   if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
   if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
     throw invalid_argument(std::string("clscan: the ") + role +
                            " buffer belongs to another context than the queue");
+  const auto flags = memory_info<cl_mem_flags>(buffer, CL_MEM_FLAGS, role);
+  if (flags & forbidden_flags & CL_MEM_WRITE_ONLY)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer was created CL_MEM_WRITE_ONLY, but clscan's kernels read it; use "
+                           "CL_MEM_READ_WRITE");
+  if (flags & forbidden_flags & CL_MEM_READ_ONLY)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer was created CL_MEM_READ_ONLY, but clscan's kernels write it; use "
+                           "CL_MEM_READ_WRITE");
   const std::size_t bytes = memory_info<std::size_t>(buffer, CL_MEM_SIZE, role);
   const std::size_t capacity = bytes / element_size;
   if (offset > capacity || n > capacity - offset)
@@ -80,9 +94,12 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   const bool out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
 
   const std::size_t element_size = size_of(request.type);
-  check_buffer(in(), "input", context, request.in_offset, n, element_size);
-  check_buffer(out(), "output", context, request.out_offset, n, element_size);
-  if (in() == out() && partially_overlapping(request.in_offset, request.out_offset, n))
+  const bool in_place = in() == out();
+  check_buffer(in(), "input", context, request.in_offset, n, element_size,
+               in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  check_buffer(out(), "output", context, request.out_offset, n, element_size,
+               CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+  if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
     throw invalid_argument("clscan: input and output ranges overlap without being the same range");
 
   const std::vector<cl::Event>* user_waits = request.wait_list;
@@ -154,10 +171,18 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   }
 
   launch_sequence launch(q, out_of_order, first_waits, first_wait_count);
-  if (algo == algorithm::single_pass)
-    enqueue_single_pass(ws, temps, kernels, operands, launch);
-  else
-    enqueue_three_stage(ws, temps, kernels, operands, launch);
+  try {
+    if (algo == algorithm::single_pass)
+      enqueue_single_pass(ws, temps, kernels, operands, launch);
+    else
+      enqueue_three_stage(ws, temps, kernels, operands, launch);
+  } catch (...) {
+    // Commands enqueued before the failure may still run on these temporaries, and no event tells
+    // when they end: give the set up (OpenCL keeps its buffers alive for those commands), so that no
+    // later scan shares it.
+    temps = temporaries{};
+    throw;
+  }
 
   cl::Event done = launch.finish();
   temps.last_event = done;

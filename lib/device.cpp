@@ -4,6 +4,7 @@
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -58,6 +59,14 @@ device_capabilities read_capabilities(cl_device_id device) {
   caps.type = device_info<cl_device_type>(device, CL_DEVICE_TYPE);
   caps.compute_units = device_info<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
   caps.max_work_group_size = device_info<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  // Launches are one-dimensional, and a device may allow fewer work-items along one dimension than
+  // in a work-group.
+  const cl_uint dimensions = device_info<cl_uint>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+  std::vector<std::size_t> item_sizes(std::max<cl_uint>(dimensions, 1), 0);
+  detail::check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+                                item_sizes.size() * sizeof(std::size_t), item_sizes.data(), nullptr),
+                "clGetDeviceInfo");
+  if (item_sizes[0] != 0) caps.max_work_group_size = std::min(caps.max_work_group_size, item_sizes[0]);
   caps.local_mem_size = device_info<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
   caps.global_mem_size = device_info<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
   caps.max_mem_alloc_size = device_info<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
@@ -83,7 +92,8 @@ std::string lower(std::string text) {
 bool matches(const char* wanted, std::size_t index, const std::string& name) {
   if (!wanted || !*wanted) return true;
   const std::string text = wanted;
-  if (text.find_first_not_of("0123456789") == std::string::npos) return std::stoul(text) == index;
+  if (text.find_first_not_of("0123456789") == std::string::npos)
+    return std::strtoull(text.c_str(), nullptr, 10) == index; // out of range: matches none
   return lower(name).find(lower(text)) != std::string::npos;
 }
 

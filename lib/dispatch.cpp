@@ -4,6 +4,7 @@
 #include "dispatch.hpp"
 
 #include "disk_cache.hpp"
+#include "log.hpp"
 
 #include <clscan/error.hpp>
 
@@ -163,22 +164,6 @@ std::string tuning_path(const device_capabilities& caps) {
   return dir.empty() ? std::string() : dir + "/tuning-" + device_stem(caps) + ".txt";
 }
 
-// The tuned shape for (algo, type) from the device's tuning file, if it has one. A file that cannot
-// be read is treated as absent; a malformed line is an error, since someone wrote it on purpose.
-bool apply_tuned_shape(const device_capabilities& caps, element_type type, algorithm algo, tuning& shape) {
-  const std::string path = tuning_path(caps);
-  if (path.empty()) return false;
-  std::ifstream in(path);
-  const std::string key = std::string(algorithm_name(algo)) + " " + opencl_name(type) + " ";
-  for (std::string line; std::getline(in, line);) {
-    if (line.compare(0, key.size(), key) != 0) continue;
-    parse_shape(line.substr(key.size()), path, shape);
-    shape.origin = "tuned: " + path;
-    return true;
-  }
-  return false;
-}
-
 // Bytes of local memory `algo`'s kernel declares for `shape`: the work-group scan's scratch
 // (CLSCAN_SCRATCH_SIZE in kernels/scan_common.cl), and for the single-pass kernel its look-back state
 // and, on GPUs, its tile with one vector of padding per work-item (CLSCAN_TILE_VECTORS).
@@ -227,6 +212,33 @@ void check_private_memory(const tuning& shape, const device_capabilities& caps, 
                            "-byte tiles of " + opencl_name(type) + " for the " + algorithm_name(algo) +
                            " kernel on '" + caps.name + "', which keeps a tile in private memory: at most " +
                            std::to_string(max_private_tile_bytes) + " bytes");
+}
+
+// The tuned shape for (algo, type) from the device's tuning file, if it has one. A file that cannot
+// be read is treated as absent; a malformed line is an error, since someone wrote it on purpose.
+bool apply_tuned_shape(const device_capabilities& caps, element_type type, algorithm algo, tuning& shape) {
+  const std::string path = tuning_path(caps);
+  if (path.empty()) return false;
+  std::ifstream in(path);
+  const std::string key = std::string(algorithm_name(algo)) + " " + opencl_name(type) + " ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    // The file sits in the cache directory, where anything may end up: a line that does not parse
+    // or does not fit the device is ignored like a damaged cache entry, never fatal.
+    tuning tuned = shape;
+    tuned.origin = "tuned: " + path;
+    try {
+      parse_shape(line.substr(key.size()), path, tuned);
+      check_private_memory(tuned, caps, type, algo);
+      check_local_memory(tuned, caps, type, algo);
+    } catch (const invalid_argument& e) {
+      log(log_level::warning, "ignoring tuning line '" + line + "': " + e.what());
+      continue;
+    }
+    shape = tuned;
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -284,6 +296,8 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   prelude += "#define CLSCAN_IDENTITY " +
              literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";
   prelude += std::string("#define ") + op_define(key.operation) + "\n";
+  if (key.operation == op::sum && key.type == element_type::int32) prelude += "#define CLSCAN_WRAP_T uint\n";
+  if (key.operation == op::sum && key.type == element_type::int64) prelude += "#define CLSCAN_WRAP_T ulong\n";
   if (key.operation == op::custom) {
     std::string expression = *key.custom_op;
     std::replace(expression.begin(), expression.end(), '\n', ' ');

@@ -55,7 +55,13 @@ bool log_enabled() noexcept {
 void log(log_level level, const std::string& message) {
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.handler) s.handler(level, message);
+  if (s.handler) {
+    try {
+      s.handler(level, message);
+    } catch (...) {
+      // A diagnostic must not change what the scan does.
+    }
+  }
   if (s.env_target.empty()) return;
   // The user asked for this output by setting CLSCAN_LOG.
   const bool to_stderr = s.env_target == "stderr";

@@ -1,6 +1,9 @@
 #include "single_pass.hpp"
 
+#include "dispatch.hpp"
 #include "error_check.hpp"
+
+#include <algorithm>
 
 namespace clscan::detail {
 namespace {
@@ -24,8 +27,18 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
   const status_layout layout = layout_for(ws.caps);
   const std::size_t words_per_value = element_size * 8 / layout.payload_bits;
   const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
+  // Inputs of at most small_input_bytes run on smaller tiles, so a smaller n can need more tiles:
+  // the buffer is sized for both, so that no smaller n allocates again.
+  std::size_t capacity_tiles = tiles;
+  if (const std::size_t small_n =
+          std::min(op.n, small_input_bytes(ws.caps, algorithm::single_pass) / element_size);
+      small_n > 0 && small_n < op.n) {
+    const tuning& small_shape = ws.shape(op.request->type, algorithm::single_pass, small_n);
+    const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
+    capacity_tiles = std::max(capacity_tiles, (small_n + small_tile - 1) / small_tile);
+  }
   // Word 0 is the ticket counter, then an aggregate and a prefix slot per tile.
-  const std::size_t status_bytes = (1 + tiles * 2 * words_per_value) * layout.word_bytes;
+  const std::size_t status_bytes = (1 + capacity_tiles * 2 * words_per_value) * layout.word_bytes;
   const cl::Buffer& status = temps.scratch(ws.context, 0, status_bytes);
   const cl_mem status_mem = status();
 

@@ -110,6 +110,10 @@ const cl::Buffer& temporaries::scratch(const cl::Context& context, std::size_t s
     check(status, "clCreateBuffer (clscan temporary storage)");
     buffer = cl::Buffer(memory);
     capacity = bytes;
+    // Tests of the hot path see allocations through this event.
+    if (log_enabled())
+      log(log_level::debug,
+          "temporary storage: " + std::to_string(bytes) + " bytes (slot " + std::to_string(slot) + ")");
     if (slot == 0) status_words_initialized = 0;
   }
   return buffer;

@@ -8,6 +8,7 @@
 // Output: one line per kind ("ok" or what went wrong). Exit status 0 only when every kind is clean.
 #include <clscan/clscan.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
@@ -25,6 +26,7 @@ namespace {
 thread_local bool counting = false;
 thread_local std::size_t allocations = 0;
 std::atomic<int> log_events{0};
+std::atomic<int> temporary_allocations{0}; // log events of clCreateBuffer for temporary storage
 
 } // namespace
 
@@ -159,10 +161,47 @@ std::string run_case(const cl::Context& context, const cl::Device& device, const
   return problems;
 }
 
+// A scan of n elements, then scans of fewer: the later ones must allocate no temporary storage,
+// even where the smaller ones run on another launch shape with more tiles (GPU single-pass inputs
+// of at most small_input_bytes). They may build their own program once.
+std::string run_smaller_sizes(const cl::Context& context, const cl::Device& device) {
+  const cl::CommandQueue queue(context, device);
+  const std::size_t small_elements = clscan::plan_for(device).small_input_bytes / sizeof(cl_int);
+  const std::size_t largest = std::max<std::size_t>(small_elements, 3'000'000) + 1;
+  const std::vector<std::size_t> sizes = {largest, largest - 1, small_elements, small_elements / 2 + 1, 1000};
+  std::vector<cl_int> data(largest);
+  std::mt19937 random(7);
+  for (cl_int& x : data)
+    x = static_cast<cl_int>(random());
+  cl::Buffer in(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
+  cl::Buffer out(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
+  queue.enqueueWriteBuffer(in, CL_TRUE, 0, largest * sizeof(cl_int), data.data());
+  std::string problems;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::size_t n = sizes[i];
+    if (n == 0) continue;
+    const int before = temporary_allocations.load();
+    clscan::inclusive<cl_int>(queue, in, out, n).wait();
+    const int allocated = temporary_allocations.load() - before;
+    if (i > 0 && allocated)
+      problems += std::to_string(allocated) + " temporary allocations at n = " + std::to_string(n) + "; ";
+    if (i == 0 && !allocated) problems += "the first scan logged no temporary allocation (is it logged?); ";
+    std::vector<cl_int> got(n), expected(n);
+    queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data());
+    std::inclusive_scan(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n), expected.begin(),
+                        wrapping_sum);
+    if (got != expected) problems += "wrong result at n = " + std::to_string(n) + "; ";
+  }
+  return problems;
+}
+
 } // namespace
 
 int main() {
-  clscan::set_log_handler([](clscan::log_level, const std::string&) { ++log_events; });
+  clscan::set_log_handler([](clscan::log_level, const std::string& message) {
+    ++log_events;
+    if (message.rfind("temporary storage", 0) == 0) ++temporary_allocations;
+  });
   try {
     const cl::Device device = clscan::select_device();
     cl::Context context(device);
@@ -200,6 +239,11 @@ int main() {
       std::printf("%-45s %s\n", c.name.c_str(), problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();
     }
+    // A fresh context, so that its first scan is the largest.
+    const std::string problems = run_smaller_sizes(cl::Context(device), device);
+    std::printf("%-45s %s\n", "smaller n after larger: no new temporaries",
+                problems.empty() ? "ok" : problems.c_str());
+    failed += !problems.empty();
     return failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());

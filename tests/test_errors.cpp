@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -227,6 +228,76 @@ TEST_CASE("overlapping input and output ranges in one buffer are rejected", "[er
           std::vector<cl_int>(data.begin(), data.begin() + 50));
     CHECK(std::vector<cl_int>(after.begin() + 50, after.end()) == expected);
   }
+}
+
+TEST_CASE("buffers whose access flags the kernels cannot use are rejected", "[errors]") {
+  auto& e = env();
+  const auto data = known_data(1000, 0x33);
+  const std::size_t bytes = data.size() * sizeof(cl_int);
+  cl::Buffer read_write = make_buffer(data);
+  // Flags restrict the kernels, not the host, so the test can fill and read these buffers.
+  auto flagged = [&](cl_mem_flags flags) {
+    cl::Buffer buffer(e.context, flags, bytes);
+    REQUIRE(e.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data.data()) == CL_SUCCESS);
+    return buffer;
+  };
+  cl::Buffer write_only = flagged(CL_MEM_WRITE_ONLY);
+  cl::Buffer read_only = flagged(CL_MEM_READ_ONLY);
+
+  SECTION("write-only input") {
+    const std::string message =
+        invalid_argument_message([&] { clscan::inclusive(e.queue, write_only, read_write, data.size()); });
+    CHECK_THAT(message, Contains("input buffer was created CL_MEM_WRITE_ONLY"));
+  }
+  SECTION("write-only output: the three-stage scan reads its output back") {
+    const std::string message =
+        invalid_argument_message([&] { clscan::exclusive(e.queue, read_write, write_only, data.size()); });
+    CHECK_THAT(message, Contains("output buffer was created CL_MEM_WRITE_ONLY"));
+  }
+  SECTION("read-only output") {
+    const std::string message =
+        invalid_argument_message([&] { clscan::inclusive(e.queue, read_write, read_only, data.size()); });
+    CHECK_THAT(message, Contains("output buffer was created CL_MEM_READ_ONLY"));
+  }
+  SECTION("read-only buffer in place") {
+    const std::string message =
+        invalid_argument_message([&] { clscan::inclusive(e.queue, read_only, data.size()); });
+    CHECK_THAT(message, Contains("CL_MEM_READ_ONLY"));
+  }
+  SECTION("a read-only input out of place is fine") {
+    cl::Buffer out = make_buffer(std::vector<cl_int>(data.size(), -1));
+    clscan::inclusive(e.queue, read_only, out, data.size()).wait();
+    std::vector<cl_int> expected(data.size());
+    std::inclusive_scan(data.begin(), data.end(), expected.begin());
+    CHECK(read_buffer<cl_int>(out, data.size()) == expected);
+  }
+  CHECK(read_buffer<cl_int>(read_write, data.size()) == data);
+  CHECK(read_buffer<cl_int>(write_only, data.size()) == data);
+  CHECK(read_buffer<cl_int>(read_only, data.size()) == data);
+}
+
+TEST_CASE("a log handler that throws does not change the scan", "[errors]") {
+  auto& e = env();
+  std::size_t calls = 0;
+  clscan::set_log_handler([&](clscan::log_level, const std::string&) {
+    ++calls;
+    throw std::runtime_error("handler failure");
+  });
+  // A fresh context: its first scan builds or loads a program, which is logged.
+  cl::Context context(e.device);
+  cl::CommandQueue queue(context, e.device);
+  const auto data = known_data(5000, 0x44);
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE, data.size() * sizeof(cl_int));
+  REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), data.data()) ==
+          CL_SUCCESS);
+  CHECK_NOTHROW(clscan::inclusive(queue, buffer, data.size()).wait());
+  clscan::set_log_handler({});
+  CHECK(calls > 0);
+  std::vector<cl_int> expected(data.size()), result(data.size());
+  std::inclusive_scan(data.begin(), data.end(), expected.begin());
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), result.data()) ==
+          CL_SUCCESS);
+  CHECK(result == expected);
 }
 
 TEST_CASE("operators that do not fit the request are rejected", "[errors]") {
@@ -468,10 +539,10 @@ TEST_CASE("status_name names OpenCL status codes", "[errors]") {
 }
 
 TEST_CASE("a scan that fails to enqueue leaves later scans correct", "[errors]") {
-  // An event of another context in the wait list makes the first command's enqueue fail inside
-  // clscan (CL_INVALID_CONTEXT), after it has chosen and built everything, on drivers that check wait
-  // lists (PoCL 3.1 does not, and runs the scan). Either way, later scans on the same queue (and the
-  // same temporaries) must still be right.
+  // An event of another context in the wait list is refused (clscan checks wait lists itself before
+  // it enqueues anything, since PoCL 3.1 does not check them and would run the scan). The call fails
+  // after dispatch chose and built everything; later scans on the same queue (and the same
+  // temporaries) must still be right.
   auto& e = env();
   const clscan::algorithm algo =
       GENERATE(clscan::algorithm::automatic, clscan::algorithm::three_stage, clscan::algorithm::single_pass);

@@ -99,6 +99,10 @@ const std::vector<shape_def>& shapes() {
         {std::string("wg=4,items=8,vec=4,lookback=2"), "CLSCAN_TUNING=wg=4,items=8,vec=4,lookback=2"});
     made.push_back(
         {std::string("wg=3,items=6,vec=2,lookback=3"), "CLSCAN_TUNING=wg=3,items=6,vec=2,lookback=3"});
+    // More work-items than one raking segment (CLSCAN_RAKE_SEGMENT, 16): the work-group scan combines
+    // three segment totals, as it does on GPUs.
+    made.push_back(
+        {std::string("wg=40,items=4,vec=2,lookback=8"), "CLSCAN_TUNING=wg=40,items=4,vec=2,lookback=8"});
     return made;
   }();
   return defs;
@@ -417,13 +421,23 @@ fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uin
   // n: small, around 0..3 tiles of a tile size the plan uses, or log-uniform up to 2^20.
   const clscan::dispatch_plan& plan = plan_of(state, c.shape, c.type);
   const std::size_t t3 = tile_of(plan.three_stage), t1 = tile_of(plan.single_pass);
+  const std::size_t t1_small = tile_of(plan.single_pass_small);
+  const std::size_t small_limit = plan.small_input_bytes / clscan::size_of(element_type_of(c.type));
   const std::uint64_t size_roll = r.next() % 100;
-  if (size_roll < 20) {
+  if (size_roll < 3 && small_limit > 0) {
+    // Just above the largest input that runs on the small-input shape (GPUs: 16 MiB), so that the
+    // large-input shape is fuzzed too.
+    c.n = small_limit + (r.next() % 3) * t1 + r.next() % 5;
+    c.size_origin =
+        "small-input limit " + std::to_string(small_limit) + " + " + std::to_string(c.n - small_limit);
+  } else if (size_roll < 20) {
     c.n = r.next() % 34;
     c.size_origin = "small";
   } else if (size_roll < 65) {
     std::vector<std::pair<std::size_t, std::string>> tiles = {{t3, "three-stage tile " + std::to_string(t3)},
                                                               {t1, "single-pass tile " + std::to_string(t1)}};
+    if (t1_small != t1)
+      tiles.push_back({t1_small, "small-input single-pass tile " + std::to_string(t1_small)});
     if (t3 * t3 <= max_random_n) tiles.push_back({t3 * t3, "three-stage tile^2 " + std::to_string(t3 * t3)});
     const auto& [tile, name] = tiles[r.next() % tiles.size()];
     const std::size_t k = r.next() % 4;

@@ -21,7 +21,7 @@ struct device_capabilities {
   std::string opencl_c_version; // CL_DEVICE_OPENCL_C_VERSION
   cl_device_type type = 0;
   cl_uint compute_units = 0;
-  std::size_t max_work_group_size = 0;
+  std::size_t max_work_group_size = 0; // of a one-dimensional work-group: also within MAX_WORK_ITEM_SIZES[0]
   cl_ulong local_mem_size = 0;
   cl_ulong global_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;

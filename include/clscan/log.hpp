@@ -15,7 +15,8 @@ const char* to_string(log_level level) noexcept;
 using log_handler = std::function<void(log_level level, const std::string& message)>;
 
 // Installs `handler` for all later events (process-wide; an empty handler removes it). The handler
-// may be called from any thread that calls clscan.
+// may be called from any thread that calls clscan, while clscan holds its own locks: it must not call
+// clscan itself. Exceptions it throws are ignored.
 void set_log_handler(log_handler handler);
 
 } // namespace clscan
