@@ -117,10 +117,18 @@ std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id)
   std::uint64_t binary_size = 0, checksum = 0;
   if (!get_u64(in, binary_size) || !get_u64(in, checksum)) return reject("truncated header");
   if (binary_size == 0 || binary_size > (std::uint64_t{1} << 32)) return reject("bad binary size");
+  // Against the file's real length before allocating: a damaged size field must not cost gigabytes.
+  const std::streamoff header_end = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streamoff file_end = in.tellg();
+  in.seekg(header_end);
+  if (header_end < 0 || file_end < header_end) return reject("truncated header");
+  const auto rest = static_cast<std::uint64_t>(file_end - header_end);
+  if (rest < binary_size) return reject("truncated binary");
+  if (rest > binary_size) return reject("trailing bytes");
   std::vector<unsigned char> binary(binary_size);
   if (!in.read(reinterpret_cast<char*>(binary.data()), static_cast<std::streamsize>(binary_size)))
     return reject("truncated binary");
-  if (in.peek() != std::char_traits<char>::eof()) return reject("trailing bytes");
   if (XXH3_64bits(binary.data(), binary.size()) != checksum) return reject("checksum mismatch");
   log_cache(log_level::debug, "hit " + path);
   return binary;
@@ -150,13 +158,19 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
               "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message());
     return;
   }
-  bool ok = std::fwrite(header.data(), 1, header.size(), file) == header.size() &&
-            std::fwrite(binary.data(), 1, binary.size(), file) == binary.size();
-  ok = (std::fflush(file) == 0) && ok;
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+  // The first failing call's errno is the reason; later calls may overwrite it.
+  int failure = 0;
+  const auto note = [&](bool succeeded) {
+    if (!succeeded && !failure) failure = errno ? errno : EIO;
+  };
+  note(std::fwrite(header.data(), 1, header.size(), file) == header.size());
+  if (!failure) note(std::fwrite(binary.data(), 1, binary.size(), file) == binary.size());
+  note(std::fflush(file) == 0);
+  note(std::fclose(file) == 0);
+  if (!failure) note(std::rename(temp.c_str(), path.c_str()) == 0);
+  if (failure) {
     log_cache(log_level::warning,
-              "cannot write " + path + ": " + std::error_code(errno, std::generic_category()).message());
+              "cannot write " + path + ": " + std::error_code(failure, std::generic_category()).message());
     std::remove(temp.c_str());
     return;
   }

@@ -1,7 +1,10 @@
 // A separate process for the disk-cache tests: runs one inclusive scan of a few thousand ints on
 // clscan::select_device(), checks it against std::inclusive_scan and prints every clscan log event.
+// CLSCAN_PROBE_N=<count> scans that many instead: inputs larger than one three-stage tile make the
+// automatic choice read both algorithms' launch shapes (and so both lines of a tuning file).
 //
 // Output, one item a line:
+//   euid: <id>                  the effective user the probe ran as
 //   log: <level>: <message>     each event clscan reports (cache hits, misses, repairs, builds)
 //   result: ok | result: wrong
 //   error: <what>               when clscan throws
@@ -9,6 +12,7 @@
 #include <clscan/clscan.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <mutex>
@@ -17,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 int main() {
   std::mutex output_mutex;
   clscan::set_log_handler([&](clscan::log_level level, const std::string& message) {
@@ -24,6 +30,7 @@ int main() {
     std::cout << "log: " << clscan::to_string(level) << ": " << message << '\n';
   });
 
+  std::cout << "euid: " << ::geteuid() << '\n';
   int status = 2;
   try {
     const cl::Device device = clscan::select_device();
@@ -32,7 +39,8 @@ int main() {
     cl::Context context(device);
     cl::CommandQueue queue(context, device);
 
-    constexpr std::size_t n = 3000;
+    std::size_t n = 3000;
+    if (const char* text = std::getenv("CLSCAN_PROBE_N"); text && *text) n = std::stoul(text);
     std::vector<cl_int> data(n);
     std::mt19937 random(12345);
     std::uniform_int_distribution<cl_int> values(-1000, 1000);

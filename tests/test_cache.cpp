@@ -18,6 +18,7 @@
 #include <numeric>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+// Header-only, as in lib/disk_cache.cpp: the tests compute entry checksums and names themselves.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #ifndef CLSCAN_CACHE_PROBE
 #error "CLSCAN_CACHE_PROBE must name the clscan-cache-probe executable"
@@ -47,9 +52,11 @@ struct probe_result {
 };
 
 // Runs clscan-cache-probe with CLSCAN_CACHE_DIR = `cache_dir` (unset when empty) and the given extra
-// variables (std::nullopt unsets one). CLSCAN_NO_CACHE is unset unless `extra` sets it.
+// variables (std::nullopt unsets one). CLSCAN_NO_CACHE is unset unless `extra` sets it. `launcher`
+// (a command line prefix, such as setpriv's) runs the probe at `probe`.
 probe_result run_probe(const std::string& cache_dir,
-                       const std::map<std::string, std::optional<std::string>>& extra = {}) {
+                       const std::map<std::string, std::optional<std::string>>& extra = {},
+                       const std::string& launcher = {}, const std::string& probe = CLSCAN_CACHE_PROBE) {
   std::vector<std::unique_ptr<scoped_env>> scope;
   scope.push_back(std::make_unique<scoped_env>(
       "CLSCAN_CACHE_DIR", cache_dir.empty() ? std::nullopt : std::optional<std::string>(cache_dir)));
@@ -59,7 +66,7 @@ probe_result run_probe(const std::string& cache_dir,
     scope.push_back(std::make_unique<scoped_env>(name, value));
 
   probe_result result;
-  const std::string command = std::string("'") + CLSCAN_CACHE_PROBE + "' 2>&1 </dev/null";
+  const std::string command = launcher + "'" + probe + "' 2>&1 </dev/null";
   std::FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   char chunk[4096];
@@ -142,6 +149,79 @@ std::uint64_t get_u64(const std::string& bytes, std::size_t at) {
 void put_u64(std::string& bytes, std::size_t at, std::uint64_t value) {
   for (int byte = 0; byte < 8; ++byte)
     bytes[at + byte] = static_cast<char>((value >> (8 * byte)) & 0xff);
+}
+
+std::uint64_t xxh3(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+struct entry_parts {
+  std::string identity;
+  std::uint64_t binary_size = 0; // as recorded in the header
+  std::uint64_t checksum = 0;    // as recorded in the header
+  std::string binary;            // everything after the header
+};
+
+entry_parts parse_entry(const std::string& bytes) {
+  REQUIRE(bytes.size() >= identity_offset);
+  const std::size_t identity_size = get_u64(bytes, 16);
+  REQUIRE(bytes.size() >= identity_offset + identity_size + 16);
+  const std::size_t at = identity_offset + identity_size;
+  entry_parts parts;
+  parts.identity = bytes.substr(identity_offset, identity_size);
+  parts.binary_size = get_u64(bytes, at);
+  parts.checksum = get_u64(bytes, at + 8);
+  parts.binary = bytes.substr(at + 16);
+  return parts;
+}
+
+// `entry` holding `binary` instead, with its length and checksum to match: an entry the disk cache
+// accepts whatever the binary is.
+std::string with_binary(const std::string& entry, const std::string& binary) {
+  const std::size_t at = identity_offset + get_u64(entry, 16);
+  std::string made = entry.substr(0, at + 16) + binary;
+  put_u64(made, at, binary.size());
+  put_u64(made, at + 8, xxh3(binary));
+  return made;
+}
+
+// The file name lib/disk_cache.cpp gives the entry of `identity`: the XXH3 of the device part (up to
+// and including the "driver: " line), then that of the whole identity.
+std::string entry_name_for(const std::string& identity) {
+  const std::size_t driver = identity.find("\ndriver: ");
+  REQUIRE(driver != std::string::npos);
+  const std::size_t end = identity.find('\n', driver + 1);
+  REQUIRE(end != std::string::npos);
+  REQUIRE(identity.compare(end + 1, 9, "options: ") == 0);
+  char name[64];
+  std::snprintf(name, sizeof name, "%016llx-%016llx.clbin",
+                static_cast<unsigned long long>(xxh3(identity.substr(0, end + 1))),
+                static_cast<unsigned long long>(xxh3(identity)));
+  return name;
+}
+
+std::string pseudo_random_bytes(std::size_t size, std::uint32_t state) {
+  std::string bytes(size, '\0');
+  for (char& c : bytes) {
+    state = state * 1664525u + 1013904223u;
+    c = static_cast<char>(state >> 24);
+  }
+  return bytes;
+}
+
+// Every file in `dir` with its contents.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const std::string& name : files_in(dir))
+    files[name] = read_file(dir / name);
+  return files;
+}
+
+// setpriv (util-linux) runs a command as another user, without supplementary groups.
+constexpr const char* setpriv_path = "/usr/bin/setpriv";
+constexpr unsigned nobody_id = 65534;
+
+std::string as_nobody() {
+  return std::string(setpriv_path) + " --reuid=" + std::to_string(nobody_id) +
+         " --regid=" + std::to_string(nobody_id) + " --clear-groups ";
 }
 
 struct corruption {
@@ -296,22 +376,209 @@ TEST_CASE("a cache directory that cannot be created or written leaves clscan wor
     CHECK(result.has("log: warning: disk cache: cannot create directory"));
     CHECK_FALSE(result.has("disk cache: stored"));
   }
-  SECTION("a read-only directory (only meaningful when not running as root)") {
-    if (::geteuid() == 0) {
-      SUCCEED("running as root: chmod does not stop root from writing; covered by the cases above");
-    } else {
-      const fs::path dir = root.path() / "read-only";
-      fs::create_directory(dir);
-      fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                               fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
-      const probe_result result = run_probe(dir.string());
-      INFO(result.output);
-      CHECK(result.ok());
-      CHECK(result.has("log: warning: disk cache: cannot write"));
-      CHECK(files_in(dir).empty());
-    }
-  }
   CHECK(read_file(file) == "not a directory\n");
+}
+
+TEST_CASE("a read-only cache directory is only read: scans work and nothing is written", "[cache]") {
+  temp_dir root;
+  std::string launcher;
+  std::string probe = CLSCAN_CACHE_PROBE;
+  std::map<std::string, std::optional<std::string>> extra;
+  const bool as_root = ::geteuid() == 0;
+  if (as_root) {
+    // Root writes through any mode bits (and CI runs as root), so the probe runs as user nobody.
+    if (::access(setpriv_path, X_OK) != 0)
+      FAIL(setpriv_path << " not found: it runs the probe without root's rights (Debian: util-linux)");
+    // mkdtemp made the directory 0700; nobody has to reach the cache directory inside it.
+    fs::permissions(root.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec);
+    // PoCL compiles kernels into its own cache (POCL_CACHE_DIR, else under XDG_CACHE_HOME or HOME)
+    // and loads them from there, so nobody needs one it can write.
+    const fs::path home = root.path() / "nobody-home";
+    fs::create_directory(home);
+    REQUIRE(::chown(home.c_str(), nobody_id, nobody_id) == 0);
+    extra = {{"HOME", home.string()},
+             {"XDG_CACHE_HOME", (home / ".cache").string()},
+             {"POCL_CACHE_DIR", (home / "pocl").string()},
+             {"TMPDIR", home.string()}};
+    launcher = as_nobody();
+    // A build tree that nobody cannot reach (a clone under /root): run a copy of the probe (clscan
+    // is linked into it) from the temporary directory instead.
+    if (std::system((launcher + "/usr/bin/test -x '" + probe + "'").c_str()) != 0) {
+      const fs::path copy = root.path() / "clscan-cache-probe";
+      fs::copy_file(probe, copy);
+      probe = copy.string();
+    }
+    INFO("user nobody must be able to run " << probe << " and write to " << home);
+    REQUIRE(std::system(
+                (launcher + "/usr/bin/test -x '" + probe + "' -a -w '" + home.string() + "'").c_str()) == 0);
+  }
+  const fs::path dir = root.path() / "read-only";
+  fs::create_directory(dir);
+  // Put back the write permission at the end, so that the temporary directory can be removed.
+  struct writable_again {
+    fs::path dir;
+    ~writable_again() {
+      std::error_code ignored;
+      fs::permissions(dir, fs::perms::owner_write, fs::perm_options::add, ignored);
+    }
+  } restore{dir};
+  const auto make_read_only = [&] {
+    fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                             fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  };
+  const std::string user = "euid: " + std::to_string(as_root ? nobody_id : ::geteuid());
+
+  SECTION("an empty directory: programs are built and kept in memory only") {
+    make_read_only();
+    const probe_result result = run_probe(dir.string(), extra, launcher, probe);
+    INFO(result.output);
+    REQUIRE(result.has(user));
+    CHECK(result.ok());
+    CHECK(result.has("disk cache: miss"));
+    CHECK(result.has("built program from source"));
+    CHECK(result.has("log: warning: disk cache: cannot write"));
+    CHECK(result.has("Permission denied"));
+    CHECK_FALSE(result.has("disk cache: stored"));
+    CHECK(files_in(dir).empty());
+  }
+  SECTION("a directory holding entries written before: they are loaded, not rebuilt") {
+    install_golden(dir);
+    make_read_only();
+    const std::map<std::string, std::string> before = snapshot(dir);
+    const probe_result result = run_probe(dir.string(), extra, launcher, probe);
+    INFO(result.output);
+    REQUIRE(result.has(user));
+    CHECK(result.ok());
+    CHECK(result.has("disk cache: hit"));
+    CHECK(result.has("loaded cached program"));
+    CHECK_FALSE(result.has("built program from source"));
+    CHECK_FALSE(result.has("warning"));
+    CHECK_FALSE(result.has("disk cache: stored"));
+    CHECK(snapshot(dir) == before);
+  }
+}
+
+TEST_CASE("an intact entry whose binary the driver rejects is rebuilt and replaced by a valid one",
+          "[cache]") {
+  temp_dir root;
+  const fs::path dir = root.path() / "cache";
+  fs::create_directory(dir);
+  std::map<std::string, std::string> planted;
+  for (const auto& [name, bytes] : golden_entries()) {
+    const entry_parts golden = parse_entry(bytes);
+    INFO("entry " << name);
+    // The replacement goes where the library looks for it.
+    REQUIRE(entry_name_for(golden.identity) == name);
+    const std::string garbage = pseudo_random_bytes(golden.binary.size(), 0x5eed1234u);
+    // Not even the start of a PoCL binary: PoCL 3.1 trusts a binary that begins with its own header
+    // ("poclbin") and crashes in clCreateProgramWithBinary on what follows.
+    REQUIRE(garbage.compare(0, 7, "poclbin") != 0);
+    planted[name] = with_binary(bytes, garbage);
+    write_file(dir / name, planted[name]);
+  }
+
+  const fs::path log_file = root.path() / "clscan.log";
+  const probe_result repaired = run_probe(dir.string(), {{"CLSCAN_LOG", log_file.string()}});
+  INFO("run on the rejected binary:\n" << repaired.output);
+  REQUIRE(repaired.ok());
+  // The entry itself is intact, so the disk cache hands it over and it is the driver that refuses it
+  // (on PoCL in clCreateProgramWithBinary; other drivers may only fail its build).
+  CHECK(repaired.has("disk cache: hit"));
+  CHECK_FALSE(repaired.has("ignoring"));
+  CHECK((repaired.has("log: warning: disk cache: driver rejected a cached binary") ||
+         repaired.has("log: warning: disk cache: cached binary did not build")));
+  CHECK(repaired.has("rebuilding"));
+  CHECK(repaired.has("built program from source"));
+  CHECK(repaired.has("disk cache: stored"));
+  CHECK_FALSE(repaired.has("loaded cached program"));
+  const std::string logged = read_file(log_file);
+  INFO("CLSCAN_LOG file:\n" << logged);
+  CHECK_THAT(logged, Contains("clscan warning: disk cache: ") && Contains("rebuilding"));
+  CHECK_THAT(logged, Contains("clscan info: disk cache: stored " + dir.string()));
+
+  std::vector<std::string> names;
+  for (const auto& [name, bytes] : planted)
+    names.push_back(name);
+  CHECK(files_in(dir) == names);
+  for (const auto& [name, bytes] : planted) {
+    INFO("entry " << name);
+    const entry_parts now = parse_entry(read_file(dir / name));
+    CHECK(now.identity == parse_entry(bytes).identity);
+    CHECK(now.binary_size == now.binary.size());
+    CHECK(now.checksum == xxh3(now.binary));
+    CHECK(now.binary != parse_entry(bytes).binary);
+  }
+
+  const std::map<std::string, std::string> repaired_files = snapshot(dir);
+  const probe_result after = run_probe(dir.string());
+  INFO("run after the repair:\n" << after.output);
+  REQUIRE(after.ok());
+  CHECK(after.has("loaded cached program"));
+  CHECK_FALSE(after.has("warning"));
+  CHECK_FALSE(after.has("built program from source"));
+  CHECK_FALSE(after.has("disk cache: stored"));
+  CHECK(snapshot(dir) == repaired_files);
+}
+
+TEST_CASE("garbage in the tuning file leaves scans working and exact", "[cache]") {
+  temp_dir root;
+  const fs::path dir = root.path() / "cache";
+  fs::create_directory(dir);
+  fs::path tuning;
+  {
+    scoped_env cache("CLSCAN_CACHE_DIR", dir.string());
+    scoped_env on("CLSCAN_NO_CACHE", std::nullopt);
+    tuning = clscan::tuning_file(env().device);
+  }
+  REQUIRE(tuning.parent_path() == dir);
+  const fs::path log_file = root.path() / "clscan.log";
+  // More elements than one three-stage tile, so the automatic choice reads the three-stage and the
+  // single-pass shape, and more than 16 MiB, so that on GPUs the single-pass one is the large-input
+  // shape that a tuning file replaces.
+  const std::map<std::string, std::optional<std::string>> extra = {{"CLSCAN_PROBE_N", "4200000"},
+                                                                   {"CLSCAN_LOG", log_file.string()}};
+
+  SECTION("lines for no algorithm and type") {
+    const std::string junk = std::string("this is not a tuning line\n\n") + pseudo_random_bytes(300, 77u) +
+                             "\nthree_stage\nsingle_pass int\n" + "three_stage float64 wg=\xff\n";
+    write_file(tuning, junk);
+    const probe_result result = run_probe(dir.string(), extra);
+    INFO(result.output);
+    CHECK(result.ok());
+    CHECK_FALSE(result.has("error:"));
+    CHECK(read_file(tuning) == junk);
+  }
+  SECTION("lines for the scan's algorithms that do not parse or do not fit the device") {
+    const std::vector<std::string> bad = {
+        "three_stage int wg=banana items=seven",
+        "three_stage int wg=16 items=24 vec=16",    // items not a multiple of vec
+        "three_stage int wg=16 items=131072 vec=4", // an 8 MiB tile in private memory
+        "single_pass int wg=0 items=0 lookback=0",
+        "single_pass int wg=1 items=8 vec=4 speed=11", // an unknown field
+    };
+    std::string text = "# written by hand\n";
+    for (const std::string& line : bad)
+      text += line + "\n";
+    write_file(tuning, text);
+    const probe_result result = run_probe(dir.string(), extra);
+    INFO(result.output);
+    CHECK(result.ok());
+    CHECK_FALSE(result.has("error:"));
+    const std::string logged = read_file(log_file);
+    INFO("CLSCAN_LOG file:\n" << logged);
+    std::istringstream lines(logged);
+    std::vector<std::string> warnings;
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("clscan warning: ", 0) == 0) warnings.push_back(line);
+    for (const std::string& line : bad) {
+      INFO("tuning line: " << line);
+      CHECK(std::any_of(warnings.begin(), warnings.end(), [&](const std::string& warning) {
+        return warning.find(line) != std::string::npos && warning.find(tuning.string()) != std::string::npos;
+      }));
+    }
+    CHECK(read_file(tuning) == text);
+  }
 }
 
 TEST_CASE("CLSCAN_NO_CACHE=1 turns the disk cache off", "[cache]") {
