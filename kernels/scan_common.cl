@@ -31,7 +31,7 @@
 // Signed sums wrap around in two's complement, as documented. Signed overflow is undefined in
 // OpenCL C (compilers may assume it never happens), so the host names the unsigned type of the same
 // size and the sum is taken in it; the bits are the same.
-#define CLSCAN_COMBINE(a, b)                                                                              \
+#define CLSCAN_COMBINE(a, b)                                                                                 \
   CLSCAN_CAT(as_, CLSCAN_T)(CLSCAN_CAT(as_, CLSCAN_WRAP_T)(a) + CLSCAN_CAT(as_, CLSCAN_WRAP_T)(b))
 #else
 #define CLSCAN_COMBINE(a, b) ((a) + (b))
