@@ -24,6 +24,16 @@ if(TARGET clscan-info)
   add_test(NAME info-self-test COMMAND clscan-info --self-test)
   set_tests_properties(info-self-test PROPERTIES LABELS "tools" TIMEOUT 300
       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # The listing and --json (checked field by field), a device that fails being reported and skipped
+  # (an invalid CLSCAN_TUNING; a kernel build that fails), the disk cache states, and --selected.
+  # Each mode runs in a scratch directory of its own with its own cache (tests/info_check.cmake).
+  foreach(mode listing json failing-tuning failing-build cache-states selected)
+    add_test(NAME info-${mode}
+             COMMAND ${CMAKE_COMMAND} -DINFO=$<TARGET_FILE:clscan-info> -DMODE=${mode}
+                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}/info-check/${mode}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/info_check.cmake)
+    set_tests_properties(info-${mode} PROPERTIES LABELS "tools" TIMEOUT 300)
+  endforeach()
 endif()
 
 if(TARGET clscan-tune)

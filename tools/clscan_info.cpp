@@ -1,15 +1,17 @@
 // clscan-info: what clscan sees on this machine, and whether it computes correct scans there.
 //
 //   clscan-info                 every OpenCL platform and device: properties, capabilities, the
-//                               dispatch plan clscan uses on it, and its disk cache entries
+//                               dispatch plan clscan uses on it, and the state of its disk cache
 //   clscan-info --json          the same as JSON
 //   clscan-info --self-test     exact inclusive and exclusive scans (in place and out of place) on
 //                               every device, checked against std::inclusive_scan/std::exclusive_scan
+//   clscan-info --selected ...  only the device clscan::select_device() picks
 //
 // Run with --help for the options.
 #include <clscan/clscan.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -22,16 +24,21 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
 constexpr const char* usage_text =
-    R"(usage: clscan-info [--json] [--self-test [--algorithm NAME[,NAME...]]] [--help]
+    R"(usage: clscan-info [--json] [--selected] [--self-test [--algorithm NAME[,NAME...]]] [--help]
 
 Lists every OpenCL platform and device with what clscan reads from it (capabilities) and what it
 chooses for it (the dispatch plan for cl_int scans: algorithm for large sizes, launch shapes and where
-they come from), plus the disk cache directory and each device's number of cache entries.
+they come from), plus the disk cache: its directory and state, and per device the state, the number
+of entries and the tuning file when there is one.
 
 options:
   --json              print the same information (or the self-test results) as JSON on stdout.
@@ -41,14 +48,22 @@ options:
                       std::exclusive_scan. Prints pass/fail and the time per device and algorithm.
   --algorithm LIST    algorithms for --self-test: automatic (default), three_stage, single_pass, or a
                       comma-separated list of them, or "all".
+  --selected          list (or self-test) only the device clscan::select_device() picks, the one the
+                      other tools and the tests use: CLSCAN_PLATFORM and CLSCAN_DEVICE when set, else
+                      the first GPU, else the first device. Fails (exit 1) when nothing matches.
   --help, -h          this text.
 
-A device (or algorithm) that throws is reported with its error and the others still run.
-Exit status: 0 when everything was listed / every self-test check passed; 1 when a device failed or
-a check was wrong; 2 on a usage error.
+Disk cache states: "off" (CLSCAN_NO_CACHE is set, or no directory can be named), "missing" (created
+on the first store), "not writable" (found by trying to create a file or directory there: clscan
+keeps programs in memory only), "writable".
 
-Environment: CLSCAN_CACHE_DIR, CLSCAN_NO_CACHE, CLSCAN_TUNING and CLSCAN_LOG apply as in the library;
-CLSCAN_PLATFORM and CLSCAN_DEVICE only choose which device is marked "selected".
+A device (or algorithm) that throws is reported with its error and the others still run.
+Exit status: 0 when everything was listed / every self-test check passed; 1 when a device failed (its
+capabilities or its dispatch plan could not be read, e.g. an invalid CLSCAN_TUNING) or a check was
+wrong or nothing was tested; 2 on a usage error.
+
+Environment: CLSCAN_CACHE_DIR, CLSCAN_NO_CACHE, CLSCAN_TUNING and CLSCAN_LOG apply as in the library.
+Without --selected, CLSCAN_PLATFORM and CLSCAN_DEVICE only choose which device is marked "selected".
 )";
 
 // ---------------------------------------------------------------------------------------------------
@@ -219,6 +234,123 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------
+// The disk cache's state, found by trying what the library will do there: permission bits say
+// nothing to root, and a read-only mount or a special file system (/proc) refuses root as well.
+
+enum class cache_state { off, missing, not_writable, writable };
+
+struct cache_status {
+  cache_state state = cache_state::off;
+  std::string directory; // empty when off
+  std::string reason;    // why it is off or not writable
+};
+
+const char* state_name(cache_state state) {
+  switch (state) {
+  case cache_state::off: return "off";
+  case cache_state::missing: return "missing";
+  case cache_state::not_writable: return "not_writable";
+  case cache_state::writable: return "writable";
+  }
+  return "?";
+}
+
+std::string errno_text(int code) { return std::error_code(code, std::generic_category()).message(); }
+
+// Creates and removes a file in `dir`, or a directory where the cache directory itself is still to be
+// made; empty when that worked, else why not. The leading dot keeps the probe out of entry counts.
+std::string try_create(const std::string& dir, bool directory) {
+  std::string name = dir + "/.clscan-info-probe-XXXXXX";
+  if (directory) {
+    if (!::mkdtemp(name.data())) return errno_text(errno);
+    ::rmdir(name.c_str());
+    return {};
+  }
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return errno_text(errno);
+  ::close(fd);
+  ::unlink(name.c_str());
+  return {};
+}
+
+cache_status probe_cache() {
+  cache_status status;
+  status.directory = clscan::cache_directory();
+  if (status.directory.empty()) {
+    // The library's rule (lib/disk_cache.cpp), which does not say which case applies.
+    const char* off = std::getenv("CLSCAN_NO_CACHE");
+    status.reason = off && *off && std::strcmp(off, "0") != 0
+                        ? std::string("CLSCAN_NO_CACHE=") + off
+                        : "no directory: CLSCAN_CACHE_DIR, XDG_CACHE_HOME and HOME are unset";
+    return status;
+  }
+  status.state = cache_state::not_writable;
+  struct stat info {};
+  if (::stat(status.directory.c_str(), &info) == 0) {
+    if (!S_ISDIR(info.st_mode)) {
+      status.reason = "not a directory";
+    } else {
+      const std::string why = try_create(status.directory, false);
+      if (why.empty())
+        status.state = cache_state::writable;
+      else
+        status.reason = "cannot create a file in it: " + why;
+    }
+    return status;
+  }
+  if (errno != ENOENT && errno != ENOTDIR) {
+    status.reason = errno_text(errno);
+    return status;
+  }
+  // The library creates the directory with its parents on the first store, which works when the
+  // nearest existing ancestor takes a new directory.
+  std::string ancestor = status.directory;
+  bool found = false;
+  while (!found && ancestor != "/" && ancestor != ".") {
+    const std::size_t slash = ancestor.find_last_of('/');
+    ancestor = slash == std::string::npos ? "." : slash == 0 ? "/" : ancestor.substr(0, slash);
+    found = ::stat(ancestor.c_str(), &info) == 0;
+  }
+  if (!found) {
+    status.reason = "no parent directory of it exists";
+  } else if (!S_ISDIR(info.st_mode)) {
+    status.reason = "cannot be created: " + ancestor + " is not a directory";
+  } else if (const std::string why = try_create(ancestor, true); !why.empty()) {
+    status.reason = "cannot be created in " + ancestor + ": " + why;
+  } else {
+    status.state = cache_state::missing;
+  }
+  return status;
+}
+
+std::string cache_state_text(const cache_status& cache) {
+  switch (cache.state) {
+  case cache_state::off: return "off (" + cache.reason + ")";
+  case cache_state::missing: return "missing (created on the first store)";
+  case cache_state::not_writable: return "not writable: " + cache.reason + " (programs stay in memory only)";
+  case cache_state::writable: return "writable";
+  }
+  return "?";
+}
+
+// The path of `device`'s tuning file, or an empty string when it has none (or the cache is off).
+std::string existing_tuning_file(const cl::Device& device) {
+  const std::string path = clscan::tuning_file(device);
+  struct stat info {};
+  return !path.empty() && ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) ? path : std::string();
+}
+
+// `text` without trailing newlines and with its later lines indented by `indent`: build logs end in
+// a newline and span several lines.
+std::string indent_lines(std::string text, const std::string& indent) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  for (std::size_t pos = text.find('\n'); pos != std::string::npos; pos = text.find('\n', pos + 1))
+    text.insert(pos + 1, indent);
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Platforms and devices, read with the C API so that one broken platform does not hide the others.
 
 struct usage_error : std::runtime_error {
@@ -253,7 +385,8 @@ struct device_entry {
   std::optional<clscan::device_capabilities> caps;
   std::optional<clscan::dispatch_plan> plan;
   std::size_t cache_entries = 0;
-  std::string error; // capabilities() failed
+  std::string tuning_file; // empty when the device has none
+  std::string error;       // capabilities() failed
   std::string plan_error;
 };
 
@@ -270,6 +403,8 @@ struct machine {
   std::vector<platform_entry> platforms;
   std::string error; // clGetPlatformIDs failed
   std::string selection_error;
+  bool selected_only = false; // --selected: only the device select_device() picks is listed
+  cache_status cache;
 };
 
 std::string describe(const std::exception& e) {
@@ -283,8 +418,10 @@ std::string describe(const std::exception& e) {
   return text;
 }
 
-machine discover(bool with_details) {
+machine discover(bool with_details, bool selected_only) {
   machine m;
+  m.selected_only = selected_only;
+  m.cache = probe_cache();
   cl_uint platform_count = 0;
   const cl_int status = clGetPlatformIDs(0, nullptr, &platform_count);
   if (status != CL_SUCCESS || platform_count == 0) {
@@ -322,11 +459,13 @@ machine discover(bool with_details) {
         device.id = devices[d];
         device.name = device_name(devices[d]);
         device.selected = devices[d] == selected;
+        if (selected_only && !device.selected) continue;
         if (with_details) {
           const cl::Device handle(devices[d], true);
           try {
             device.caps = clscan::capabilities(handle);
             device.cache_entries = clscan::disk_cache_entries(handle);
+            device.tuning_file = existing_tuning_file(handle);
           } catch (const std::exception& e) {
             device.error = describe(e);
           }
@@ -341,7 +480,9 @@ machine discover(bool with_details) {
         platform.devices.push_back(std::move(device));
       }
     }
-    m.platforms.push_back(std::move(platform));
+    // Under --selected a platform without the device is left out, its errors included: they say
+    // nothing about the device asked for.
+    if (!selected_only || !platform.devices.empty()) m.platforms.push_back(std::move(platform));
   }
   return m;
 }
@@ -398,19 +539,16 @@ std::string tuning_text(const clscan::tuning& t, bool single_pass) {
   return text.str();
 }
 
-std::string cache_directory_text() {
-  const std::string dir = clscan::cache_directory();
-  return dir.empty() ? "(off: CLSCAN_NO_CACHE is set, or no directory can be named)" : dir;
-}
-
 void print_table(const machine& m) {
   std::printf("clscan %s\n", CLSCAN_VERSION_STRING);
-  std::printf("disk cache directory: %s\n", cache_directory_text().c_str());
+  std::printf("disk cache directory: %s\n", m.cache.directory.empty() ? "(none)" : m.cache.directory.c_str());
+  std::printf("disk cache state: %s\n", cache_state_text(m.cache).c_str());
   if (!m.error.empty()) {
     std::printf("error: %s\n", m.error.c_str());
     return;
   }
-  if (!m.selection_error.empty()) std::printf("select_device(): %s\n", m.selection_error.c_str());
+  if (!m.selection_error.empty())
+    std::printf("%sselect_device(): %s\n", m.selected_only ? "error: " : "", m.selection_error.c_str());
 
   const auto row = [](const char* label, const std::string& value) {
     std::printf("    %-22s %s\n", label, value.c_str());
@@ -425,7 +563,7 @@ void print_table(const machine& m) {
       std::printf("\n  device %zu: %s%s\n", device.index, device.name.c_str(),
                   device.selected ? "   [selected: clscan::select_device()]" : "");
       if (!device.error.empty()) {
-        std::printf("    error: %s\n", device.error.c_str());
+        std::printf("    error: %s\n", indent_lines(device.error, "      ").c_str());
         continue;
       }
       const clscan::device_capabilities& c = *device.caps;
@@ -454,9 +592,11 @@ void print_table(const machine& m) {
           row("  single_pass small", tuning_text(plan.single_pass_small, true) + " (inputs up to " +
                                          std::to_string(plan.small_input_bytes >> 20) + " MiB)");
       } else {
-        row("dispatch plan", "error: " + device.plan_error);
+        row("dispatch plan", "error: " + indent_lines(device.plan_error, "      "));
       }
+      row("disk cache", cache_state_text(m.cache));
       row("disk cache entries", std::to_string(device.cache_entries));
+      if (!device.tuning_file.empty()) row("tuning file", device.tuning_file);
     }
   }
 }
@@ -475,12 +615,23 @@ void write_tuning(json_writer& json, const clscan::tuning& t) {
 // The fields every JSON document of clscan-info starts with.
 void write_json_header(json_writer& json, const machine& m) {
   json.field("clscan_version", CLSCAN_VERSION_STRING);
-  const std::string dir = clscan::cache_directory();
+  const auto directory = [&] {
+    if (m.cache.directory.empty())
+      json.null();
+    else
+      json.value(m.cache.directory);
+  };
   json.key("cache_directory");
-  if (dir.empty())
-    json.null();
-  else
-    json.value(dir);
+  directory();
+  json.key("cache");
+  json.begin_object();
+  json.key("directory");
+  directory();
+  json.field("state", state_name(m.cache.state));
+  if (!m.cache.reason.empty()) json.field("reason", m.cache.reason);
+  json.end_object();
+  json.field("selected_only", m.selected_only);
+  if (!m.selection_error.empty()) json.field("selection_error", m.selection_error);
   if (!m.error.empty()) json.field("error", m.error);
 }
 
@@ -489,7 +640,6 @@ void print_json(const machine& m) {
   json_writer json(out);
   json.begin_object();
   write_json_header(json, m);
-  if (!m.selection_error.empty()) json.field("selection_error", m.selection_error);
   json.key("platforms");
   json.begin_array();
   for (const platform_entry& platform : m.platforms) {
@@ -546,6 +696,16 @@ void print_json(const machine& m) {
         json.end_object();
       }
       json.field("cache_entries", static_cast<unsigned long long>(device.cache_entries));
+      json.key("cache");
+      json.begin_object();
+      json.field("state", state_name(m.cache.state));
+      json.field("entries", static_cast<unsigned long long>(device.cache_entries));
+      json.key("tuning_file");
+      if (device.tuning_file.empty())
+        json.null();
+      else
+        json.value(device.tuning_file);
+      json.end_object();
       json.end_object();
     }
     json.end_array();
@@ -695,9 +855,14 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
 }
 
 void print_self_test_header(const machine& m) {
+  const std::string cache = m.cache.state == cache_state::off
+                                ? cache_state_text(m.cache)
+                                : m.cache.directory + ", " + cache_state_text(m.cache);
   std::printf("clscan %s self-test (cl_int sum scans; disk cache: %s)\n", CLSCAN_VERSION_STRING,
-              cache_directory_text().c_str());
+              cache.c_str());
   if (!m.error.empty()) std::printf("error: %s\n", m.error.c_str());
+  if (m.selected_only && !m.selection_error.empty())
+    std::printf("error: select_device(): %s\n", m.selection_error.c_str());
   for (const platform_entry& platform : m.platforms)
     if (!platform.error.empty())
       std::printf("platform %zu (%s): error: %s\n", platform.index, platform.name.c_str(),
@@ -710,7 +875,7 @@ void print_self_test_result(const self_test_result& r) {
               algorithm_name(r.algo));
   if (!r.error.empty())
     std::printf("ERROR after %zu of %zu checks passed, %.1f ms\n    %s\n", r.passed, r.checks, r.milliseconds,
-                r.error.c_str());
+                indent_lines(r.error, "    ").c_str());
   else if (!r.failures.empty())
     std::printf("FAIL: %zu of %zu checks wrong, %.1f ms\n", r.failures.size(), r.checks, r.milliseconds);
   else
@@ -816,6 +981,7 @@ int main(int argc, char** argv) {
   bool json = false;
   bool run_self_test = false;
   bool algorithm_given = false;
+  bool selected_only = false;
   std::vector<clscan::algorithm> algorithms = {clscan::algorithm::automatic};
   try {
     for (int i = 1; i < argc; ++i) {
@@ -828,6 +994,8 @@ int main(int argc, char** argv) {
         json = true;
       } else if (arg == "--self-test") {
         run_self_test = true;
+      } else if (arg == "--selected") {
+        selected_only = true;
       } else if (arg == "--algorithm" || arg.rfind("--algorithm=", 0) == 0) {
         std::string value;
         if (arg == "--algorithm") {
@@ -850,12 +1018,12 @@ int main(int argc, char** argv) {
 
   try {
     if (!run_self_test) {
-      const machine m = discover(true);
+      const machine m = discover(true, selected_only);
       if (json)
         print_json(m);
       else
         print_table(m);
-      bool ok = m.error.empty();
+      bool ok = m.error.empty() && (!selected_only || m.selection_error.empty());
       for (const platform_entry& platform : m.platforms) {
         ok = ok && platform.error.empty();
         for (const device_entry& device : platform.devices)
@@ -864,7 +1032,7 @@ int main(int argc, char** argv) {
       return ok ? 0 : 1;
     }
 
-    const machine m = discover(false);
+    const machine m = discover(false, selected_only);
     std::vector<self_test_result> results;
     if (!json) print_self_test_header(m);
     for (const platform_entry& platform : m.platforms)
