@@ -36,6 +36,17 @@ if(TARGET clscan-info)
   endforeach()
 endif()
 
+if(TARGET clscan-demo)
+  # README.md's usage example, run as the first quick-start command runs it.
+  add_test(NAME demo COMMAND clscan-demo)
+  set_tests_properties(demo PROPERTIES LABELS "tools" TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "both scans match"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()
+add_test(NAME readme COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                             -P ${CMAKE_CURRENT_SOURCE_DIR}/readme_check.cmake)
+set_tests_properties(readme PROPERTIES LABELS "hygiene")
+
 if(TARGET clscan-tune)
   # Every candidate shape must build and give the right result; nothing is stored (--dry-run).
   add_test(NAME tune-dry-run COMMAND clscan-tune --dry-run --size 2^16 --reps 2)
