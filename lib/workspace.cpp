@@ -56,11 +56,8 @@ std::size_t smallest_limit(const compiled_variant& built, const cl::Device& devi
 
 std::mutex registry_mutex;
 std::map<std::pair<cl_context, cl_device_id>, std::unique_ptr<workspace>>& registry() {
-  // Never destroyed: at exit, OpenCL objects still cached here would be released after the OpenCL
-  // implementation may have shut down (Oclgrind then corrupts its heap). The process's end frees
-  // them; release_cached_resources() releases them earlier.
-  static auto* workspaces = new std::map<std::pair<cl_context, cl_device_id>, std::unique_ptr<workspace>>;
-  return *workspaces;
+  static std::map<std::pair<cl_context, cl_device_id>, std::unique_ptr<workspace>> workspaces;
+  return workspaces;
 }
 
 } // namespace
