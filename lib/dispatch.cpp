@@ -215,7 +215,7 @@ void check_private_memory(const tuning& shape, const device_capabilities& caps, 
 }
 
 // The tuned shape for (algo, type) from the device's tuning file, if it has one. A file that cannot
-// be read is treated as absent; a malformed line is an error, since someone wrote it on purpose.
+// be read is treated as absent, and a line that is malformed or does not fit the device as missing.
 bool apply_tuned_shape(const device_capabilities& caps, element_type type, algorithm algo, tuning& shape) {
   const std::string path = tuning_path(caps);
   if (path.empty()) return false;
