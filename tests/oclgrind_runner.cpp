@@ -65,6 +65,8 @@
 // Output: one line per scan, a line per shape with its time, then "oclgrind runner: <n> scans checked
 // on <device>". Words that the tests' failure expression looks for (tests/reliability.cmake: "error",
 // "invalid", "race", "aligned", ...) are never printed on success.
+#include "names.hpp"
+
 #include <clscan/clscan.hpp>
 
 #include <chrono>
@@ -92,32 +94,11 @@ struct spec {
   std::optional<std::int64_t> initial;
 };
 
-template <typename T> const char* type_name() {
-  if constexpr (std::is_same<T, cl_int>::value) return "int";
-  if constexpr (std::is_same<T, cl_uint>::value) return "uint";
-  if constexpr (std::is_same<T, cl_long>::value) return "long";
-  if constexpr (std::is_same<T, cl_ulong>::value) return "ulong";
-  if constexpr (std::is_same<T, cl_float>::value) return "float";
-  if constexpr (std::is_same<T, cl_double>::value) return "double";
-  return "?";
-}
-
-const char* op_name(clscan::op operation) {
-  switch (operation) {
-  case clscan::op::sum: return "sum";
-  case clscan::op::min: return "min";
-  case clscan::op::max: return "max";
-  case clscan::op::bit_and: return "bit_and";
-  case clscan::op::bit_or: return "bit_or";
-  case clscan::op::bit_xor: return "bit_xor";
-  case clscan::op::custom: return "custom";
-  }
-  return "?";
-}
+template <typename T> const char* type_name() { return clscan::opencl_name(clscan::element_traits<T>::type); }
 
 std::string describe(const spec& s, const char* type, const char* note) {
-  std::string text = std::string(s.algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage") +
-                     " " + type + note + " " + op_name(s.operation) + " " +
+  std::string text = std::string(clscan_test::name_of(s.algo)) + " " + type + note + " " +
+                     clscan_test::name_of(s.operation) + " " +
                      (s.kind == kind_t::inclusive ? "inclusive" : "exclusive") + " n=" + std::to_string(s.n) +
                      (s.in_place ? " in place" : " out of place") + " offsets " +
                      std::to_string(s.in_offset) + "/" + std::to_string(s.out_offset);

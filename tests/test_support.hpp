@@ -1,6 +1,8 @@
 // Shared helpers for clscan's tests: the device under test, and buffers with poisoned guards.
 #pragma once
 
+#include "names.hpp"
+
 #include <clscan/clscan.hpp>
 
 #include <catch2/catch.hpp>
@@ -124,31 +126,7 @@ template <typename T> std::vector<T> read_buffer(const cl::Buffer& buffer, std::
 // elements. A correct scan writes only the scanned range, so every guard still holds poison_value().
 namespace guarded {
 
-inline const char* name_of(clscan::algorithm algo) {
-  switch (algo) {
-  case clscan::algorithm::automatic: return "automatic";
-  case clscan::algorithm::single_pass: return "single_pass";
-  case clscan::algorithm::three_stage: return "three_stage";
-  }
-  return "?";
-}
-
-inline const char* name_of(clscan::scan_kind kind) {
-  return kind == clscan::scan_kind::inclusive ? "inclusive" : "exclusive";
-}
-
-inline const char* name_of(clscan::op operation) {
-  switch (operation) {
-  case clscan::op::sum: return "sum";
-  case clscan::op::min: return "min";
-  case clscan::op::max: return "max";
-  case clscan::op::bit_and: return "bit_and";
-  case clscan::op::bit_or: return "bit_or";
-  case clscan::op::bit_xor: return "bit_xor";
-  case clscan::op::custom: return "custom";
-  }
-  return "?";
-}
+using clscan_test::name_of;
 
 // The host image of a guarded buffer: poison, then `data` (poison when null), then poison.
 template <typename T>
