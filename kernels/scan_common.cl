@@ -58,6 +58,17 @@
 
 #define CLSCAN_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 
+// A work-group barrier. A work-group of one work-item needs none (its own accesses are ordered by
+// program order; the fence keeps the memory-ordering half). Besides saving the barrier, this keeps
+// loops that contain one free of barriers: Mesa's llvmpipe runs such a loop, in a work-group smaller
+// than its SIMD width, until its loop limit runs out, after which every later loop of the kernel
+// stops after one iteration (docs/RELIABILITY.md, "rusticl").
+#if CLSCAN_WG == 1
+#define group_barrier(flags) mem_fence(flags)
+#else
+#define group_barrier(flags) barrier(flags)
+#endif
+
 // Loops over a work-item's elements carry "#pragma unroll" so that the elements stay in registers: an
 // element array indexed at run time is placed in (slow) private memory by GPU compilers. Long runs
 // (CPUs) are not unrolled: compilers unroll even functions that are never called, and 16384
@@ -190,7 +201,7 @@ inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
     }
     tile[tile_vector_index(j)] = x;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // Combines the work-item's run of the local tile in order: the work-item's total.
@@ -229,7 +240,7 @@ inline void scan_local_run(local vec_t* tile, elem_t prefix, int exclusive) {
     }
     run[k] = CLSCAN_VLOAD(0, part);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // Stores the local tile to the tile that starts at `tile_first`, nothing at or past n.
@@ -261,10 +272,25 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 
 // Run-at-a-time variants for CPUs: a work-item reduces its run straight from global memory, and
 // later reads the run again (from cache) to scan it, so no element array is kept per work-item.
+//
+// Runs are walked in unrolled chunks of CLSCAN_RUN_CHUNK elements, so that a loop iterates about
+// CLSCAN_ITEMS / CLSCAN_RUN_CHUNK times. Mesa's llvmpipe (rusticl, Mesa 22.3) ends every loop of a
+// kernel once all of them together have iterated 65535 times, without any error: a 1 MiB run walked
+// one element per iteration was cut short there (docs/RELIABILITY.md, "rusticl").
+#ifndef CLSCAN_RUN_CHUNK
+#define CLSCAN_RUN_CHUNK 16
+#endif
+
 inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
-  for (ulong i = first; i < end; ++i)
+  ulong i = first;
+  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c)
+      total = combine(total, src[i + c]);
+  }
+  for (; i < end; ++i)
     total = combine(total, src[i]);
   return total;
 }
@@ -273,14 +299,30 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
                      int exclusive) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t running = prefix;
+  ulong i = first;
   if (exclusive) {
-    for (ulong i = first; i < end; ++i) {
+    for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+      for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+        const elem_t x = src[i + c];
+        dst[i + c] = running;
+        running = combine(running, x);
+      }
+    }
+    for (; i < end; ++i) {
       const elem_t x = src[i];
       dst[i] = running;
       running = combine(running, x);
     }
   } else {
-    for (ulong i = first; i < end; ++i) {
+    for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+      for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+        running = combine(running, src[i + c]);
+        dst[i + c] = running;
+      }
+    }
+    for (; i < end; ++i) {
       running = combine(running, src[i]);
       dst[i] = running;
     }
@@ -354,7 +396,7 @@ inline elem_t group_exclusive_scan(elem_t value, local elem_t* scratch, elem_t* 
   const uint lid = (uint)get_local_id(0);
   local elem_t* segment_totals = scratch + CLSCAN_WG + CLSCAN_WG / CLSCAN_RAKE_SEGMENT;
   scratch[scratch_index(lid)] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
   if (lid < CLSCAN_RAKERS) {
     const uint end = min((lid + 1) * CLSCAN_RAKE_SEGMENT, (uint)CLSCAN_WG);
     elem_t running = CLSCAN_IDENTITY;
@@ -365,7 +407,7 @@ inline elem_t group_exclusive_scan(elem_t value, local elem_t* scratch, elem_t* 
     }
     segment_totals[lid] = running;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
   // Every work-item combines the segment totals itself (a handful of broadcast reads) rather than
   // waiting for one work-item to scan them.
   const uint segment = lid / CLSCAN_RAKE_SEGMENT;
@@ -378,7 +420,7 @@ inline elem_t group_exclusive_scan(elem_t value, local elem_t* scratch, elem_t* 
   const elem_t prefix = combine(before, scratch[scratch_index(lid)]);
   *total = all;
   // scratch may be reused by the caller right after this returns.
-  barrier(CLK_LOCAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
   return prefix;
 #endif
 }

@@ -182,7 +182,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
 #endif
 
   if (lid == 0) shared_tile = atomic_inc((volatile global uint*)status) - ticket_base;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
   const ulong tile = shared_tile;
 
   const ulong tile_first = tile * CLSCAN_TILE;
@@ -231,7 +231,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
         peek_kind[lid] = kind;
         peek_value[lid] = value;
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
+      group_barrier(CLK_LOCAL_MEM_FENCE);
       if (lid == 0) {
         int state = 0;
         int taken = 0;
@@ -254,7 +254,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
         shared_next = next - taken;
         shared_prefix = acc;
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
+      group_barrier(CLK_LOCAL_MEM_FENCE);
       const int state = shared_state;
       next = shared_next;
       behind = shared_prefix;
@@ -277,11 +277,11 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
           }
           rounds_without_news = 0;
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        group_barrier(CLK_LOCAL_MEM_FENCE);
         behind = shared_prefix;
         next -= 1;
         if (shared_state == 1) break;
-        barrier(CLK_LOCAL_MEM_FENCE); // shared_state is rewritten by the next round
+        group_barrier(CLK_LOCAL_MEM_FENCE); // shared_state is rewritten by the next round
       }
     }
     // behind now holds everything before this tile, seed included.
@@ -290,7 +290,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
       mem_fence(CLK_GLOBAL_MEM_FENCE);
     }
   }
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
 #if CLSCAN_REREAD
   scan_run(src, dst, tile_first + lid * CLSCAN_ITEMS, n, combine(shared_prefix, item_prefix), exclusive);
