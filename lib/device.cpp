@@ -48,6 +48,7 @@ bool has_extension(const std::string& extensions, const char* name) {
 
 device_capabilities read_capabilities(cl_device_id device) {
   device_capabilities caps;
+  caps.id = device;
   const auto platform = device_info<cl_platform_id>(device, CL_DEVICE_PLATFORM);
   caps.platform_name = platform_string(platform, CL_PLATFORM_NAME);
   caps.platform_version = platform_string(platform, CL_PLATFORM_VERSION);

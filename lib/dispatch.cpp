@@ -2,6 +2,7 @@
 // variant and its launch shape. Vendor or device-type checks here only tune speed; whether a path can
 // run at all is decided from capabilities.
 #include "dispatch.hpp"
+#include "qualify.hpp"
 
 #include "disk_cache.hpp"
 #include "log.hpp"
@@ -358,8 +359,18 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
     // (CLSCAN_REREAD), and with tiles of 1 MiB: each work-group costs PoCL a few microseconds to
     // schedule, and 1 MiB tiles ran 2^24 int sums at mostly 1.16-1.30 of copy on 2 cores where
     // 64 KiB tiles ran 0.70-1.03 (docs/PERFORMANCE.md).
-    shape.work_group_size = 1;
-    shape.items_per_thread = (std::size_t{1} << 20) / element_size;
+    //
+    // Where one work-item per work-group fails the qualification (qualify.cpp), work-groups of 64
+    // work-items share the same tile: a whole number of SIMD widths on any CPU implementation. Mesa's
+    // llvmpipe runs a work-group in SIMD groups of 8 and lets the unused lanes of a partial group
+    // take part in loop control; their loads read zero, so a wait for a predecessor never ends for
+    // them (docs/RELIABILITY.md, "rusticl").
+    shape.work_group_size = qualified_candidate(caps, type) == single_pass_candidate::whole_simd
+                                ? std::min<std::size_t>(caps.max_work_group_size, 64)
+                                : 1;
+    shape.items_per_thread =
+        std::max(shape.vector_width, (std::size_t{1} << 20) / element_size / shape.work_group_size /
+                                         shape.vector_width * shape.vector_width);
   } else {
     // Few work-items with long runs, so the work-group scan and its barriers cost little.
     shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 16);
@@ -408,6 +419,11 @@ algorithm choose_algorithm(const scan_request& request, const device_capabilitie
     if (!single_pass_supported(caps, request.type))
       throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
                               caps.name + "' does not have");
+    const single_pass_qualification& verdict = ensure_single_pass_qualified(caps, request.type);
+    if (!verdict.passed)
+      throw unsupported_error("algorithm::single_pass was disqualified on device '" + caps.name +
+                              "' (its check scans were wrong: " + verdict.detail +
+                              "); CLSCAN_QUALIFY=0 runs it anyway");
     return algorithm::single_pass;
   }
   if (request.algo == algorithm::three_stage) return algorithm::three_stage;
@@ -417,7 +433,8 @@ algorithm choose_algorithm(const scan_request& request, const device_capabilitie
   const bool needs_fixed_order = request.deterministic && is_floating(request.type);
   if (needs_fixed_order || n <= three_stage_tile || !single_pass_supported(caps, request.type))
     return algorithm::three_stage;
-  return algorithm::single_pass;
+  return ensure_single_pass_qualified(caps, request.type).passed ? algorithm::single_pass
+                                                                 : algorithm::three_stage;
 }
 
 void validate_request(const scan_request& request, const device_capabilities& caps) {
@@ -473,6 +490,19 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
   const device_capabilities caps = capabilities(device);
   dispatch_plan plan;
   plan.single_pass_available = detail::single_pass_supported(caps, type);
+  if (plan.single_pass_available) {
+    // Qualified first: the verdict can change the single-pass shape.
+    const single_pass_qualification verdict = qualify_single_pass(device, type);
+    plan.single_pass_available = verdict.passed;
+    std::string when = verdict.from_disk
+                           ? "stored verdict"
+                           : std::to_string(static_cast<long>(verdict.milliseconds + 0.5)) + " ms";
+    plan.single_pass_qualification = !verdict.checked ? verdict.detail
+                                                      : (verdict.passed ? "qualified (" : "disqualified (") +
+                                                            verdict.detail + "; " + when + ")";
+  } else {
+    plan.single_pass_qualification = "unavailable (no global 32-bit atomics)";
+  }
   plan.large = plan.single_pass_available ? algorithm::single_pass : algorithm::three_stage;
   plan.three_stage = detail::initial_tuning(caps, type, algorithm::three_stage);
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);

@@ -12,6 +12,7 @@
 namespace clscan {
 
 struct device_capabilities {
+  cl_device_id id = nullptr; // the device these were read from
   std::string platform_name;
   std::string platform_version;
   std::string name;
@@ -59,9 +60,32 @@ struct dispatch_plan {
   tuning single_pass_small; // single-pass shape for inputs of at most small_input_bytes
   std::size_t small_input_bytes = 0;
   tuning three_stage;
+  // The single-pass qualification for this element size (see single_pass_qualification below), as
+  // clscan-info prints it: "qualified (...)", "disqualified (reason)", "not checked (CLSCAN_QUALIFY=0)".
+  std::string single_pass_qualification;
 };
 
 dispatch_plan plan_for(const cl::Device& device, element_type type = element_type::int32);
+
+// Before the single-pass scan first runs on a device (per driver and clscan version, and element
+// size), clscan qualifies it: a few scans of several tiles in the launch shapes it would use, on a
+// context of its own, compared exactly with the host. A device that fails runs the three-stage scan
+// instead (a forced algorithm::single_pass throws unsupported_error naming the failure). On CPU
+// devices a second shape, whole SIMD-width work-groups, is tried before giving up. The verdict is
+// stored beside the disk cache ("qualified-<device>.txt"), so the check costs once per machine.
+// CLSCAN_QUALIFY=0 skips it (single-pass is trusted), CLSCAN_QUALIFY=1 runs it again in every process.
+struct single_pass_qualification {
+  bool checked = false;      // false: CLSCAN_QUALIFY=0, or the device has no single-pass scan
+  bool passed = false;       // single-pass may run (always true when not checked)
+  std::size_t candidate = 0; // launch shape that passed: 0 the default, 1 whole SIMD-width groups
+  bool from_disk = false;    // the verdict was read from the cache directory, not measured now
+  double milliseconds = 0;   // time the check took (0 when read from disk)
+  std::string detail;        // the failure, or the shape that passed
+};
+
+// Qualifies `device` for single-pass scans of `type`'s size (runs the check at most once per process).
+single_pass_qualification qualify_single_pass(const cl::Device& device,
+                                              element_type type = element_type::int32);
 
 // Tuned launch shapes live in a text file beside the disk cache, one per device (its platform, name
 // and driver): "<algorithm> <type> wg=<n> items=<n> vec=<n> lookback=<n>" per line. clscan-tune

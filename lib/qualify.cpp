@@ -1,0 +1,312 @@
+#include "qualify.hpp"
+
+#include "device_info.hpp"
+#include "disk_cache.hpp"
+#include "dispatch.hpp"
+#include "log.hpp"
+
+#include <clscan/error.hpp>
+#include <clscan/scan.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace clscan::detail {
+namespace {
+
+struct entry {
+  single_pass_candidate trying = single_pass_candidate::preferred; // while checking
+  bool done = false;
+  single_pass_qualification verdict;
+};
+
+std::recursive_mutex& qualification_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+// Keyed by device and element size (4 or 8 bytes: the status-word layout and the kernels' loads differ
+// only by size, so one check covers every type of a size).
+std::map<std::pair<cl_device_id, std::size_t>, entry>& entries() {
+  static std::map<std::pair<cl_device_id, std::size_t>, entry> known;
+  return known;
+}
+
+// Set while this thread runs a qualification's own scans, which must not qualify again.
+thread_local bool inside_qualification = false;
+
+bool env_set(const char* name) {
+  const char* text = std::getenv(name);
+  return text && *text;
+}
+
+// 0: off, 1: forced (ignore stored verdicts), -1: default. Anything else is an error.
+int qualify_setting() {
+  const char* text = std::getenv("CLSCAN_QUALIFY");
+  if (!text || !*text) return -1;
+  if (std::strcmp(text, "0") == 0) return 0;
+  if (std::strcmp(text, "1") == 0) return 1;
+  throw invalid_argument(std::string("CLSCAN_QUALIFY='") + text + "' must be 0 or 1");
+}
+
+// Settings that change the kernels or shapes under test: a verdict reached under them says nothing
+// about the default build, so it is neither stored nor read.
+bool experimental_settings() {
+  return env_set("CLSCAN_TUNING") || env_set("CLSCAN_BUILD_OPTIONS") || env_set("CLSCAN_SPIN_LIMIT") ||
+         env_set("CLSCAN_NARROW_STATUS");
+}
+
+std::string verdict_path(const device_capabilities& caps) {
+  const std::string dir = disk_cache_directory();
+  return dir.empty() ? std::string() : dir + "/qualified-" + device_stem(caps) + ".txt";
+}
+
+// A stored line: "size=<bytes> candidate=<k> passed|failed <detail>".
+bool load_verdict(const device_capabilities& caps, std::size_t element_size, single_pass_qualification& out) {
+  const std::string path = verdict_path(caps);
+  if (path.empty()) return false;
+  std::ifstream in(path);
+  const std::string key = "size=" + std::to_string(element_size) + " ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::istringstream fields(line.substr(key.size()));
+    std::string candidate, outcome;
+    fields >> candidate >> outcome;
+    if ((candidate != "candidate=0" && candidate != "candidate=1") ||
+        (outcome != "passed" && outcome != "failed")) {
+      log(log_level::warning, "ignoring qualification line '" + line + "' in " + path);
+      continue;
+    }
+    std::string detail;
+    std::getline(fields >> std::ws, detail);
+    out.checked = true;
+    out.passed = outcome == "passed";
+    out.candidate = candidate == "candidate=1" ? 1 : 0;
+    out.from_disk = true;
+    out.detail = detail;
+    return true;
+  }
+  return false;
+}
+
+void store_verdict(const device_capabilities& caps, std::size_t element_size,
+                   const single_pass_qualification& verdict) {
+  const std::string path = verdict_path(caps);
+  if (path.empty() || !make_cache_directory()) return;
+  const std::string key = "size=" + std::to_string(element_size) + " ";
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line.compare(0, key.size(), key) != 0) lines.push_back(line);
+  }
+  std::string detail = verdict.detail;
+  for (char& c : detail)
+    if (c == '\n' || c == '\r') c = ' ';
+  lines.push_back(key + "candidate=" + std::to_string(verdict.candidate) + " " +
+                  (verdict.passed ? "passed " : "failed ") + detail);
+  std::ostringstream unique;
+  unique << path << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
+  const std::string temp = unique.str();
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    for (const auto& line : lines)
+      out << line << '\n';
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      log(log_level::warning, "cannot write the single-pass qualification to " + temp);
+      return;
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    log(log_level::warning, "cannot replace " + path);
+  }
+}
+
+// Element counts that make each single-pass shape of this device run several tiles with a partial
+// last one: the large-input shape, and on GPUs the small-input shape too.
+std::vector<std::size_t> check_sizes(const device_capabilities& caps, element_type type) {
+  const std::size_t element_size = size_of(type);
+  std::vector<std::size_t> sizes;
+  const std::size_t small_limit = small_input_bytes(caps, algorithm::single_pass) / element_size;
+  const tuning large = initial_tuning(caps, type, algorithm::single_pass);
+  const std::size_t large_tile = large.work_group_size * large.items_per_thread;
+  sizes.push_back(std::max(2 * large_tile + large_tile / 2 + 3, small_limit + large_tile + 5));
+  if (small_limit) {
+    const tuning small = initial_tuning(caps, type, algorithm::single_pass, true);
+    const std::size_t small_tile = small.work_group_size * small.items_per_thread;
+    sizes.push_back(std::min(3 * small_tile + small_tile / 3 + 1, small_limit));
+  }
+  return sizes;
+}
+
+template <typename T> std::vector<T> check_input(std::size_t n) {
+  std::vector<T> data(n);
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (auto& value : data) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    value = static_cast<T>(static_cast<std::int64_t>(state % 2001) - 1000);
+  }
+  return data;
+}
+
+// Describes the first difference, or returns empty when `got` equals `expected`.
+template <typename T>
+std::string compare(const std::vector<T>& expected, const std::vector<T>& got, const char* what,
+                    std::size_t n) {
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != got[i]) {
+      std::size_t wrong = 0;
+      for (std::size_t j = i; j < expected.size(); ++j)
+        wrong += expected[j] != got[j];
+      return std::string(what) + ", n = " + std::to_string(n) + ": " + std::to_string(wrong) +
+             " elements wrong, first at index " + std::to_string(i);
+    }
+  return {};
+}
+
+// Runs the check scans of one candidate on a context of its own; returns the first failure, or empty.
+template <typename T> std::string check_candidate(const device_capabilities& caps, element_type type) {
+  const cl::Device device(caps.id, true);
+  const cl::Context context(device);
+  const cl::CommandQueue queue(context, device);
+  options<T> opts;
+  opts.algorithm = algorithm::single_pass;
+  for (const std::size_t n : check_sizes(caps, type)) {
+    const std::vector<T> input = check_input<T>(n);
+    // The sums wrap like the kernels' (as unsigned), so that the comparison is exact.
+    using U = std::make_unsigned_t<T>;
+    std::vector<T> inclusive_expected(n), exclusive_expected(n);
+    U running = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      exclusive_expected[i] = static_cast<T>(running);
+      running = static_cast<U>(running + static_cast<U>(input[i]));
+      inclusive_expected[i] = static_cast<T>(running);
+    }
+    const std::size_t bytes = n * sizeof(T);
+    cl::Buffer in(context, CL_MEM_READ_WRITE, bytes);
+    cl::Buffer out(context, CL_MEM_READ_WRITE, bytes);
+    const std::vector<T> poison(n, static_cast<T>(0x5a5a5a5a));
+    queue.enqueueWriteBuffer(in, CL_FALSE, 0, bytes, input.data());
+    queue.enqueueWriteBuffer(out, CL_FALSE, 0, bytes, poison.data());
+    std::vector<T> got(n);
+    inclusive<T>(queue, in, out, n, opts);
+    queue.enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data());
+    if (std::string wrong = compare(inclusive_expected, got, "inclusive out of place", n); !wrong.empty())
+      return wrong;
+    exclusive<T>(queue, in, n, opts);
+    queue.enqueueReadBuffer(in, CL_TRUE, 0, bytes, got.data());
+    if (std::string wrong = compare(exclusive_expected, got, "exclusive in place", n); !wrong.empty())
+      return wrong;
+  }
+  return {};
+}
+
+std::string describe(const tuning& shape) {
+  return "wg=" + std::to_string(shape.work_group_size) + " items=" + std::to_string(shape.items_per_thread);
+}
+
+single_pass_qualification run_qualification(entry& slot, const device_capabilities& caps, element_type type) {
+  const element_type check_type = size_of(type) == 8 ? element_type::int64 : element_type::int32;
+  single_pass_qualification verdict;
+  verdict.checked = true;
+  const auto start = std::chrono::steady_clock::now();
+  std::string failures;
+  const std::size_t candidates = caps.is_gpu() ? 1 : 2;
+  for (std::size_t k = 0; k < candidates; ++k) {
+    slot.trying = static_cast<single_pass_candidate>(k);
+    std::string wrong;
+    inside_qualification = true;
+    try {
+      wrong = check_type == element_type::int64 ? check_candidate<cl_long>(caps, check_type)
+                                                : check_candidate<cl_int>(caps, check_type);
+    } catch (const std::exception& e) {
+      wrong = std::string("error: ") + e.what();
+    }
+    inside_qualification = false;
+    const std::string shape = describe(initial_tuning(caps, check_type, algorithm::single_pass));
+    if (wrong.empty()) {
+      verdict.passed = true;
+      verdict.candidate = k;
+      verdict.detail = shape + (failures.empty() ? "" : "; " + failures);
+      break;
+    }
+    failures += (failures.empty() ? "" : "; ") + shape + ": " + wrong;
+  }
+  if (!verdict.passed) verdict.detail = failures;
+  verdict.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return verdict;
+}
+
+} // namespace
+
+single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type) {
+  std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
+  const auto it = entries().find({caps.id, size_of(type)});
+  if (it == entries().end()) return single_pass_candidate::preferred;
+  if (!it->second.done) return it->second.trying;
+  return static_cast<single_pass_candidate>(it->second.verdict.candidate);
+}
+
+const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
+                                                              element_type type) {
+  static const single_pass_qualification trusted = [] {
+    single_pass_qualification v;
+    v.passed = true;
+    v.detail = "not checked";
+    return v;
+  }();
+  if (inside_qualification) return trusted;
+  const int setting = qualify_setting();
+  std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
+  entry& slot = entries()[{caps.id, size_of(type)}];
+  if (slot.done) return slot.verdict;
+  if (setting == 0) {
+    slot.verdict = trusted;
+    slot.verdict.detail = "not checked (CLSCAN_QUALIFY=0)";
+  } else {
+    const bool use_disk = setting != 1 && !experimental_settings();
+    if (!(use_disk && load_verdict(caps, size_of(type), slot.verdict))) {
+      slot.verdict = run_qualification(slot, caps, type);
+      if (!experimental_settings()) store_verdict(caps, size_of(type), slot.verdict);
+      log(slot.verdict.passed ? log_level::info : log_level::warning,
+          "single-pass qualification on '" + caps.name + "' (" + std::to_string(size_of(type)) +
+              "-byte elements): " +
+              (slot.verdict.passed ? "qualified, " : "disqualified, three-stage will be used: ") +
+              slot.verdict.detail + " (" + std::to_string(slot.verdict.milliseconds) + " ms)");
+    }
+  }
+  slot.done = true;
+  return slot.verdict;
+}
+
+} // namespace clscan::detail
+
+namespace clscan {
+
+single_pass_qualification qualify_single_pass(const cl::Device& device, element_type type) {
+  const device_capabilities& caps = detail::cached_capabilities(device());
+  if (!detail::single_pass_supported(caps, type)) {
+    single_pass_qualification none;
+    none.detail = "no single-pass scan on this device (no global 32-bit atomics)";
+    return none;
+  }
+  return detail::ensure_single_pass_qualified(caps, type);
+}
+
+} // namespace clscan

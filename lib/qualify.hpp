@@ -1,0 +1,26 @@
+// Single-pass qualification: the one place that decides whether a device's single-pass scan can be
+// trusted, and with which CPU launch shape (see clscan::single_pass_qualification).
+#pragma once
+
+#include <clscan/device.hpp>
+
+namespace clscan::detail {
+
+// Launch-shape candidates the qualification tries, in order.
+enum class single_pass_candidate : std::size_t {
+  preferred = 0,  // dispatch's default (on CPUs: one work-item per 1 MiB tile)
+  whole_simd = 1, // CPUs: work-groups of whole SIMD widths (64 work-items) over the same tile
+};
+
+// The candidate dispatch should use for single-pass shapes of `type` on this device: the one under
+// test while a qualification runs, else the qualified one, else the preferred one.
+single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type);
+
+// The verdict for single-pass scans of `type` on this device, qualifying it first if that has not
+// happened in this process (reading a stored verdict when there is one). Blocks the calling thread
+// while the check runs (once per device and element size). Inside a qualification's own scans it
+// returns a passing verdict without checking.
+const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
+                                                              element_type type);
+
+} // namespace clscan::detail
