@@ -53,3 +53,16 @@ if(TARGET clscan-tune)
   set_tests_properties(tune-dry-run PROPERTIES LABELS "tools" TIMEOUT 600
       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
 endif()
+
+# Hostile command lines (tests/cli_check.cmake): numeric flags of every tool validated, with the flag
+# and the text in the message and exit status 2; clscan-tune refuses to store a tuning from a size too
+# small to mean anything; clscan-bench's error rows fail the run; clscan-demo --help.
+foreach(tool clscan-tune clscan-bench clscan-demo clscan-info)
+  if(TARGET ${tool})
+    add_test(NAME cli-${tool}
+             COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:${tool}> -DNAME=${tool}
+                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cli-check/${tool}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_check.cmake)
+    set_tests_properties(cli-${tool} PROPERTIES LABELS "tools" TIMEOUT 300)
+  endif()
+endforeach()

@@ -1,5 +1,7 @@
 // clscan-bench: scan speed as a ratio to clEnqueueCopyBuffer of the same bytes on the same device, in
 // the same process. Run with --help for what is measured and how.
+#include "cli.hpp"
+
 #include <clscan/clscan.hpp>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <exception>
 #include <filesystem>
 #include <limits>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
@@ -41,14 +44,16 @@ Measures clscan's scans against clEnqueueCopyBuffer of the same bytes on the sam
 process, and checks every result against a CPU reference.
 
 options:
-  --sizes LIST       comma-separated element counts: plain numbers, 2^N, 2^N+K / 2^N-K, and K/M/G
-                     suffixes (binary). Default 2^10,2^12,...,2^26, leaving out sizes whose three
-                     buffers do not fit in CL_DEVICE_MAX_MEM_ALLOC_SIZE and half the global memory.
+  --sizes LIST       comma-separated element counts, 1 to 2^48 (0 with --smoke only): plain numbers,
+                     2^N, 2^N+K / 2^N-K, and K/M/G suffixes (binary). Default 2^10,2^12,...,2^26,
+                     leaving out sizes whose three buffers do not fit in CL_DEVICE_MAX_MEM_ALLOC_SIZE
+                     and half the global memory. A size whose buffer exceeds
+                     CL_DEVICE_MAX_MEM_ALLOC_SIZE is an error row.
   --algorithm A      automatic | single_pass | three_stage | all (each of the three). Default automatic.
   --type T           int | uint | long | ulong | float | double. Default int.
   --op OP            sum | min | max | and | or | xor. Default sum.
   --kind K           inclusive | exclusive. Default inclusive.
-  --reps N           timed repetitions per size. Default 50, reduced so that one size of one
+  --reps N           timed repetitions per size, 1 to 100000. Default 50, reduced so that one size of one
                      algorithm takes at most about 2 s; an explicit --reps is used as given.
   --csv              print CSV (header + one row per size and algorithm) instead of the table.
   --json             print a JSON array of objects instead of the table.
@@ -95,9 +100,12 @@ Method, per size and algorithm:
     std::exclusive_scan on the host: exactly for integers (sums wrap around) and for min / max, and for
     floating-point sums within 16 * epsilon * (sum of |x| up to that element).
 
-Exit status: non-zero when any result was wrong (and, with --smoke, on any error); errors of one size
-or algorithm (e.g. an algorithm the device does not support) are printed and the others still run.
+Exit status: 0 when every row was measured and verified; 1 when any result was wrong or any row
+ended in an error (e.g. an algorithm the device does not support, a size that does not fit): such a
+row is printed with the reason and the other rows still run; 2 on a bad command line.
 )";
+
+constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
 
 // ------------------------------------------------------------------------------------------------
 // Options
@@ -120,9 +128,7 @@ struct settings {
   bool progress = false;
 };
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using clscan_tools::usage_error;
 
 const char* algorithm_name(clscan::algorithm a) {
   switch (a) {
@@ -147,69 +153,20 @@ clscan::op op_from_name(const std::string& name) {
   throw usage_error("--op: unknown operator '" + name + "' (sum, min, max, and, or, xor)");
 }
 
-std::size_t parse_count(const std::string& text) {
-  // term [('+'|'-') number], term = number [K|M|G] | 2^N
-  const auto fail = [&]() -> std::size_t { throw usage_error("--sizes: cannot read '" + text + "'"); };
-  if (text.empty()) fail();
-  std::size_t pos = 0;
-  const auto number = [&]() -> unsigned long long {
-    if (pos >= text.size() || !std::isdigit(static_cast<unsigned char>(text[pos]))) fail();
-    unsigned long long value = 0;
-    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
-      value = value * 10 + static_cast<unsigned long long>(text[pos++] - '0');
-      if (value > (1ull << 48)) fail();
-    }
-    return value;
-  };
-  unsigned long long value = number();
-  if (pos < text.size() && text[pos] == '^') {
-    if (value != 2) fail();
-    ++pos;
-    const unsigned long long exponent = number();
-    if (exponent > 40) fail();
-    value = 1ull << exponent;
-  } else if (pos < text.size() && (text[pos] == 'K' || text[pos] == 'k')) {
-    value <<= 10, ++pos;
-  } else if (pos < text.size() && (text[pos] == 'M' || text[pos] == 'm')) {
-    value <<= 20, ++pos;
-  } else if (pos < text.size() && (text[pos] == 'G' || text[pos] == 'g')) {
-    value <<= 30, ++pos;
-  }
-  if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
-    const bool plus = text[pos++] == '+';
-    const unsigned long long delta = number();
-    if (!plus && delta > value) fail();
-    value = plus ? value + delta : value - delta;
-  }
-  if (pos != text.size()) fail();
-  return static_cast<std::size_t>(value);
-}
-
-std::vector<std::size_t> parse_sizes(const std::string& list) {
-  std::vector<std::size_t> sizes;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) {
-    item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }),
-               item.end());
-    if (!item.empty()) sizes.push_back(parse_count(item));
-  }
-  if (sizes.empty()) throw usage_error("--sizes: empty list");
-  return sizes;
-}
-
 settings parse_arguments(int argc, char** argv) {
   settings s;
+  std::string sizes_text;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw usage_error(arg + " needs a value");
-      return argv[++i];
-    };
+    const auto value = [&] { return clscan_tools::flag_value(argc, argv, i); };
     if (arg == "--help" || arg == "-h") {
       std::fputs(help_text, stdout);
       std::exit(0);
     } else if (arg == "--sizes") {
-      s.sizes = parse_sizes(value());
+      sizes_text = value();
+      s.sizes.clear();
+      for (std::uint64_t n : clscan_tools::parse_count_list(arg, sizes_text, 0, max_size))
+        s.sizes.push_back(static_cast<std::size_t>(n));
       s.sizes_given = true;
     } else if (arg == "--algorithm") {
       const std::string a = value();
@@ -241,12 +198,7 @@ settings parse_arguments(int argc, char** argv) {
       else
         throw usage_error("--kind: unknown '" + k + "' (inclusive, exclusive)");
     } else if (arg == "--reps") {
-      const std::string r = value();
-      char* end = nullptr;
-      const long long reps = std::strtoll(r.c_str(), &end, 10);
-      if (!end || *end || reps < 1 || reps > 100000)
-        throw usage_error("--reps: expected 1..100000, not '" + r + "'");
-      s.reps = static_cast<std::size_t>(reps);
+      s.reps = static_cast<std::size_t>(clscan_tools::parse_integer(arg, value(), 1, 100000));
       s.reps_given = true;
     } else if (arg == "--csv") {
       s.format = output_format::csv;
@@ -264,6 +216,11 @@ settings parse_arguments(int argc, char** argv) {
       throw usage_error("unknown option '" + arg + "' (see --help)");
     }
   }
+  // A benchmark row of no elements has nothing to time (its fields would be empty); --smoke checks
+  // n = 0 as the correctness case it is.
+  if (!s.smoke && std::find(s.sizes.begin(), s.sizes.end(), 0) != s.sizes.end())
+    throw usage_error("--sizes: '" + sizes_text +
+                      "': a size of 0 elements has nothing to time (only --smoke takes 0)");
   return s;
 }
 
@@ -521,6 +478,10 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
   };
 
   try {
+    if (alloc > env.dev.caps.max_mem_alloc_size)
+      throw clscan::error(size_label(n) + " elements of " + s.type + " take " + std::to_string(bytes) +
+                          " bytes, more than the device allows in one buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE " +
+                          std::to_string(env.dev.caps.max_mem_alloc_size) + ")");
     // Host data for each input, then the device buffers.
     std::vector<std::vector<T>> host(k, std::vector<T>(n));
     for (std::size_t i = 0; i < k; ++i)
@@ -677,6 +638,10 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
   } catch (const clscan::build_error& e) {
     r.status = "error";
     r.message = one_line(std::string(e.what()) + " | build log: " + e.build_log());
+  } catch (const std::bad_alloc&) {
+    r.status = "error";
+    r.message = "out of host memory for " + std::to_string(k) + " host copies of " + std::to_string(bytes) +
+                " bytes and the verification (std::bad_alloc)";
   } catch (const std::exception& e) {
     r.status = "error";
     r.message = one_line(e.what());
@@ -851,8 +816,10 @@ template <typename T> int run_benchmark(bench_env& env, const settings& s) {
   else if (failed || errors)
     std::fprintf(notes, "%zu verified, %zu FAILED, %zu errors\n", passed, failed, errors);
   std::fflush(notes);
-  if (failed) return 1;
-  if (s.smoke && (errors || passed == 0)) return 1;
+  // Any wrong result or error row fails the run (an error row measured nothing); so does a smoke run
+  // that verified nothing.
+  if (failed || errors) return 1;
+  if (s.smoke && passed == 0) return 1;
   return 0;
 }
 
@@ -1096,8 +1063,7 @@ int run_first_call(const device_info& dev, const settings& s) {
   if (s.format == output_format::json) std::printf("%s]\n", first_json ? "" : "\n");
   std::error_code ec;
   std::filesystem::remove_all(base, ec);
-  (void)any_failed; // errors are reported in the rows; only wrong results make the exit status non-zero
-  return 0;
+  return any_failed ? 1 : 0; // a row that failed measured nothing: the run did not do what was asked
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 //   clscan-info --selected ...  only the device clscan::select_device() picks
 //
 // Run with --help for the options.
+#include "cli.hpp"
+
 #include <clscan/clscan.hpp>
 
 #include <algorithm>
@@ -353,9 +355,7 @@ std::string indent_lines(std::string text, const std::string& indent) {
 // ---------------------------------------------------------------------------------------------------
 // Platforms and devices, read with the C API so that one broken platform does not hide the others.
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using clscan_tools::usage_error; // tools/cli.hpp, shared with the other tools
 
 std::string info_string(cl_platform_id platform, cl_platform_info what) {
   std::size_t size = 0;
@@ -585,7 +585,7 @@ void print_table(const machine& m) {
         const clscan::dispatch_plan& plan = *device.plan;
         std::printf("    dispatch plan (cl_int):\n");
         row("  large sizes use", algorithm_name(plan.large));
-        row("  single pass", plan.single_pass_available ? "available" : "not available");
+        row("  single pass", plan.single_pass_qualification);
         row("  three_stage", tuning_text(plan.three_stage, false));
         row("  single_pass", tuning_text(plan.single_pass, true));
         if (plan.small_input_bytes)
@@ -682,6 +682,7 @@ void print_json(const machine& m) {
         json.field("element_type", "int");
         json.field("large", algorithm_name(plan.large));
         json.field("single_pass_available", plan.single_pass_available);
+        json.field("single_pass_qualification", plan.single_pass_qualification);
         json.key("three_stage");
         write_tuning(json, plan.three_stage);
         json.key("single_pass");

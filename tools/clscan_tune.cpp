@@ -1,5 +1,7 @@
 // clscan-tune: measures launch shapes of clscan's kernels on one device and stores the fastest beside
 // the disk cache, where dispatch picks it up. Run with --help for the options.
+#include "cli.hpp"
+
 #include <clscan/clscan.hpp>
 
 #include <algorithm>
@@ -22,21 +24,34 @@ and stores the fastest shape per algorithm in the device's tuning file beside th
 
 options:
   --type T         int | uint | long | ulong | float | double (default int)
-  --size N         elements per scan (default 2^24, or less when memory is short; floats at most 2^24)
+  --size N         elements per scan, 1 to 2^48: a number, 2^N, a K/M/G suffix or +K/-K (e.g. 2^24,
+                   16M, 2^20+3). Default 2^24; halved until the buffers fit the device's memory;
+                   floats at most 2^24
   --algorithm A    single_pass | three_stage | all (default all)
-  --reps N         timed scans per shape and round (default 20; the median counts; two rounds, the
-                   better one counts)
+  --reps N         timed scans per shape and round, 1 to 100000 (default 20; the median counts; two
+                   rounds, the better one counts)
   --dry-run        measure and print, but store nothing
   --help
 
+A tuning is stored only from a run in which every candidate shape spans at least 4 tiles: elements
+per scan >= 4 x work-group size x elements per work-item of the largest shape measured (on PoCL
+2^24 int elements, on GPUs a few hundred thousand). At smaller sizes the timings measure launch
+overhead and partly idle devices, not the shapes, so clscan-tune refuses before measuring (exit
+status 2; --dry-run measures at any size).
+
 A shape the device cannot run (not enough local memory or registers) is reported and skipped. Exit
 status 1 when a shape gave a wrong result, when clscan refused a shape this program offered, or when
-no shape of an algorithm ran.
+no shape of an algorithm ran; 2 on a bad command line or a size too small to store.
 )";
+
+constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
+constexpr std::size_t min_tiles_to_store = 4;
 
 struct options {
   clscan::element_type type = clscan::element_type::int32;
   std::size_t size = std::size_t{1} << 24;
+  std::string size_text = "2^24"; // as written on the command line
+  bool size_given = false;
   std::vector<clscan::algorithm> algorithms{clscan::algorithm::single_pass, clscan::algorithm::three_stage};
   int reps = 20;
   bool dry_run = false;
@@ -169,17 +184,53 @@ measurement measure(const cl::Device& device, clscan::algorithm algo, const clsc
   return m;
 }
 
+// The largest tile (work-group size x elements per work-item) among the shapes of `algo` measured.
+const clscan::tuning* largest_tile(const std::vector<clscan::tuning>& shapes) {
+  const clscan::tuning* largest = nullptr;
+  for (const clscan::tuning& t : shapes)
+    if (!largest ||
+        t.work_group_size * t.items_per_thread > largest->work_group_size * largest->items_per_thread)
+      largest = &t;
+  return largest;
+}
+
 template <typename T> int tune(const cl::Device& device, const options& opt) {
   const auto caps = clscan::capabilities(device);
   std::size_t n = opt.size;
   const std::size_t budget =
       static_cast<std::size_t>(std::min<cl_ulong>(caps.max_mem_alloc_size, caps.global_mem_size / 4));
-  while (n * sizeof(T) > budget)
+  while (n > 1 && n * sizeof(T) > budget)
     n /= 2;
   if (std::is_floating_point<T>::value) n = std::min(n, std::size_t{1} << 24);
-  std::printf("device: %s (%s, driver %s)\nelements per scan: %zu of %s\n", caps.name.c_str(),
+  std::printf("device: %s (%s, driver %s)\nelements per scan: %zu of %s%s\n", caps.name.c_str(),
               caps.platform_name.c_str(), caps.driver_version.c_str(), n,
-              clscan::opencl_name(clscan::element_traits<T>::type));
+              clscan::opencl_name(clscan::element_traits<T>::type),
+              n < opt.size ? (std::is_floating_point<T>::value && n == (std::size_t{1} << 24)
+                                  ? " (floats at most 2^24)"
+                                  : " (less than asked: the buffers must fit the device's memory)")
+                           : "");
+  std::fflush(stdout);
+  // A tuning is only stored from a size at which every candidate spans several tiles: below that the
+  // timings say little about the shapes (at one element, any shape "wins"), and a later process
+  // would use the stored shape for every size. Refused before measuring, so no time is lost.
+  if (!opt.dry_run)
+    for (clscan::algorithm algo : opt.algorithms) {
+      const std::vector<clscan::tuning> shapes = candidates(caps, sizeof(T), algo);
+      const clscan::tuning* largest = largest_tile(shapes);
+      if (!largest) continue; // "no shape ran" below
+      const std::size_t tile = largest->work_group_size * largest->items_per_thread;
+      if (n / min_tiles_to_store < tile) {
+        std::fprintf(stderr,
+                     "clscan-tune: not storing a tuning measured at %zu elements (%s%s): the largest %s "
+                     "shape measured (%s) takes %zu elements a tile, and a stored tuning needs at least "
+                     "%zu tiles of every shape (%zu elements); use a larger --size, or --dry-run to "
+                     "measure without storing\n",
+                     n, opt.size_given ? "--size " : "default size ", opt.size_text.c_str(),
+                     algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage",
+                     shape_text(*largest).c_str(), tile, min_tiles_to_store, min_tiles_to_store * tile);
+        return 2;
+      }
+    }
   int failures = 0;
   for (clscan::algorithm algo : opt.algorithms) {
     const char* name = algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage";
@@ -224,52 +275,50 @@ template <typename T> int tune(const cl::Device& device, const options& opt) {
 
 int main(int argc, char** argv) {
   options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "clscan-tune: %s needs a value\n", arg.c_str());
-        std::exit(2);
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--help" || arg == "-h") {
+        std::fputs(help_text, stdout);
+        return 0;
       }
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(help_text, stdout);
-      return 0;
+      if (arg == "--type") {
+        const std::string t = clscan_tools::flag_value(argc, argv, i);
+        const char* names[] = {"int", "uint", "long", "ulong", "float", "double"};
+        const clscan::element_type types[] = {clscan::element_type::int32,   clscan::element_type::uint32,
+                                              clscan::element_type::int64,   clscan::element_type::uint64,
+                                              clscan::element_type::float32, clscan::element_type::float64};
+        const auto it = std::find(std::begin(names), std::end(names), t);
+        if (it == std::end(names))
+          throw clscan_tools::usage_error("--type: unknown '" + t +
+                                          "' (int, uint, long, ulong, float, double)");
+        opt.type = types[it - std::begin(names)];
+      } else if (arg == "--size") {
+        opt.size_text = clscan_tools::flag_value(argc, argv, i);
+        opt.size = static_cast<std::size_t>(clscan_tools::parse_count(arg, opt.size_text, 1, max_size));
+        opt.size_given = true;
+      } else if (arg == "--algorithm") {
+        const std::string a = clscan_tools::flag_value(argc, argv, i);
+        if (a == "single_pass")
+          opt.algorithms = {clscan::algorithm::single_pass};
+        else if (a == "three_stage")
+          opt.algorithms = {clscan::algorithm::three_stage};
+        else if (a == "all")
+          opt.algorithms = {clscan::algorithm::single_pass, clscan::algorithm::three_stage};
+        else
+          throw clscan_tools::usage_error("--algorithm: unknown '" + a + "' (single_pass, three_stage, all)");
+      } else if (arg == "--reps") {
+        opt.reps = static_cast<int>(
+            clscan_tools::parse_integer(arg, clscan_tools::flag_value(argc, argv, i), 1, 100000));
+      } else if (arg == "--dry-run") {
+        opt.dry_run = true;
+      } else {
+        throw clscan_tools::usage_error("unknown option '" + arg + "' (see --help)");
+      }
     }
-    if (arg == "--type") {
-      const std::string t = value();
-      const char* names[] = {"int", "uint", "long", "ulong", "float", "double"};
-      const clscan::element_type types[] = {clscan::element_type::int32,   clscan::element_type::uint32,
-                                            clscan::element_type::int64,   clscan::element_type::uint64,
-                                            clscan::element_type::float32, clscan::element_type::float64};
-      const auto it = std::find(std::begin(names), std::end(names), t);
-      if (it == std::end(names)) {
-        std::fprintf(stderr, "clscan-tune: unknown type '%s'\n", t.c_str());
-        return 2;
-      }
-      opt.type = types[it - std::begin(names)];
-    } else if (arg == "--size") {
-      const std::string v = value();
-      opt.size = v.rfind("2^", 0) == 0 ? std::size_t{1} << std::stoul(v.substr(2)) : std::stoull(v);
-    } else if (arg == "--algorithm") {
-      const std::string a = value();
-      if (a == "single_pass")
-        opt.algorithms = {clscan::algorithm::single_pass};
-      else if (a == "three_stage")
-        opt.algorithms = {clscan::algorithm::three_stage};
-      else if (a != "all") {
-        std::fprintf(stderr, "clscan-tune: unknown algorithm '%s'\n", a.c_str());
-        return 2;
-      }
-    } else if (arg == "--reps") {
-      opt.reps = std::max(1, std::stoi(value()));
-    } else if (arg == "--dry-run") {
-      opt.dry_run = true;
-    } else {
-      std::fprintf(stderr, "clscan-tune: unknown option '%s' (see --help)\n", arg.c_str());
-      return 2;
-    }
+  } catch (const clscan_tools::usage_error& e) {
+    std::fprintf(stderr, "clscan-tune: %s\n", e.what());
+    return 2;
   }
   try {
     const cl::Device device = clscan::select_device();

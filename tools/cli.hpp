@@ -1,0 +1,41 @@
+// Command-line plumbing shared by clscan's tools (clscan-bench, clscan-tune, clscan-demo, clscan-info):
+// reading the value of a flag and numbers, with errors that name the flag and the text as written.
+// Every tool reports a usage_error as "<tool>: <message>" on stderr and exits with status 2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace clscan_tools {
+
+// A bad command line: the message names the flag and the text as written.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The value after the flag argv[i] (advancing i), or usage_error("<flag> needs a value").
+std::string flag_value(int argc, char** argv, int& i);
+
+// A non-negative decimal integer in [min, max], nothing else: no sign, no spaces, no suffix. Errors
+// (usage_error): "--reps: 'abc' is not a number", "--reps: '-3' is negative", "--reps: '0' is out
+// of range (1 to 100000)".
+std::uint64_t parse_integer(const std::string& flag, const std::string& text, std::uint64_t min,
+                            std::uint64_t max);
+
+// An element count in [min, max]: a decimal number, 2^N, either with a binary suffix K, M or G
+// (x 2^10, 2^20, 2^30) or an offset +K / -K, e.g. 1000, 64K, 2^20, 2^20+3, 2^24-1, 1G. Negative
+// numbers, overflow, trailing text and anything else are usage errors that quote the text.
+std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t min,
+                          std::uint64_t max);
+
+// A comma-separated list of counts (spaces around items ignored, empty items skipped); at least one.
+std::vector<std::uint64_t> parse_count_list(const std::string& flag, const std::string& text,
+                                            std::uint64_t min, std::uint64_t max);
+
+// "2^N" for powers of two, else the decimal number.
+std::string count_text(std::uint64_t n);
+
+} // namespace clscan_tools
