@@ -201,8 +201,8 @@ template <typename T> std::string check_candidate(const device_capabilities& cap
     cl::Buffer in(context, CL_MEM_READ_WRITE, bytes);
     cl::Buffer out(context, CL_MEM_READ_WRITE, bytes);
     const std::vector<T> poison(n, static_cast<T>(0x5a5a5a5a));
-    queue.enqueueWriteBuffer(in, CL_FALSE, 0, bytes, input.data());
-    queue.enqueueWriteBuffer(out, CL_FALSE, 0, bytes, poison.data());
+    queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, input.data());
+    queue.enqueueWriteBuffer(out, CL_TRUE, 0, bytes, poison.data());
     std::vector<T> got(n);
     inclusive<T>(queue, in, out, n, opts);
     queue.enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data());
