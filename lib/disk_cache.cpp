@@ -13,11 +13,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,14 +56,71 @@ void put_u64(std::string& out, std::uint64_t value) {
     out.push_back(static_cast<char>((value >> (8 * byte)) & 0xff));
 }
 
-bool get_u64(std::istream& in, std::uint64_t& value) {
-  unsigned char bytes[8];
-  if (!in.read(reinterpret_cast<char*>(bytes), 8)) return false;
-  value = 0;
-  for (int byte = 7; byte >= 0; --byte)
-    value = (value << 8) | bytes[byte];
-  return true;
-}
+// An entry opened for reading: a regular file, read through its descriptor.
+class entry_file {
+public:
+  entry_file() = default;
+  entry_file(const entry_file&) = delete;
+  entry_file& operator=(const entry_file&) = delete;
+  ~entry_file() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  // Opens `path` without ever blocking: O_NONBLOCK, so that a FIFO (or a device) with an entry's name
+  // does not wait for a writer, then fstat on the descriptor itself (no race with a rename between a
+  // stat and the open) and only a regular file is kept. Returns an empty string on success, else why
+  // not: "missing" when there is no such file, else a reason for the log.
+  std::string open(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0)
+      return errno == ENOENT ? "missing" : std::error_code(errno, std::generic_category()).message();
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) return std::error_code(errno, std::generic_category()).message();
+    if (!S_ISREG(info.st_mode)) {
+      return S_ISDIR(info.st_mode)                            ? "a directory, not a regular file"
+             : S_ISFIFO(info.st_mode)                         ? "a FIFO, not a regular file"
+             : S_ISSOCK(info.st_mode)                         ? "a socket, not a regular file"
+             : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device, not a regular file"
+                                                              : "not a regular file";
+    }
+    // Regular files ignore O_NONBLOCK; cleared all the same, so that reads are plain blocking reads.
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
+    size_ = static_cast<std::uint64_t>(info.st_size);
+    return {};
+  }
+
+  // Reads exactly `count` bytes; false at the end of the file or on an error.
+  bool read(void* into, std::size_t count) {
+    auto* out = static_cast<unsigned char*>(into);
+    while (count > 0) {
+      const ssize_t got = ::read(fd_, out, count);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      out += got;
+      count -= static_cast<std::size_t>(got);
+      offset_ += static_cast<std::uint64_t>(got);
+    }
+    return true;
+  }
+
+  bool get_u64(std::uint64_t& value) {
+    unsigned char bytes[8];
+    if (!read(bytes, sizeof bytes)) return false;
+    value = 0;
+    for (int byte = 7; byte >= 0; --byte)
+      value = (value << 8) | bytes[byte];
+    return true;
+  }
+
+  std::uint64_t size() const { return size_; }     // at open
+  std::uint64_t offset() const { return offset_; } // bytes read so far
+
+private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::uint64_t offset_ = 0;
+};
 
 void log_cache(log_level level, const std::string& message) {
   if (log_enabled()) log(level, "disk cache: " + message);
@@ -95,40 +151,41 @@ std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id)
   const std::string dir = disk_cache_directory();
   if (dir.empty()) return std::nullopt;
   const std::string path = dir + "/" + entry_name(id);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    log_cache(log_level::debug, "miss " + path);
-    return std::nullopt;
-  }
-  const auto reject = [&](const char* why) {
-    log_cache(log_level::warning, std::string("ignoring ") + path + ": " + why + "; rebuilding it");
+  const auto reject = [&](const std::string& why) {
+    log_cache(log_level::warning, "ignoring " + path + ": " + why + "; rebuilding it");
     return std::nullopt;
   };
+  entry_file in;
+  if (const std::string failure = in.open(path); !failure.empty()) {
+    if (failure == "missing") {
+      log_cache(log_level::debug, "miss " + path);
+      return std::nullopt;
+    }
+    // Not readable, or not a regular file (a directory, a FIFO that would block, a device): skipped.
+    return reject(failure);
+  }
   char magic[sizeof entry_magic];
   std::uint64_t format = 0, identity_size = 0;
   if (!in.read(magic, sizeof magic) || std::memcmp(magic, entry_magic, sizeof magic) != 0)
     return reject("not a clscan cache entry");
-  if (!get_u64(in, format) || format != entry_format) return reject("another entry format");
-  if (!get_u64(in, identity_size) || identity_size > max_identity_size) return reject("truncated header");
+  if (!in.get_u64(format) || format != entry_format) return reject("another entry format");
+  if (!in.get_u64(identity_size) || identity_size > max_identity_size) return reject("truncated header");
   std::string identity(identity_size, '\0');
-  if (!in.read(identity.data(), static_cast<std::streamsize>(identity_size)))
-    return reject("truncated header");
+  if (!in.read(identity.data(), identity_size)) return reject("truncated header");
   if (identity != id.device_part + id.program_part) return reject("written for another device or source");
   std::uint64_t binary_size = 0, checksum = 0;
-  if (!get_u64(in, binary_size) || !get_u64(in, checksum)) return reject("truncated header");
+  if (!in.get_u64(binary_size) || !in.get_u64(checksum)) return reject("truncated header");
   if (binary_size == 0 || binary_size > (std::uint64_t{1} << 32)) return reject("bad binary size");
   // Against the file's real length before allocating: a damaged size field must not cost gigabytes.
-  const std::streamoff header_end = in.tellg();
-  in.seekg(0, std::ios::end);
-  const std::streamoff file_end = in.tellg();
-  in.seekg(header_end);
-  if (header_end < 0 || file_end < header_end) return reject("truncated header");
-  const auto rest = static_cast<std::uint64_t>(file_end - header_end);
+  if (in.size() < in.offset()) return reject("truncated header");
+  const std::uint64_t rest = in.size() - in.offset();
   if (rest < binary_size) return reject("truncated binary");
   if (rest > binary_size) return reject("trailing bytes");
   std::vector<unsigned char> binary(binary_size);
-  if (!in.read(reinterpret_cast<char*>(binary.data()), static_cast<std::streamsize>(binary_size)))
-    return reject("truncated binary");
+  if (!in.read(binary.data(), binary.size())) return reject("truncated binary");
+  // A file that grew after it was opened: not an entry as written (entries are renamed into place).
+  unsigned char extra = 0;
+  if (in.read(&extra, 1)) return reject("trailing bytes");
   if (XXH3_64bits(binary.data(), binary.size()) != checksum) return reject("checksum mismatch");
   log_cache(log_level::debug, "hit " + path);
   return binary;

@@ -379,6 +379,74 @@ TEST_CASE("a cache directory that cannot be created or written leaves clscan wor
   CHECK(read_file(file) == "not a directory\n");
 }
 
+// Something other than a regular file with the name of an entry the scan looks up: skipped with a
+// log line and rebuilt, never waited on. Opening a FIFO for reading blocks until a writer comes, so
+// the probe runs under timeout(1): a regression fails after two minutes instead of hanging the test.
+TEST_CASE("a FIFO, a directory or a device with an entry's name is skipped, never waited on", "[cache]") {
+  constexpr const char* timeout_path = "/usr/bin/timeout";
+  if (::access(timeout_path, X_OK) != 0)
+    FAIL(timeout_path << " not found: it bounds the probe's time (Debian: coreutils)");
+  const std::string bounded = std::string(timeout_path) + " -k 10 120 ";
+  struct kind {
+    const char* name;
+    const char* reason; // what clscan logs
+    bool replaced;      // the name holds a valid entry afterwards (rename replaces all but a directory)
+    void (*make)(const fs::path& at, const fs::path& dir);
+  };
+  static int fifos = 0;
+  const kind kinds[] = {
+      {"a FIFO", "a FIFO, not a regular file", true,
+       [](const fs::path& at, const fs::path&) { REQUIRE(::mkfifo(at.c_str(), 0644) == 0); }},
+      {"a symbolic link to a FIFO", "a FIFO, not a regular file", true,
+       [](const fs::path& at, const fs::path& dir) {
+         const fs::path fifo = dir / ("fifo-" + std::to_string(fifos++));
+         REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+         fs::create_symlink(fifo, at);
+       }},
+      {"a directory", "a directory, not a regular file", false,
+       [](const fs::path& at, const fs::path&) { fs::create_directory(at); }},
+      {"a symbolic link to /dev/zero", "a device, not a regular file", true,
+       [](const fs::path& at, const fs::path&) { fs::create_symlink("/dev/zero", at); }},
+  };
+  for (const kind& k : kinds) {
+    DYNAMIC_SECTION(k.name) {
+      temp_dir root;
+      const fs::path dir = root.path() / "cache";
+      const fs::path elsewhere = root.path() / "elsewhere";
+      fs::create_directory(dir);
+      fs::create_directory(elsewhere);
+      for (const auto& [name, bytes] : golden_entries())
+        k.make(dir / name, elsewhere);
+
+      const probe_result result = run_probe(dir.string(), {}, bounded);
+      INFO("probe run:\n" << result.output);
+      if (result.exit_code == 124 || result.exit_code == 128 + 9)
+        FAIL("the probe was still running after 120 s: it waited on " << k.name);
+      REQUIRE(result.ok());
+      CHECK(result.has("log: warning: disk cache: ignoring " + dir.string()));
+      CHECK(result.has(k.reason));
+      CHECK(result.has("built program from source"));
+      for (const auto& [name, bytes] : golden_entries()) {
+        INFO("entry " << name);
+        const fs::file_status status = fs::symlink_status(dir / name);
+        if (k.replaced)
+          CHECK(fs::is_regular_file(status));
+        else
+          CHECK(fs::is_directory(status));
+      }
+      if (k.replaced) {
+        const probe_result after = run_probe(dir.string(), {}, bounded);
+        INFO("run after the replacement:\n" << after.output);
+        REQUIRE(after.ok());
+        CHECK(after.has("loaded cached program"));
+        CHECK_FALSE(after.has("ignoring"));
+      } else {
+        CHECK(result.has("log: warning: disk cache: cannot write"));
+      }
+    }
+  }
+}
+
 TEST_CASE("a read-only cache directory is only read: scans work and nothing is written", "[cache]") {
   temp_dir root;
   std::string launcher;
