@@ -18,6 +18,7 @@
 #include <numeric>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -35,10 +36,12 @@ std::recursive_mutex& qualification_mutex() {
   return mutex;
 }
 
-// Keyed by device and element size (4 or 8 bytes: the status-word layout and the kernels' loads differ
-// only by size, so one check covers every type of a size).
-std::map<std::pair<cl_device_id, std::size_t>, entry>& entries() {
-  static std::map<std::pair<cl_device_id, std::size_t>, entry> known;
+// Keyed by device, element size (4 or 8 bytes: the status-word layout and the kernels' loads differ
+// only by size, so one check covers every type of a size) and the settings that change the shapes or
+// kernels under test (experimental_settings), so that a CLSCAN_TUNING shape is checked on its own.
+using entry_key = std::tuple<cl_device_id, std::size_t, std::string>;
+std::map<entry_key, entry>& entries() {
+  static std::map<entry_key, entry> known;
   return known;
 }
 
@@ -66,17 +69,31 @@ bool experimental_settings() {
          env_set("CLSCAN_NARROW_STATUS");
 }
 
+std::string settings_signature() {
+  std::string signature;
+  for (const char* name :
+       {"CLSCAN_TUNING", "CLSCAN_BUILD_OPTIONS", "CLSCAN_SPIN_LIMIT", "CLSCAN_NARROW_STATUS"}) {
+    const char* text = std::getenv(name);
+    signature += std::string(name) + "=" + (text ? text : "") + "\n";
+  }
+  return signature;
+}
+
 std::string verdict_path(const device_capabilities& caps) {
   const std::string dir = disk_cache_directory();
   return dir.empty() ? std::string() : dir + "/qualified-" + device_stem(caps) + ".txt";
 }
 
-// A stored line: "size=<bytes> candidate=<k> passed|failed <detail>".
-bool load_verdict(const device_capabilities& caps, std::size_t element_size, single_pass_qualification& out) {
+// A stored line: "size=<bytes> shape=<preferred shape> candidate=<k> passed|failed <detail>". The
+// preferred shape (which a tuning file can change) is part of the key.
+std::string verdict_key(std::size_t element_size, const std::string& preferred_shape) {
+  return "size=" + std::to_string(element_size) + " shape=" + preferred_shape + " ";
+}
+
+bool load_verdict(const device_capabilities& caps, const std::string& key, single_pass_qualification& out) {
   const std::string path = verdict_path(caps);
   if (path.empty()) return false;
   std::ifstream in(path);
-  const std::string key = "size=" + std::to_string(element_size) + " ";
   for (std::string line; std::getline(in, line);) {
     if (line.compare(0, key.size(), key) != 0) continue;
     std::istringstream fields(line.substr(key.size()));
@@ -99,11 +116,10 @@ bool load_verdict(const device_capabilities& caps, std::size_t element_size, sin
   return false;
 }
 
-void store_verdict(const device_capabilities& caps, std::size_t element_size,
+void store_verdict(const device_capabilities& caps, const std::string& key,
                    const single_pass_qualification& verdict) {
   const std::string path = verdict_path(caps);
   if (path.empty() || !make_cache_directory()) return;
-  const std::string key = "size=" + std::to_string(element_size) + " ";
   std::vector<std::string> lines;
   {
     std::ifstream in(path);
@@ -217,7 +233,8 @@ template <typename T> std::string check_candidate(const device_capabilities& cap
 }
 
 std::string describe(const tuning& shape) {
-  return "wg=" + std::to_string(shape.work_group_size) + " items=" + std::to_string(shape.items_per_thread);
+  return "wg=" + std::to_string(shape.work_group_size) + ",items=" + std::to_string(shape.items_per_thread) +
+         ",vec=" + std::to_string(shape.vector_width) + ",lookback=" + std::to_string(shape.lookback);
 }
 
 single_pass_qualification run_qualification(entry& slot, const device_capabilities& caps, element_type type) {
@@ -257,7 +274,7 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
 
 single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type) {
   std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
-  const auto it = entries().find({caps.id, size_of(type)});
+  const auto it = entries().find({caps.id, size_of(type), settings_signature()});
   if (it == entries().end()) return single_pass_candidate::preferred;
   if (!it->second.done) return it->second.trying;
   return static_cast<single_pass_candidate>(it->second.verdict.candidate);
@@ -274,16 +291,19 @@ const single_pass_qualification& ensure_single_pass_qualified(const device_capab
   if (inside_qualification) return trusted;
   const int setting = qualify_setting();
   std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
-  entry& slot = entries()[{caps.id, size_of(type)}];
+  entry& slot = entries()[{caps.id, size_of(type), settings_signature()}];
   if (slot.done) return slot.verdict;
   if (setting == 0) {
     slot.verdict = trusted;
     slot.verdict.detail = "not checked (CLSCAN_QUALIFY=0)";
   } else {
+    slot.trying = single_pass_candidate::preferred;
+    const std::string key =
+        verdict_key(size_of(type), describe(initial_tuning(caps, type, algorithm::single_pass)));
     const bool use_disk = setting != 1 && !experimental_settings();
-    if (!(use_disk && load_verdict(caps, size_of(type), slot.verdict))) {
+    if (!(use_disk && load_verdict(caps, key, slot.verdict))) {
       slot.verdict = run_qualification(slot, caps, type);
-      if (!experimental_settings()) store_verdict(caps, size_of(type), slot.verdict);
+      if (!experimental_settings()) store_verdict(caps, key, slot.verdict);
       log(slot.verdict.passed ? log_level::info : log_level::warning,
           "single-pass qualification on '" + caps.name + "' (" + std::to_string(size_of(type)) +
               "-byte elements): " +
