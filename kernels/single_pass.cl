@@ -284,6 +284,12 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
         group_barrier(CLK_LOCAL_MEM_FENCE); // shared_state is rewritten by the next round
       }
     }
+#ifdef CLSCAN_TEST_WRONG_LOOKBACK
+    // Tests only: every tile but the first forgets its predecessors, as on a device whose look-back
+    // read stale words, so that the qualification has a wrong kernel to catch on every device
+    // (tests/qualify_check.cmake).
+    if (lid == 0) shared_prefix = seed;
+#endif
     // behind now holds everything before this tile, seed included.
     if (lid == 0 && publishes) {
       publish(prefix_slot(status, tile), tag, combine(behind, tile_total));

@@ -528,7 +528,7 @@ TEST_CASE("a read-only cache directory is only read: scans work and nothing is w
 }
 
 TEST_CASE("an intact entry whose binary the driver rejects is rebuilt and replaced by a valid one",
-          "[cache]") {
+          "[cache][driver-rejects-binary]") {
   temp_dir root;
   const fs::path dir = root.path() / "cache";
   fs::create_directory(dir);

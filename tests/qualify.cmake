@@ -1,0 +1,9 @@
+# The single-pass qualification (lib/qualify.cpp), through clscan-info (tests/qualify_check.cmake).
+foreach(mode stored wrong-kernel old-rusticl)
+  add_test(NAME qualify-${mode}
+           COMMAND ${CMAKE_COMMAND} -DINFO=$<TARGET_FILE:clscan-info> -DMODE=${mode}
+                   -DWORK=${CMAKE_CURRENT_BINARY_DIR}/qualify-check/${mode}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/qualify_check.cmake)
+  set_tests_properties(qualify-${mode} PROPERTIES LABELS "qualify" TIMEOUT 600
+      SKIP_REGULAR_EXPRESSION "qualify: skipped:")
+endforeach()
