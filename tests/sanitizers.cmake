@@ -82,6 +82,10 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/reliability.cmake's.
     set(CLSCAN_TSAN_LABELS "concurrency|scan")
 
+    # The suppression files are read from the checkout. A test that runs a child as another user
+    # (tests/test_cache.cpp: the probe as user nobody) must not hand it these paths, which that user
+    # cannot read in a checkout under /root (0700): it copies them to a world-readable temporary
+    # directory and rewrites suppressions= in the child's *SAN_OPTIONS.
     set(CLSCAN_SANITIZER_SUPPRESSIONS ${CMAKE_CURRENT_SOURCE_DIR})
     # halt_on_error: the first report ends the process (for UBSan together with the build's
     # -fno-sanitize-recover=all). allocator_may_return_null: an impossible allocation request returns

@@ -224,6 +224,34 @@ std::string as_nobody() {
          " --regid=" + std::to_string(nobody_id) + " --clear-groups ";
 }
 
+// The sanitizer options of this process (ASAN_OPTIONS, LSAN_OPTIONS, ...) for a child that runs as
+// user nobody: each suppressions=<file> points at a copy in `dir` (readable by everyone) instead.
+// The originals live in the checkout (tests/lsan.supp), which nobody cannot read when the checkout
+// is under /root (mode 0700), and a sanitizer that cannot read its suppressions ends the process.
+std::map<std::string, std::optional<std::string>> sanitizer_options_for_nobody(const fs::path& dir) {
+  std::map<std::string, std::optional<std::string>> options;
+  for (const char* name : {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS", "MSAN_OPTIONS"}) {
+    const char* value = std::getenv(name);
+    if (!value) continue;
+    // Colon-separated name=value pairs.
+    std::string rewritten;
+    std::stringstream fields{std::string(value)};
+    for (std::string field; std::getline(fields, field, ':');) {
+      const std::string key = "suppressions=";
+      if (field.compare(0, key.size(), key) == 0 && field.size() > key.size()) {
+        const fs::path copy = dir / (std::string(name) + ".supp");
+        fs::copy_file(field.substr(key.size()), copy, fs::copy_options::overwrite_existing);
+        fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                  fs::perms::others_read);
+        field = key + copy.string();
+      }
+      rewritten += (rewritten.empty() ? "" : ":") + field;
+    }
+    options[name] = rewritten;
+  }
+  return options;
+}
+
 struct corruption {
   const char* name;
   const char* expected_reason; // the reason clscan logs
@@ -465,10 +493,11 @@ TEST_CASE("a read-only cache directory is only read: scans work and nothing is w
     const fs::path home = root.path() / "nobody-home";
     fs::create_directory(home);
     REQUIRE(::chown(home.c_str(), nobody_id, nobody_id) == 0);
-    extra = {{"HOME", home.string()},
-             {"XDG_CACHE_HOME", (home / ".cache").string()},
-             {"POCL_CACHE_DIR", (home / "pocl").string()},
-             {"TMPDIR", home.string()}};
+    extra = sanitizer_options_for_nobody(root.path());
+    extra.insert({{"HOME", home.string()},
+                  {"XDG_CACHE_HOME", (home / ".cache").string()},
+                  {"POCL_CACHE_DIR", (home / "pocl").string()},
+                  {"TMPDIR", home.string()}});
     launcher = as_nobody();
     // A build tree that nobody cannot reach (a clone under /root): run a copy of the probe (clscan
     // is linked into it) from the temporary directory instead.
