@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -110,11 +111,25 @@ const char* op_define(op operation) {
   return "CLSCAN_OP_SUM";
 }
 
+// A count written as decimal digits only: no sign, no spaces, no suffix, at most `limit`. strtoul
+// would take "-1" as ULONG_MAX and "12abc" as 12.
+std::optional<std::size_t> parse_count(std::string_view text, std::size_t limit) {
+  if (text.empty()) return std::nullopt;
+  std::size_t value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::size_t>(c - '0');
+    if (value > (limit - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 // Reads "wg=128,items=16,vec=4,lookback=16" (fields separated by commas or spaces, each optional)
 // into `shape`; `source` names where the text came from, for the error message.
 void parse_shape(const std::string& text, const std::string& source, tuning& shape) {
-  unsigned long wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
-  unsigned long lookback = shape.lookback;
+  std::size_t wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
+  std::size_t lookback = shape.lookback;
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find_first_of(", ", pos), text.size());
@@ -123,21 +138,23 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
     if (field.empty()) continue;
     const std::size_t equals = field.find('=');
     const std::string name = field.substr(0, equals);
-    unsigned long* target = name == "wg"         ? &wg
-                            : name == "items"    ? &items
-                            : name == "vec"      ? &vec
-                            : name == "lookback" ? &lookback
-                                                 : nullptr;
-    char* number_end = nullptr;
-    const char* number = equals == std::string::npos ? "" : field.c_str() + equals + 1;
-    const unsigned long value = std::strtoul(number, &number_end, 10);
-    if (!target || number_end == number || *number_end != '\0') {
+    std::size_t* target = name == "wg"         ? &wg
+                          : name == "items"    ? &items
+                          : name == "vec"      ? &vec
+                          : name == "lookback" ? &lookback
+                                               : nullptr;
+    // Up to 2^30 each, so that a tile (wg * items) and its bytes never overflow.
+    const std::optional<std::size_t> value =
+        equals == std::string::npos
+            ? std::nullopt
+            : parse_count(std::string_view(field).substr(equals + 1), std::size_t{1} << 30);
+    if (!target || !value) {
       std::string message = source;
       message.append("='").append(text).append("' is not valid: '").append(field);
-      message.append("' is not one of wg=, items=, vec=, lookback= with a number");
+      message.append("' is not one of wg=, items=, vec=, lookback= with a whole number from 1 to 2^30");
       throw invalid_argument(message);
     }
-    *target = value;
+    *target = *value;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
   // A tile of one element would never shrink the three-stage recursion.
@@ -398,10 +415,12 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   }
   // CLSCAN_SPIN_LIMIT=0 makes the single-pass look-back fall back at once (tests of that path).
   if (const char* text = std::getenv("CLSCAN_SPIN_LIMIT"); text && *text) {
-    char* end = nullptr;
-    const unsigned long limit = std::strtoul(text, &end, 10);
-    if (*end != '\0') throw invalid_argument(std::string("CLSCAN_SPIN_LIMIT='") + text + "' is not a number");
-    shape.spin_limit = limit;
+    // The kernel counts rounds in an int.
+    const std::optional<std::size_t> limit = parse_count(text, 0x7fffffff);
+    if (!limit)
+      throw invalid_argument(std::string("CLSCAN_SPIN_LIMIT='") + text +
+                             "' is not a whole number from 0 to 2147483647");
+    shape.spin_limit = *limit;
   }
   check_private_memory(shape, caps, type, algo);
   check_local_memory(shape, caps, type, algo);
@@ -446,8 +465,22 @@ void validate_request(const scan_request& request, const device_capabilities& ca
   if (bitwise && is_floating(request.type))
     throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
                            opencl_name(request.type));
-  if (request.operation == op::custom && (!request.custom_op || request.custom_op->empty()))
-    throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
+  if (request.operation == op::custom) {
+    if (!request.custom_op || request.custom_op->empty())
+      throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
+    if (request.custom_op->find('\0') != std::string::npos)
+      throw invalid_argument(
+          "options::custom_op contains a NUL character, which OpenCL C source cannot hold");
+    if (request.custom_op->size() > max_custom_op_bytes)
+      throw invalid_argument("options::custom_op is " + std::to_string(request.custom_op->size()) +
+                             " bytes; an operator expression may have at most " +
+                             std::to_string(max_custom_op_bytes));
+  }
+  // A forced single-pass scan combines floating-point values in an order that depends on how
+  // work-groups are scheduled, so it cannot be deterministic; integer results are exact in any order.
+  if (request.deterministic && request.algo == algorithm::single_pass && is_floating(request.type))
+    throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
+                           "results depend on scheduling; use algorithm::automatic or three_stage");
 }
 
 } // namespace detail

@@ -54,6 +54,10 @@ bool single_pass_supported(const device_capabilities& caps, element_type type);
 algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n,
                            std::size_t three_stage_tile);
 
+// Longest options::custom_op accepted: an expression of a and b, which the program source and the disk
+// cache's entry identity hold in full.
+constexpr std::size_t max_custom_op_bytes = 64 * 1024;
+
 // Checks the request against the device (operator valid for the type, fp64 present, custom source
 // given) and throws clscan::invalid_argument or clscan::unsupported_error.
 void validate_request(const scan_request& request, const device_capabilities& caps);

@@ -331,6 +331,37 @@ TEST_CASE("operators that do not fit the request are rejected", "[errors]") {
       CHECK_THROWS_AS(clscan::exclusive(e.queue, float_buffer, 8, opts), clscan::invalid_argument);
     }
   }
+  SECTION("op::custom with a NUL character or of an absurd size") {
+    clscan::options<cl_int> opts;
+    opts.operation = clscan::op::custom;
+    opts.custom_op = std::string("a + b") + '\0' + "garbage";
+    std::string message =
+        invalid_argument_message([&] { clscan::inclusive(e.queue, int_buffer, ints.size(), opts); });
+    CHECK_THAT(message, Contains("custom_op") && Contains("NUL"));
+    // 16 MiB used to be built and stored in the disk cache, where every later process rejected it.
+    opts.custom_op = "a + b" + std::string(16u << 20, ' ');
+    message = invalid_argument_message([&] { clscan::inclusive(e.queue, int_buffer, ints.size(), opts); });
+    CHECK_THAT(message, Contains("custom_op") && Contains("at most 65536"));
+  }
+  SECTION("deterministic with a forced single-pass scan of floats") {
+    clscan::options<cl_float> opts;
+    opts.deterministic = true;
+    opts.algorithm = clscan::algorithm::single_pass;
+    const std::string message =
+        invalid_argument_message([&] { clscan::inclusive(e.queue, float_buffer, floats.size(), opts); });
+    CHECK_THAT(message, Contains("deterministic") && Contains("single_pass"));
+    // Integers are exact in any order: the same options on cl_int scan (if the device qualifies).
+    clscan::options<cl_int> int_opts;
+    int_opts.deterministic = true;
+    int_opts.algorithm = clscan::algorithm::single_pass;
+    if (clscan::qualify_single_pass(e.device).passed) {
+      cl::Buffer out = make_buffer(ints);
+      clscan::inclusive(e.queue, int_buffer, out, ints.size(), int_opts).wait();
+      std::vector<cl_int> expected(ints.size());
+      std::inclusive_scan(ints.begin(), ints.end(), expected.begin());
+      CHECK(read_buffer<cl_int>(out, ints.size()) == expected);
+    }
+  }
   SECTION("op::custom without an expression") {
     clscan::options<cl_int> opts;
     opts.operation = clscan::op::custom;
@@ -400,7 +431,10 @@ TEST_CASE("an invalid CLSCAN_TUNING is rejected with invalid_argument", "[errors
   const auto data = known_data(500);
   const char* bad_value = GENERATE(as<const char*>{}, "wg=0", "vec=3", "items=6,vec=4", "items=0",
                                    "lookback=0", "wg=1,items=1,vec=1",
-                                   "wg=16,items=131072"); // 8 MiB tiles in private memory
+                                   "wg=16,items=131072", // 8 MiB tiles in private memory
+                                   // Signs, overflow and trailing text are refused, not wrapped or cut:
+                                   "wg=-1", "lookback=-1", "wg=+16", "wg= 16", "items=16x",
+                                   "wg=99999999999999999999", "wg=18446744073709551617", "wg=2147483648");
   // The tuning is read once per workspace (context and device): a fresh context reads it again.
   cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device);
@@ -428,6 +462,27 @@ TEST_CASE("an invalid CLSCAN_TUNING is rejected with invalid_argument", "[errors
   REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, after.size() * sizeof(cl_int), after.data()) ==
           CL_SUCCESS);
   CHECK(after == expected);
+}
+
+TEST_CASE("CLSCAN_SPIN_LIMIT and CLSCAN_QUALIFY accept only what they document", "[errors]") {
+  auto& e = env();
+  for (const char* bad : {"-1", "99999999999999999999", "2147483648", "12abc", " 5", "+5", "0x10"}) {
+    INFO("CLSCAN_SPIN_LIMIT=" << bad);
+    scoped_env spin("CLSCAN_SPIN_LIMIT", bad);
+    const std::string message = invalid_argument_message([&] { clscan::plan_for(e.device); });
+    CHECK_THAT(message, Contains("CLSCAN_SPIN_LIMIT") && Contains(bad));
+  }
+  {
+    scoped_env spin("CLSCAN_SPIN_LIMIT", "2147483647");
+    CHECK(clscan::plan_for(e.device).single_pass.spin_limit == 2147483647u);
+  }
+  for (const char* bad : {"2", "yes", "-1", "00"}) {
+    INFO("CLSCAN_QUALIFY=" << bad);
+    scoped_env qualify("CLSCAN_QUALIFY", bad); // read on every call, before any stored verdict
+    const std::string message =
+        invalid_argument_message([&] { clscan::qualify_single_pass(e.device, clscan::element_type::int32); });
+    CHECK_THAT(message, Contains("CLSCAN_QUALIFY"));
+  }
 }
 
 TEST_CASE("a valid CLSCAN_TUNING is applied and reported by plan_for", "[errors]") {

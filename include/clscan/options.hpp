@@ -48,7 +48,9 @@ template <typename T = cl_int> struct options {
 
   // Floating-point scans may round differently from run to run with the single-pass algorithm, whose
   // order of combination depends on scheduling. `deterministic` picks an algorithm that gives the
-  // same bits every run on the same device.
+  // same bits every run on the same device. With algorithm::single_pass forced on a floating-point
+  // type it throws invalid_argument (that algorithm cannot keep the promise); integer scans are exact
+  // in any order, so for them it changes nothing.
   bool deterministic = false;
 
   // Element offsets into the input and output buffers.
