@@ -17,7 +17,13 @@
 // The combining operator. A prelude may define CLSCAN_COMBINE(a, b) itself (custom operators);
 // otherwise one of CLSCAN_OP_SUM, _MIN, _MAX, _AND, _OR, _XOR picks a built-in one.
 #ifndef CLSCAN_COMBINE
-#if defined(CLSCAN_OP_MIN)
+#if defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
+// fmin and fmax: a NaN never hides a number, which keeps them associative with NaNs in the data (a
+// comparison would let a NaN that starts a run stand for the whole run). Their identity is NaN.
+#define CLSCAN_COMBINE(a, b) fmin((a), (b))
+#elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
+#define CLSCAN_COMBINE(a, b) fmax((a), (b))
+#elif defined(CLSCAN_OP_MIN)
 #define CLSCAN_COMBINE(a, b) (((b) < (a)) ? (b) : (a))
 #elif defined(CLSCAN_OP_MAX)
 #define CLSCAN_COMBINE(a, b) (((a) < (b)) ? (b) : (a))

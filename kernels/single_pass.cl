@@ -49,15 +49,40 @@
 #define CLSCAN_SPIN_LIMIT 1024
 #endif
 
+// 1: status words are published with release stores and read with acquire loads at device scope
+// (OpenCL C 2.0, or 3.0 with __opencl_c_atomic_order_acq_rel and __opencl_c_atomic_scope_device; the
+// host passes the matching -cl-std). 0: the OpenCL 1.2 protocol, atomic writes and volatile (or
+// atomic) reads ordered by fences, which every OpenCL 1.2 GPU and CPU honours but the 1.2 memory
+// model does not promise between work-groups.
+#ifndef CLSCAN_ACQ_REL
+#define CLSCAN_ACQ_REL 0
+#endif
+
 #if CLSCAN_WIDE_STATUS
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 typedef ulong status_t;
 #define CLSCAN_PAYLOAD_BITS 32
-#define CLSCAN_ATOMIC_READ(p) atom_add((volatile global status_t*)(p), (status_t)0)
-#define CLSCAN_STATUS_WRITE(p, v) atom_xchg((volatile global status_t*)(p), (v))
 #else
 typedef uint status_t;
 #define CLSCAN_PAYLOAD_BITS 16
+#endif
+
+#if CLSCAN_ACQ_REL
+#if CLSCAN_WIDE_STATUS
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+typedef atomic_ulong atomic_status_t;
+#else
+typedef atomic_uint atomic_status_t;
+#endif
+#define CLSCAN_STATUS_WRITE(p, v)                                                                            \
+  atomic_store_explicit((volatile global atomic_status_t*)(p), (v), memory_order_release, memory_scope_device)
+#define CLSCAN_STATUS_READ(p)                                                                                \
+  atomic_load_explicit((volatile global atomic_status_t*)(p), memory_order_acquire, memory_scope_device)
+#else
+#if CLSCAN_WIDE_STATUS
+#define CLSCAN_ATOMIC_READ(p) atom_add((volatile global status_t*)(p), (status_t)0)
+#define CLSCAN_STATUS_WRITE(p, v) atom_xchg((volatile global status_t*)(p), (v))
+#else
 #define CLSCAN_ATOMIC_READ(p) atomic_add((volatile global status_t*)(p), (status_t)0)
 #define CLSCAN_STATUS_WRITE(p, v) atomic_xchg((volatile global status_t*)(p), (v))
 #endif
@@ -65,6 +90,7 @@ typedef uint status_t;
 #define CLSCAN_STATUS_READ(p) (*(volatile global status_t*)(p))
 #else
 #define CLSCAN_STATUS_READ(p) CLSCAN_ATOMIC_READ(p)
+#endif
 #endif
 #define CLSCAN_PAYLOAD_MASK ((((status_t)1) << CLSCAN_PAYLOAD_BITS) - 1)
 #define CLSCAN_WORDS (CLSCAN_ELEM_SIZE * 8 / CLSCAN_PAYLOAD_BITS)

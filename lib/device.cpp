@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -39,6 +40,41 @@ std::string platform_string(cl_platform_id platform, cl_platform_info what) {
   while (!text.empty() && (text.back() == '\0' || text.back() == ' '))
     text.pop_back();
   return text;
+}
+
+// OpenCL 3.0 queries, which the OpenCL 1.2 headers clscan builds against do not name.
+constexpr cl_device_info device_opencl_c_all_versions = 0x1066;
+constexpr cl_device_info device_opencl_c_features = 0x106F;
+struct name_version { // cl_name_version
+  cl_uint version;
+  char name[64];
+};
+constexpr cl_uint major_of(cl_uint version) { return version >> 22; }
+
+// The entries of an OpenCL 3.0 name-version list, or none where the query is unknown (1.x, 2.x).
+std::vector<name_version> name_versions(cl_device_id device, cl_device_info what) {
+  std::size_t size = 0;
+  if (clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size % sizeof(name_version) != 0)
+    return {};
+  std::vector<name_version> list(size / sizeof(name_version));
+  if (!list.empty() && clGetDeviceInfo(device, what, size, list.data(), nullptr) != CL_SUCCESS) return {};
+  for (name_version& entry : list)
+    entry.name[sizeof entry.name - 1] = '\0';
+  return list;
+}
+
+// "CL2.0" or "CL3.0" where OpenCL C offers release/acquire atomics at device scope, else "".
+std::string acq_rel_cl_std(cl_device_id device, const std::string& opencl_c_version) {
+  // "OpenCL C 2.x ...": every 2.x device has them.
+  if (opencl_c_version.rfind("OpenCL C 2.", 0) == 0) return "CL2.0";
+  bool c30 = false, acq_rel = false, device_scope = false;
+  for (const name_version& v : name_versions(device, device_opencl_c_all_versions))
+    c30 = c30 || major_of(v.version) == 3;
+  for (const name_version& f : name_versions(device, device_opencl_c_features)) {
+    acq_rel = acq_rel || std::strcmp(f.name, "__opencl_c_atomic_order_acq_rel") == 0;
+    device_scope = device_scope || std::strcmp(f.name, "__opencl_c_atomic_scope_device") == 0;
+  }
+  return c30 && acq_rel && device_scope ? "CL3.0" : "";
 }
 
 bool has_extension(const std::string& extensions, const char* name) {
@@ -75,6 +111,8 @@ device_capabilities read_capabilities(cl_device_id device) {
   caps.fp64 = has_extension(extensions, "cl_khr_fp64") ||
               device_info<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   caps.int64_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
+  caps.int64_extended_atomics = has_extension(extensions, "cl_khr_int64_extended_atomics");
+  caps.acq_rel_cl_std = acq_rel_cl_std(device, caps.opencl_c_version);
   // Global 32-bit atomics are core from OpenCL C 1.1 on; "OpenCL C 1.0" devices need the extension.
   caps.int32_global_atomics = has_extension(extensions, "cl_khr_global_int32_base_atomics") ||
                               caps.opencl_c_version.rfind("OpenCL C 1.0", 0) != 0;

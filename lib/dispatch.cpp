@@ -272,6 +272,15 @@ bool variant_key::operator<(const variant_key& other) const {
 }
 
 element_value identity_of(element_type type, op operation, const element_value& custom_identity) {
+  // Floating-point min and max are fmin and fmax, whose identity is NaN (a NaN never hides a number:
+  // fmin(NaN, x) == x); a floating-point sum's identity is -0.0 (-0.0 + x == x for every x, -0.0 and
+  // NaN included, where +0.0 would turn a leading -0.0 into +0.0). Quiet NaNs with no payload.
+  if (type == element_type::float32 && (operation == op::min || operation == op::max))
+    return value_of<cl_uint>(0x7fc00000u);
+  if (type == element_type::float64 && (operation == op::min || operation == op::max))
+    return value_of<cl_ulong>(0x7ff8000000000000ull);
+  if (type == element_type::float32 && operation == op::sum) return value_of<cl_uint>(0x80000000u);
+  if (type == element_type::float64 && operation == op::sum) return value_of<cl_ulong>(0x8000000000000000ull);
   switch (operation) {
   case op::min: return highest(type);
   case op::max: return lowest(type);
@@ -296,6 +305,18 @@ bool wide_status_words(const device_capabilities& caps) {
   return caps.int64_atomics && !narrow_forced;
 }
 
+bool acq_rel_status(const device_capabilities& caps) {
+  // CLSCAN_MEMORY_MODEL=fences gives devices with release/acquire atomics the OpenCL 1.2 protocol, so
+  // that tests reach it there; read on each call (part of the qualification's settings).
+  const char* model = std::getenv("CLSCAN_MEMORY_MODEL");
+  if (model && *model) {
+    if (std::strcmp(model, "fences") == 0) return false;
+    if (std::strcmp(model, "acq_rel") != 0)
+      throw invalid_argument(std::string("CLSCAN_MEMORY_MODEL='") + model + "' must be fences or acq_rel");
+  }
+  return !caps.acq_rel_cl_std.empty() && (!wide_status_words(caps) || caps.int64_extended_atomics);
+}
+
 std::string program_prelude(const variant_key& key, const device_capabilities& caps) {
   std::string prelude;
   if (key.type == element_type::float64) prelude += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
@@ -305,6 +326,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   // workspace are read with the layout they were written with.
   if (key.algo == algorithm::single_pass) {
     prelude += std::string("#define CLSCAN_WIDE_STATUS ") + (wide_status_words(caps) ? "1" : "0") + "\n";
+    prelude += std::string("#define CLSCAN_ACQ_REL ") + (acq_rel_status(caps) ? "1" : "0") + "\n";
     // GPUs keep the tile in local memory and coalesce global accesses across work-items; CPUs stream
     // each work-item's run. Overridable with -D (e.g. Oclgrind's --build-options, to check the CPU
     // variant on it).
@@ -314,6 +336,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   prelude += "#define CLSCAN_IDENTITY " +
              literal(key.type, identity_of(key.type, key.operation, key.custom_identity)) + "\n";
   prelude += std::string("#define ") + op_define(key.operation) + "\n";
+  if (is_floating(key.type)) prelude += "#define CLSCAN_FLOATING 1\n";
   if (key.operation == op::sum && key.type == element_type::int32) prelude += "#define CLSCAN_WRAP_T uint\n";
   if (key.operation == op::sum && key.type == element_type::int64) prelude += "#define CLSCAN_WRAP_T ulong\n";
   if (key.operation == op::custom) {
@@ -324,7 +347,7 @@ std::string program_prelude(const variant_key& key, const device_capabilities& c
   return prelude;
 }
 
-std::string build_options(const variant_key& key) {
+std::string build_options(const variant_key& key, const device_capabilities& caps) {
   // CLSCAN_BUILD_OPTIONS is appended to every program's options (diagnosis, and tests that compile
   // a kernel with a fault of their own, e.g. -DCLSCAN_TEST_SILENT_TILE). The disk cache key holds
   // the options, so such builds never share entries with normal ones.
@@ -337,6 +360,8 @@ std::string build_options(const variant_key& key) {
          (key.algo == algorithm::single_pass ? " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) +
                                                    " -DCLSCAN_SPIN_LIMIT=" + std::to_string(key.spin_limit)
                                              : "") +
+         (key.algo == algorithm::single_pass && acq_rel_status(caps) ? " -cl-std=" + caps.acq_rel_cl_std
+                                                                     : std::string()) +
          (extra && *extra ? std::string(" ") + extra : std::string());
 }
 
@@ -536,6 +561,9 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
   } else {
     plan.single_pass_qualification = "unavailable (no global 32-bit atomics)";
   }
+  plan.single_pass_memory_model = detail::acq_rel_status(caps)
+                                      ? "acquire/release atomics (-cl-std=" + caps.acq_rel_cl_std + ")"
+                                      : "fences (OpenCL 1.2 atomics)";
   plan.large = plan.single_pass_available ? algorithm::single_pass : algorithm::three_stage;
   plan.three_stage = detail::initial_tuning(caps, type, algorithm::three_stage);
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);

@@ -33,9 +33,14 @@ element_value identity_of(element_type type, op operation, const element_value& 
 // CLSCAN_NARROW_STATUS=1 asks for the 32-bit layout); kernels/single_pass.cl CLSCAN_WIDE_STATUS.
 bool wide_status_words(const device_capabilities& caps);
 
-// The kernel prelude (type, operator, identity) and -D options for a variant.
+// True when single-pass status words use release/acquire atomics on this device
+// (kernels/single_pass.cl CLSCAN_ACQ_REL): the device has them at device scope, 64-bit words also
+// have cl_khr_int64_extended_atomics, and CLSCAN_MEMORY_MODEL is not "fences".
+bool acq_rel_status(const device_capabilities& caps);
+
+// The kernel prelude (type, operator, identity) and the build options (-D shape, -cl-std) for a variant.
 std::string program_prelude(const variant_key& key, const device_capabilities& caps);
-std::string build_options(const variant_key& key);
+std::string build_options(const variant_key& key, const device_capabilities& caps);
 
 // Launch shape dispatch starts from for this device, type and algorithm, for inputs larger than
 // small_input_bytes() or (small_inputs) for the others; a tuned shape replaces the large-input one,

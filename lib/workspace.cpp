@@ -34,7 +34,7 @@ compiled_variant compile(const workspace& ws, const variant_key& key) {
   const char* file = key.algo == algorithm::single_pass ? "single_pass.cl" : "three_stage.cl";
   const std::string source = program_prelude(key, ws.caps) + kernel_source(file);
   compiled_variant built;
-  built.program = build_program(ws.context, ws.device, ws.caps, source, build_options(key));
+  built.program = build_program(ws.context, ws.device, ws.caps, source, build_options(key, ws.caps));
   if (key.algo == algorithm::single_pass) {
     built.single_pass = make_kernel(built.program, "scan_single_pass");
     built.clear_status = make_kernel(built.program, "clear_status");

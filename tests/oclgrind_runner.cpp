@@ -70,6 +70,7 @@
 #include <clscan/clscan.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -142,8 +143,10 @@ template <typename T> T custom_combine(T a, T b) {
 
 template <typename T> T identity(clscan::op operation) {
   if constexpr (std::is_floating_point<T>::value) {
-    if (operation == clscan::op::min) return std::numeric_limits<T>::infinity();
-    if (operation == clscan::op::max) return -std::numeric_limits<T>::infinity();
+    // fmin and fmax (identity NaN); the sum's identity is -0.0 (lib/dispatch.cpp identity_of).
+    if (operation == clscan::op::min || operation == clscan::op::max)
+      return std::numeric_limits<T>::quiet_NaN();
+    if (operation == clscan::op::sum) return T(-0.0);
   } else {
     if (operation == clscan::op::min) return std::numeric_limits<T>::max();
     if (operation == clscan::op::max) return std::numeric_limits<T>::lowest();
@@ -165,6 +168,10 @@ template <typename T> T combine(clscan::op operation, T a, T b) {
     }
   } else if (operation == clscan::op::sum) {
     return a + b;
+  } else if (operation == clscan::op::min) {
+    return std::fmin(a, b);
+  } else if (operation == clscan::op::max) {
+    return std::fmax(a, b);
   }
   switch (operation) {
   case clscan::op::min: return b < a ? b : a;

@@ -242,10 +242,14 @@ template <typename T> std::vector<op_case<T>> make_ops() {
   const auto max_op = [](T a, T b) { return a < b ? b : a; };
   if constexpr (is_float<T>) {
     const T inf = std::numeric_limits<T>::infinity();
+    // fmin and fmax, whose identity (an exclusive scan's first element) is NaN; the sum's is -0.0.
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const auto fmin_op = [](T a, T b) { return std::fmin(a, b); };
+    const auto fmax_op = [](T a, T b) { return std::fmax(a, b); };
     add(
-        "sum", op::sum, T(0), [](T a, T b) { return a + b; }, {data_kind::unit, data_kind::small}, true);
-    add("min", op::min, inf, min_op, {data_kind::wide});
-    add("max", op::max, -inf, max_op, {data_kind::wide});
+        "sum", op::sum, T(-0.0), [](T a, T b) { return a + b; }, {data_kind::unit, data_kind::small}, true);
+    add("min", op::min, nan, fmin_op, {data_kind::wide});
+    add("max", op::max, nan, fmax_op, {data_kind::wide});
     add(
         "custom \"a + b\"", op::custom, T(0), [](T a, T b) { return a + b; }, {data_kind::unit}, true,
         "a + b");

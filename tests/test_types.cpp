@@ -180,13 +180,14 @@ template <typename T> std::vector<op_case<T>> builtin_cases() {
     cases.push_back(std::move(c));
   };
   if constexpr (is_float<T>) {
-    const T inf = std::numeric_limits<T>::infinity();
+    // fmin and fmax, whose identity (an exclusive scan's first element) is NaN; the sum's is -0.0.
+    const T nan = std::numeric_limits<T>::quiet_NaN();
     add(
-        "sum", op::sum, T(0), [](T a, T b) { return a + b; }, random_data<T>(), true);
+        "sum", op::sum, T(-0.0), [](T a, T b) { return a + b; }, random_data<T>(), true);
     add(
-        "min", op::min, inf, [](T a, T b) { return b < a ? b : a; }, wide_data<T>());
+        "min", op::min, nan, [](T a, T b) { return std::fmin(a, b); }, wide_data<T>());
     add(
-        "max", op::max, -inf, [](T a, T b) { return a < b ? b : a; }, wide_data<T>());
+        "max", op::max, nan, [](T a, T b) { return std::fmax(a, b); }, wide_data<T>());
   } else {
     add("sum", op::sum, T(0), wrapping_sum<T>, random_data<T>());
     add(
@@ -463,4 +464,79 @@ TEMPLATE_TEST_CASE("types: deterministic floating-point scans give the same bits
         check_rounded_sum(results[0], 0, input, kind);
         check_exact("second run against the first, bit for bit", results[1], 0, results[0]);
       }
+}
+
+// Floating-point min and max are fmin and fmax on every algorithm, shape and mode: a NaN never hides
+// a number (a run that started with a NaN used to carry it as its total, so three-stage lost the -7
+// below), and an inclusive scan's first element is the input's, bit for bit (-0.0 stayed -0.0 only
+// with the sum's identity -0.0; a NaN became +inf through min's old identity).
+TEMPLATE_TEST_CASE("types: NaN in floating-point min and max never hides a number", "[types]", cl_float,
+                   cl_double) {
+  using T = TestType;
+  if (!type_runs<T>()) return;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::size_t tile = tile_for<T>();
+  std::vector<std::vector<T>> inputs;
+  inputs.emplace_back(5000, T(1));
+  inputs.back()[256] = nan, inputs.back()[257] = T(-7);
+  for (std::size_t n : {std::size_t{5000}, 3 * tile + 17}) {
+    // NaNs at run and tile starts, and a NaN first element.
+    splitmix64 r{n};
+    std::vector<T> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = (i % 7 == 0 || r.next() % 5 == 0)
+                 ? nan
+                 : static_cast<T>(static_cast<double>(r.next() % 2001) - 1000.0);
+    inputs.push_back(std::move(v));
+  }
+  for (std::size_t which = 0; which < inputs.size(); ++which) {
+    const std::vector<T>& input = inputs[which];
+    const std::size_t n = input.size();
+    for (op operation : {op::min, op::max}) {
+      std::vector<T> expected(n);
+      T running = nan;
+      for (std::size_t i = 0; i < n; ++i)
+        expected[i] = running =
+            operation == op::min ? std::fmin(running, input[i]) : std::fmax(running, input[i]);
+      for (clscan::algorithm algo :
+           {clscan::algorithm::automatic, clscan::algorithm::three_stage, clscan::algorithm::single_pass})
+        for (bool deterministic : {false, true}) {
+          if (deterministic && algo == clscan::algorithm::single_pass) continue; // invalid_argument
+          if (algo == clscan::algorithm::single_pass &&
+              !clscan::qualify_single_pass(env().device, clscan::element_traits<T>::type).passed)
+            continue;
+          const char* algorithm = name_of(algo);
+          const char* operation_name = operation == op::min ? "min" : "max";
+          CAPTURE(which, n, algorithm, operation_name, deterministic);
+          clscan::options<T> opts;
+          opts.algorithm = algo;
+          opts.operation = operation;
+          opts.deterministic = deterministic;
+          const cl::Buffer in = make_buffer(input);
+          const cl::Buffer out = make_buffer(std::vector<T>(n, poison_value<T>()));
+          REQUIRE(clscan::inclusive<T>(env().queue, in, out, n, opts).wait() == CL_SUCCESS);
+          check_exact("inclusive", read_buffer<T>(out, n), 0, expected);
+        }
+    }
+  }
+  if (inputs.front().size() == 5000) {
+    clscan::options<T> opts;
+    opts.operation = op::min;
+    opts.algorithm = clscan::algorithm::three_stage;
+    const cl::Buffer in = make_buffer(inputs.front());
+    REQUIRE(clscan::inclusive<T>(env().queue, in, inputs.front().size(), opts).wait() == CL_SUCCESS);
+    CHECK(read_buffer<T>(in, 5000)[4999] == T(-7));
+  }
+  // The first element, bit for bit: -0.0 through a sum, a NaN through min and max.
+  for (op operation : {op::sum, op::min, op::max})
+    for (const T first : {T(-0.0), nan}) {
+      if (operation == op::sum && first != first) continue; // NaN + ... is NaN anyway
+      const std::vector<T> input = {first, T(2), T(3)};
+      clscan::options<T> opts;
+      opts.operation = operation;
+      const cl::Buffer buffer = make_buffer(input);
+      REQUIRE(clscan::inclusive<T>(env().queue, buffer, 3, opts).wait() == CL_SUCCESS);
+      const T got = read_buffer<T>(buffer, 1)[0];
+      CHECK(same_bits(got, first));
+    }
 }

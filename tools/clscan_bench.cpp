@@ -312,6 +312,12 @@ template <> struct unsigned_of<cl_int> { using type = cl_uint; };
 template <> struct unsigned_of<cl_long> { using type = cl_ulong; };
 
 template <typename T> T identity_for(clscan::op operation) {
+  // Floating-point min and max are fmin and fmax (identity NaN), a sum's identity is -0.0: as the
+  // library's (lib/dispatch.cpp identity_of).
+  if constexpr (std::is_floating_point_v<T>) {
+    if (operation == clscan::op::min || operation == clscan::op::max) return std::numeric_limits<T>::quiet_NaN();
+    if (operation == clscan::op::sum) return T(-0.0);
+  }
   switch (operation) {
   case clscan::op::min:
     return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
@@ -341,8 +347,8 @@ template <typename T> T combine(clscan::op operation, T a, T b) {
   } else {
     switch (operation) {
     case clscan::op::sum: return a + b;
-    case clscan::op::min: return std::min(a, b);
-    case clscan::op::max: return std::max(a, b);
+    case clscan::op::min: return std::fmin(a, b);
+    case clscan::op::max: return std::fmax(a, b);
     default: return a;
     }
   }
@@ -392,7 +398,8 @@ std::string verify(const std::vector<T>& in, const std::vector<T>& got, clscan::
   T acc = identity_for<T>(operation);
   for (std::size_t i = 0; i < n; ++i) {
     if (kind == clscan::scan_kind::inclusive) acc = combine(operation, acc, in[i]);
-    if (!(acc == got[i])) return describe(i, acc, got[i]); // integer types only here: exact
+    // Exact: integers, and floating-point min and max (NaN, their identity, compared by its bits).
+    if (!(acc == got[i] || std::memcmp(&acc, &got[i], sizeof(T)) == 0)) return describe(i, acc, got[i]);
     if (kind == clscan::scan_kind::exclusive) acc = combine(operation, acc, in[i]);
   }
   return {};

@@ -586,6 +586,7 @@ void print_table(const machine& m) {
         std::printf("    dispatch plan (cl_int):\n");
         row("  large sizes use", algorithm_name(plan.large));
         row("  single pass", plan.single_pass_qualification);
+        row("  memory model", plan.single_pass_memory_model);
         row("  three_stage", tuning_text(plan.three_stage, false));
         row("  single_pass", tuning_text(plan.single_pass, true));
         if (plan.small_input_bytes)
@@ -683,6 +684,7 @@ void print_json(const machine& m) {
         json.field("large", algorithm_name(plan.large));
         json.field("single_pass_available", plan.single_pass_available);
         json.field("single_pass_qualification", plan.single_pass_qualification);
+        json.field("single_pass_memory_model", plan.single_pass_memory_model);
         json.key("three_stage");
         write_tuning(json, plan.three_stage);
         json.key("single_pass");

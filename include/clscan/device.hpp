@@ -27,7 +27,11 @@ struct device_capabilities {
   cl_ulong global_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
   bool fp64 = false;
-  bool int64_atomics = false;        // cl_khr_int64_base_atomics
+  bool int64_atomics = false;          // cl_khr_int64_base_atomics
+  bool int64_extended_atomics = false; // cl_khr_int64_extended_atomics
+  // "CL2.0" or "CL3.0" where OpenCL C has release/acquire atomics at device scope (OpenCL C 2.0, or
+  // 3.0 with __opencl_c_atomic_order_acq_rel and __opencl_c_atomic_scope_device); empty otherwise.
+  std::string acq_rel_cl_std;
   bool int32_global_atomics = false; // cl_khr_global_int32_base_atomics, or OpenCL >= 1.1
   bool subgroups = false;            // cl_khr_subgroups or cl_intel_subgroups
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
@@ -63,6 +67,9 @@ struct dispatch_plan {
   // The single-pass qualification for this element size (see single_pass_qualification below), as
   // clscan-info prints it: "qualified (...)", "disqualified (reason)", "not checked (CLSCAN_QUALIFY=0)".
   std::string single_pass_qualification;
+  // How single-pass work-groups publish and read their status words: "acquire/release atomics
+  // (-cl-std=CL3.0)" or "fences (OpenCL 1.2 atomics)".
+  std::string single_pass_memory_model;
 };
 
 dispatch_plan plan_for(const cl::Device& device, element_type type = element_type::int32);
