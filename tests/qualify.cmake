@@ -7,3 +7,4 @@ foreach(mode stored wrong-kernel old-rusticl)
   set_tests_properties(qualify-${mode} PROPERTIES LABELS "qualify" TIMEOUT 600
       SKIP_REGULAR_EXPRESSION "qualify: skipped:")
 endforeach()
+set_tests_properties(qualify-old-rusticl PROPERTIES LABELS "qualify;rusticl")
