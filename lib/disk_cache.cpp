@@ -191,6 +191,47 @@ std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id)
   return binary;
 }
 
+std::string replace_file(const std::string& path, const std::string& contents) {
+  // A name no other writer uses (process and a per-process sequence), renamed over `path` when whole.
+  static std::atomic<unsigned> sequence{0};
+  const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0)
+    return "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message();
+  // The first failing call's errno is the reason; later calls may overwrite it.
+  int failure = 0;
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0 && !failure) {
+    const ssize_t wrote = ::write(fd, data, left);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0)
+      failure = wrote < 0 && errno ? errno : EIO;
+    else
+      data += wrote, left -= static_cast<std::size_t>(wrote);
+  }
+  if (::close(fd) != 0 && !failure) failure = errno ? errno : EIO;
+  if (!failure && std::rename(temp.c_str(), path.c_str()) != 0) failure = errno ? errno : EIO;
+  if (failure) {
+    std::remove(temp.c_str());
+    return "cannot write " + path + ": " + std::error_code(failure, std::generic_category()).message();
+  }
+  return {};
+}
+
+std::string read_small_file(const std::string& path, std::size_t max_bytes, std::string& contents) {
+  contents.clear();
+  entry_file file;
+  if (std::string why = file.open(path); !why.empty()) return why;
+  if (file.size() > max_bytes) return "larger than " + std::to_string(max_bytes) + " bytes";
+  contents.resize(static_cast<std::size_t>(file.size()));
+  if (!file.read(contents.data(), contents.size())) {
+    contents.clear();
+    return "shorter than its size";
+  }
+  return {};
+}
+
 void store_binary(const binary_identity& id, const std::vector<unsigned char>& binary) {
   const std::string dir = disk_cache_directory();
   if (dir.empty() || binary.empty()) return;
@@ -206,29 +247,11 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
   put_u64(header, binary.size());
   put_u64(header, XXH3_64bits(binary.data(), binary.size()));
 
-  static std::atomic<unsigned> sequence{0};
   const std::string path = dir + "/" + entry_name(id);
-  const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (!file) {
-    log_cache(log_level::warning,
-              "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message());
-    return;
-  }
-  // The first failing call's errno is the reason; later calls may overwrite it.
-  int failure = 0;
-  const auto note = [&](bool succeeded) {
-    if (!succeeded && !failure) failure = errno ? errno : EIO;
-  };
-  note(std::fwrite(header.data(), 1, header.size(), file) == header.size());
-  if (!failure) note(std::fwrite(binary.data(), 1, binary.size(), file) == binary.size());
-  note(std::fflush(file) == 0);
-  note(std::fclose(file) == 0);
-  if (!failure) note(std::rename(temp.c_str(), path.c_str()) == 0);
-  if (failure) {
-    log_cache(log_level::warning,
-              "cannot write " + path + ": " + std::error_code(failure, std::generic_category()).message());
-    std::remove(temp.c_str());
+  std::string contents = std::move(header);
+  contents.append(reinterpret_cast<const char*>(binary.data()), binary.size());
+  if (const std::string failure = replace_file(path, contents); !failure.empty()) {
+    log_cache(log_level::warning, failure);
     return;
   }
   log_cache(log_level::info, "stored " + path);

@@ -35,6 +35,19 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
 // names of the cache directory.
 std::string device_stem(const device_capabilities& device);
 
+// Writes `contents` to a temporary file beside `path` and renames it over `path`, so that readers see
+// the old file or the new one, never half of one. Empty on success, else the reason (for the log).
+// The one writer of every file in the cache directory: binaries, tuning, qualification verdicts.
+std::string replace_file(const std::string& path, const std::string& contents);
+
+// Reads the regular file `path` of at most `max_bytes` into `contents` without ever blocking (a FIFO
+// or a device with its name is refused, not waited on). Empty on success, "missing" when there is no
+// such file, else the reason.
+std::string read_small_file(const std::string& path, std::size_t max_bytes, std::string& contents);
+
+// Largest tuning or verdict file read (a file of lines of a few dozen bytes each).
+constexpr std::size_t max_small_file_bytes = 1 << 20;
+
 // Creates the cache directory (and its parents); false when that fails or the cache is off.
 bool make_cache_directory();
 

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -237,7 +238,12 @@ void check_private_memory(const tuning& shape, const device_capabilities& caps, 
 bool apply_tuned_shape(const device_capabilities& caps, element_type type, algorithm algo, tuning& shape) {
   const std::string path = tuning_path(caps);
   if (path.empty()) return false;
-  std::ifstream in(path);
+  std::string text;
+  if (const std::string why = read_small_file(path, max_small_file_bytes, text); !why.empty()) {
+    if (why != "missing") log(log_level::warning, "ignoring tuning file " + path + ": " + why);
+    return false;
+  }
+  std::istringstream in(text);
   const std::string key = std::string(algorithm_name(algo)) + " " + opencl_name(type) + " ";
   for (std::string line; std::getline(in, line);) {
     if (line.compare(0, key.size(), key) != 0) continue;
@@ -517,31 +523,20 @@ void store_tuning(const cl::Device& device, algorithm algo, element_type type, c
   if (path.empty())
     throw error("clscan: the disk cache is off (CLSCAN_NO_CACHE), so tuning cannot be stored");
   const std::string key = std::string(detail::algorithm_name(algo)) + " " + opencl_name(type) + " ";
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && line.compare(0, key.size(), key) != 0) lines.push_back(line);
-  }
-  lines.push_back(key + "wg=" + std::to_string(shape.work_group_size) + " items=" +
-                  std::to_string(shape.items_per_thread) + " vec=" + std::to_string(shape.vector_width) +
-                  " lookback=" + std::to_string(shape.lookback));
+  std::string old_text, text;
+  // Something else under the file's name (a FIFO, a file over 1 MiB) is replaced with this one line.
+  const std::string why = detail::read_small_file(path, detail::max_small_file_bytes, old_text);
+  if (!why.empty() && why != "missing")
+    detail::log(log_level::warning, "replacing tuning file " + path + ": " + why);
+  std::istringstream in(old_text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line.compare(0, key.size(), key) != 0) text += line + '\n';
+  text += key + "wg=" + std::to_string(shape.work_group_size) +
+          " items=" + std::to_string(shape.items_per_thread) + " vec=" + std::to_string(shape.vector_width) +
+          " lookback=" + std::to_string(shape.lookback) + '\n';
   detail::make_cache_directory();
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    for (const auto& line : lines)
-      out << line << '\n';
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      throw error("clscan: cannot write " + temp);
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw error("clscan: cannot replace " + path);
-  }
+  if (const std::string failure = detail::replace_file(path, text); !failure.empty())
+    throw error("clscan: " + failure);
 }
 
 dispatch_plan plan_for(const cl::Device& device, element_type type) {

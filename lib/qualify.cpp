@@ -9,17 +9,13 @@
 #include <clscan/scan.hpp>
 
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <sstream>
-#include <thread>
 #include <tuple>
-#include <unistd.h>
 #include <vector>
 
 namespace clscan::detail {
@@ -93,7 +89,12 @@ std::string verdict_key(std::size_t element_size, const std::string& preferred_s
 bool load_verdict(const device_capabilities& caps, const std::string& key, single_pass_qualification& out) {
   const std::string path = verdict_path(caps);
   if (path.empty()) return false;
-  std::ifstream in(path);
+  std::string text;
+  if (const std::string why = read_small_file(path, max_small_file_bytes, text); !why.empty()) {
+    if (why != "missing") log(log_level::warning, "ignoring qualification file " + path + ": " + why);
+    return false;
+  }
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     if (line.compare(0, key.size(), key) != 0) continue;
     std::istringstream fields(line.substr(key.size()));
@@ -120,35 +121,22 @@ void store_verdict(const device_capabilities& caps, const std::string& key,
                    const single_pass_qualification& verdict) {
   const std::string path = verdict_path(caps);
   if (path.empty() || !make_cache_directory()) return;
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && line.compare(0, key.size(), key) != 0) lines.push_back(line);
-  }
+  std::string old_text, text;
+  // Something else under the file's name (a FIFO, a damaged file) is replaced, as a damaged cache
+  // entry is, and the other element sizes' verdicts with it.
+  if (const std::string why = read_small_file(path, max_small_file_bytes, old_text);
+      !why.empty() && why != "missing")
+    log(log_level::warning, "replacing qualification file " + path + ": " + why);
+  std::istringstream in(old_text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line.compare(0, key.size(), key) != 0) text += line + '\n';
   std::string detail = verdict.detail;
   for (char& c : detail)
     if (c == '\n' || c == '\r') c = ' ';
-  lines.push_back(key + "candidate=" + std::to_string(verdict.candidate) + " " +
-                  (verdict.passed ? "passed " : "failed ") + detail);
-  std::ostringstream unique;
-  unique << path << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
-  const std::string temp = unique.str();
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    for (const auto& line : lines)
-      out << line << '\n';
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      log(log_level::warning, "cannot write the single-pass qualification to " + temp);
-      return;
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    log(log_level::warning, "cannot replace " + path);
-  }
+  text += key + "candidate=" + std::to_string(verdict.candidate) + " " +
+          (verdict.passed ? "passed " : "failed ") + detail + '\n';
+  if (const std::string failure = replace_file(path, text); !failure.empty())
+    log(log_level::warning, "not storing the single-pass qualification: " + failure);
 }
 
 // Element counts that make each single-pass shape of this device run several tiles with a partial

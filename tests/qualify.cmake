@@ -1,5 +1,5 @@
 # The single-pass qualification (lib/qualify.cpp), through clscan-info (tests/qualify_check.cmake).
-foreach(mode stored wrong-kernel old-rusticl)
+foreach(mode stored wrong-kernel fifo old-rusticl)
   add_test(NAME qualify-${mode}
            COMMAND ${CMAKE_COMMAND} -DINFO=$<TARGET_FILE:clscan-info> -DMODE=${mode}
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/qualify-check/${mode}

@@ -10,6 +10,9 @@
 #   wrong-kernel a single-pass kernel that is wrong beyond its first tile (-DCLSCAN_TEST_WRONG_LOOKBACK)
 #                is disqualified on every device: the plan falls back to three_stage, the automatic
 #                self-test passes, a forced single_pass reports the disqualification
+#   fifo         a FIFO with the name of the verdict file and one with the tuning file's name: the
+#                listing and a self-test complete (they are refused, never waited on; the old reader
+#                blocked in open() forever) and the verdict replaces its FIFO
 #   old-rusticl  on rusticl, the kernel as it was before it walked runs in chunks (-DCLSCAN_RUN_CHUNK=1)
 #                and the one-work-item shape: the qualification rejects that shape with the elements
 #                it got wrong, qualifies the 64-wide one, and every self-test scan is exact. Prints
@@ -108,6 +111,36 @@ elseif(MODE STREQUAL "wrong-kernel")
   file(GLOB verdicts "${WORK}/cache/qualified-*.txt")
   if(verdicts)
     fail("a verdict reached with CLSCAN_BUILD_OPTIONS was stored: ${verdicts}")
+  endif()
+elseif(MODE STREQUAL "fifo")
+  run_info(--selected)
+  expect_rc(0)
+  file(GLOB verdicts RELATIVE "${WORK}/cache" "${WORK}/cache/qualified-*.txt")
+  if(NOT verdicts)
+    fail("no verdict file in ${WORK}/cache")
+  endif()
+  string(REGEX REPLACE "^qualified-([0-9a-f]+)\\.txt$" "\\1" stem "${verdicts}")
+  file(REMOVE "${WORK}/cache/${verdicts}")
+  foreach(name "qualified-${stem}.txt" "tuning-${stem}.txt")
+    execute_process(COMMAND mkfifo "${WORK}/cache/${name}" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      fail("mkfifo ${name} failed: ${rc}")
+    endif()
+  endforeach()
+  set(ENV{CLSCAN_LOG} stderr)
+  run_info(--selected --self-test)
+  expect_rc(0)
+  if(NOT info_err MATCHES "ignoring (tuning|qualification) file [^\n]*a FIFO, not a regular file")
+    fail("the FIFOs were not reported on stderr")
+  endif()
+  # test -f: a regular file (reading a FIFO here would block this script).
+  execute_process(COMMAND test -f "${WORK}/cache/qualified-${stem}.txt" RESULT_VARIABLE regular)
+  if(NOT regular EQUAL 0)
+    fail("the verdict did not replace its FIFO")
+  endif()
+  file(READ "${WORK}/cache/qualified-${stem}.txt" stored)
+  if(NOT stored MATCHES "^size=4 ")
+    fail("the verdict file holds '${stored}'")
   endif()
 elseif(MODE STREQUAL "old-rusticl")
   set(ENV{RUSTICL_ENABLE} llvmpipe)
