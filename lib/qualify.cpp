@@ -8,20 +8,56 @@
 #include <clscan/error.hpp>
 #include <clscan/scan.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <list>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <sstream>
-#include <tuple>
 #include <vector>
 
 namespace clscan::detail {
 namespace {
 
+// The environment settings that change the shapes or kernels under test: a verdict is kept per
+// setting (a CLSCAN_TUNING shape is checked on its own), and one reached under any of them says
+// nothing about the default build, so it is neither stored nor read.
+constexpr const char* setting_names[] = {"CLSCAN_TUNING", "CLSCAN_BUILD_OPTIONS", "CLSCAN_SPIN_LIMIT",
+                                         "CLSCAN_NARROW_STATUS", "CLSCAN_MEMORY_MODEL"};
+using settings = std::array<std::string, std::size(setting_names)>;
+
+settings current_settings() {
+  settings values;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const char* text = std::getenv(setting_names[i]);
+    values[i] = text ? text : "";
+  }
+  return values;
+}
+
+// Compares without allocating: this runs on every single-pass call.
+bool are_current(const settings& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const char* text = std::getenv(setting_names[i]);
+    if (values[i] != (text ? text : "")) return false;
+  }
+  return true;
+}
+
+bool experimental_settings() {
+  for (const char* name : setting_names) {
+    const char* text = std::getenv(name);
+    if (text && *text) return true;
+  }
+  return false;
+}
+
 struct entry {
+  settings under;
   single_pass_candidate trying = single_pass_candidate::preferred; // while checking
   bool done = false;
   single_pass_qualification verdict;
@@ -32,22 +68,24 @@ std::recursive_mutex& qualification_mutex() {
   return mutex;
 }
 
-// Keyed by device, element size (4 or 8 bytes: the status-word layout and the kernels' loads differ
-// only by size, so one check covers every type of a size) and the settings that change the shapes or
-// kernels under test (experimental_settings), so that a CLSCAN_TUNING shape is checked on its own.
-using entry_key = std::tuple<cl_device_id, std::size_t, std::string>;
-std::map<entry_key, entry>& entries() {
-  static std::map<entry_key, entry> known;
+// Per device and element size (4 or 8 bytes: the status-word layout and the kernels' loads differ only
+// by size, so one check covers every type of a size), one entry per settings met. A list: callers keep
+// references to verdicts while other entries are added.
+std::map<std::pair<cl_device_id, std::size_t>, std::list<entry>>& entries() {
+  static std::map<std::pair<cl_device_id, std::size_t>, std::list<entry>> known;
   return known;
+}
+
+entry* find_entry(const device_capabilities& caps, element_type type) {
+  const auto it = entries().find({caps.id, size_of(type)});
+  if (it == entries().end()) return nullptr;
+  for (entry& candidate : it->second)
+    if (are_current(candidate.under)) return &candidate;
+  return nullptr;
 }
 
 // Set while this thread runs a qualification's own scans, which must not qualify again.
 thread_local bool inside_qualification = false;
-
-bool env_set(const char* name) {
-  const char* text = std::getenv(name);
-  return text && *text;
-}
 
 // 0: off, 1: forced (ignore stored verdicts), -1: default. Anything else is an error.
 int qualify_setting() {
@@ -56,23 +94,6 @@ int qualify_setting() {
   if (std::strcmp(text, "0") == 0) return 0;
   if (std::strcmp(text, "1") == 0) return 1;
   throw invalid_argument(std::string("CLSCAN_QUALIFY='") + text + "' must be 0 or 1");
-}
-
-// Settings that change the kernels or shapes under test: a verdict reached under them says nothing
-// about the default build, so it is neither stored nor read.
-bool experimental_settings() {
-  return env_set("CLSCAN_TUNING") || env_set("CLSCAN_BUILD_OPTIONS") || env_set("CLSCAN_SPIN_LIMIT") ||
-         env_set("CLSCAN_NARROW_STATUS");
-}
-
-std::string settings_signature() {
-  std::string signature;
-  for (const char* name :
-       {"CLSCAN_TUNING", "CLSCAN_BUILD_OPTIONS", "CLSCAN_SPIN_LIMIT", "CLSCAN_NARROW_STATUS"}) {
-    const char* text = std::getenv(name);
-    signature += std::string(name) + "=" + (text ? text : "") + "\n";
-  }
-  return signature;
 }
 
 std::string verdict_path(const device_capabilities& caps) {
@@ -262,10 +283,10 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
 
 single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type) {
   std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
-  const auto it = entries().find({caps.id, size_of(type), settings_signature()});
-  if (it == entries().end()) return single_pass_candidate::preferred;
-  if (!it->second.done) return it->second.trying;
-  return static_cast<single_pass_candidate>(it->second.verdict.candidate);
+  const entry* found = find_entry(caps, type);
+  if (!found) return single_pass_candidate::preferred;
+  if (!found->done) return found->trying;
+  return static_cast<single_pass_candidate>(found->verdict.candidate);
 }
 
 const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
@@ -279,7 +300,14 @@ const single_pass_qualification& ensure_single_pass_qualified(const device_capab
   if (inside_qualification) return trusted;
   const int setting = qualify_setting();
   std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
-  entry& slot = entries()[{caps.id, size_of(type), settings_signature()}];
+  entry* found = find_entry(caps, type);
+  if (!found) {
+    std::list<entry>& known = entries()[{caps.id, size_of(type)}];
+    known.emplace_back();
+    known.back().under = current_settings();
+    found = &known.back();
+  }
+  entry& slot = *found;
   if (slot.done) return slot.verdict;
   if (setting == 0) {
     slot.verdict = trusted;

@@ -84,12 +84,15 @@ bool is_entry_name(const std::string& name) {
   return std::regex_match(name, pattern);
 }
 
-// Every file in `dir`, by name.
+// Every file in `dir`, by name, but the single-pass qualification's verdict, which a scan on a GPU
+// stores there (lib/qualify.cpp; its file is tested by tests/qualify_check.cmake).
 std::vector<std::string> files_in(const fs::path& dir) {
+  static const std::regex verdict("^qualified-[0-9a-f]{16}\\.txt$");
   std::vector<std::string> names;
   std::error_code error;
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
-    names.push_back(it->path().filename().string());
+    if (!std::regex_match(it->path().filename().string(), verdict))
+      names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

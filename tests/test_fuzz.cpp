@@ -512,7 +512,7 @@ std::string compare_image(const char* what, const std::vector<T>& got, const std
   std::size_t differences = 0, first = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (i >= skip_begin && i < skip_end) continue;
-    if (!same_bits(got[i], expected[i]) && differences++ == 0) first = i;
+    if (!same_value(got[i], expected[i]) && differences++ == 0) first = i;
   }
   if (!differences) return {};
   std::ostringstream out;

@@ -217,8 +217,16 @@ std::string check_rounded(const std::vector<T>& got, std::size_t offset, const s
 
 template <typename T> bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
 
-// One CHECK that got[offset + i] and expected[i] have the same bits for every i; on failure it names
-// the number of mismatches and the first one.
+// The same bits, or both NaN: a NaN's payload is not kept through fmin and fmax (NVIDIA returns its
+// canonical NaN, 0x7fffffff for float), so any NaN matches any NaN.
+template <typename T> bool same_value(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (a != a && b != b) return true;
+  return same_bits(a, b);
+}
+
+// One CHECK that got[offset + i] and expected[i] have the same bits (any NaN for a NaN) for every i;
+// on failure it names the number of mismatches and the first one.
 template <typename T>
 void check_exact(const char* what, const std::vector<T>& got, std::size_t offset,
                  const std::vector<T>& expected) {
@@ -228,7 +236,7 @@ void check_exact(const char* what, const std::vector<T>& got, std::size_t offset
   if (!expected.empty() &&
       std::memcmp(got.data() + offset, expected.data(), expected.size() * sizeof(T)) != 0)
     for (std::size_t i = 0; i < expected.size(); ++i)
-      if (!same_bits(got[offset + i], expected[i]) && mismatches++ == 0) first = i;
+      if (!same_value(got[offset + i], expected[i]) && mismatches++ == 0) first = i;
   std::ostringstream detail;
   if (mismatches)
     detail << "; the first at index " << first << ": expected " << +expected[first] << ", got "
