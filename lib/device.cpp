@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace clscan {
@@ -82,6 +83,49 @@ bool has_extension(const std::string& extensions, const char* name) {
   return padded.find(std::string(" ") + name + " ") != std::string::npos;
 }
 
+// A positive decimal count, or nothing.
+std::optional<std::size_t> parse_limit(const std::string& text) {
+  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const std::size_t value = std::stoull(text);
+  return value ? std::optional<std::size_t>(value) : std::nullopt;
+}
+
+// CLSCAN_DEVICE_LIMITS (include/clscan/device.hpp): caps what clscan believes of the device.
+void apply_limits(device_capabilities& caps, const std::string& text) {
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find(',', pos), text.size());
+    const std::string field = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (field.empty()) continue;
+    const std::size_t equals = field.find('=');
+    const std::string name = field.substr(0, equals);
+    const std::optional<std::size_t> value =
+        equals == std::string::npos ? std::nullopt : parse_limit(field.substr(equals + 1));
+    if (field == "gpu") {
+      caps.type = CL_DEVICE_TYPE_GPU;
+    } else if (name == "wg" && value) {
+      caps.max_work_group_size = std::min(caps.max_work_group_size, *value);
+    } else if (name == "local" && value) {
+      caps.local_mem_size = std::min<cl_ulong>(caps.local_mem_size, *value);
+    } else if (field == "no_int64_atomics") {
+      caps.int64_atomics = caps.int64_extended_atomics = false;
+    } else if (field == "no_fp64") {
+      caps.fp64 = false;
+    } else if (field == "no_out_of_order") {
+      caps.out_of_order_queues = false;
+    } else if (field == "no_acq_rel") {
+      caps.acq_rel_cl_std.clear();
+    } else {
+      throw invalid_argument("CLSCAN_DEVICE_LIMITS='" + text + "': '" + field +
+                             "' is not one of gpu, wg=N, local=N, no_int64_atomics, no_fp64, "
+                             "no_out_of_order, no_acq_rel (N a positive whole number)");
+    }
+  }
+  caps.limits = text;
+}
+
 device_capabilities read_capabilities(cl_device_id device) {
   device_capabilities caps;
   caps.id = device;
@@ -118,6 +162,9 @@ device_capabilities read_capabilities(cl_device_id device) {
                               caps.opencl_c_version.rfind("OpenCL C 1.0", 0) != 0;
   caps.subgroups =
       has_extension(extensions, "cl_khr_subgroups") || has_extension(extensions, "cl_intel_subgroups");
+  caps.out_of_order_queues = (device_info<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_PROPERTIES) &
+                              CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  if (const char* limits = std::getenv("CLSCAN_DEVICE_LIMITS"); limits && *limits) apply_limits(caps, limits);
   return caps;
 }
 

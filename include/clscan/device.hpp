@@ -34,6 +34,9 @@ struct device_capabilities {
   std::string acq_rel_cl_std;
   bool int32_global_atomics = false; // cl_khr_global_int32_base_atomics, or OpenCL >= 1.1
   bool subgroups = false;            // cl_khr_subgroups or cl_intel_subgroups
+  bool out_of_order_queues = false;  // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE in CL_DEVICE_QUEUE_PROPERTIES
+  // The CLSCAN_DEVICE_LIMITS text these were capped with (tests: see capabilities() below), else empty.
+  std::string limits;
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
 };
 
@@ -44,6 +47,17 @@ struct device_capabilities {
 cl::Device select_device();
 
 // Reads the capabilities of `device` (cached after the first call per device).
+//
+// Test hook: CLSCAN_DEVICE_LIMITS makes clscan believe less of every device than it reports, so that
+// the limits of phone and integrated GPUs are exercised on the devices at hand; comma-separated:
+//   gpu               treat the device as a GPU (GPU launch shapes: tiles in local memory)
+//   wg=N              at most N work-items per work-group
+//   local=N           at most N bytes of local memory
+//   no_int64_atomics  no cl_khr_int64_base_atomics (32-bit single-pass status words)
+//   no_fp64           no cl_khr_fp64 (cl_double scans throw unsupported_error)
+//   no_out_of_order   no out-of-order queues (tests then make none)
+//   no_acq_rel        no release/acquire atomics (the OpenCL 1.2 fence protocol)
+// Anything else throws invalid_argument naming the variable and the text.
 device_capabilities capabilities(const cl::Device& device);
 
 // Launch shape of a scan kernel: a tile is work_group_size * items_per_thread elements.
