@@ -10,6 +10,7 @@
 #include <clscan/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -547,9 +548,11 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
     // Qualified first: the verdict can change the single-pass shape.
     const single_pass_qualification verdict = qualify_single_pass(device, type);
     plan.single_pass_available = verdict.passed;
-    std::string when = verdict.from_disk
-                           ? "stored verdict"
-                           : std::to_string(static_cast<long>(verdict.milliseconds + 0.5)) + " ms";
+    const std::string when = verdict.from_disk
+                                 ? "stored verdict"
+                                 : std::to_string(std::lround(verdict.milliseconds)) + " ms, " +
+                                       std::to_string(std::lround(verdict.context_milliseconds)) +
+                                       " ms of it making a context";
     plan.single_pass_qualification = !verdict.checked ? verdict.detail
                                                       : (verdict.passed ? "qualified (" : "disqualified (") +
                                                             verdict.detail + "; " + when + ")";

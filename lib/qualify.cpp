@@ -205,10 +205,13 @@ std::string compare(const std::vector<T>& expected, const std::vector<T>& got, c
 }
 
 // Runs the check scans of one candidate on a context of its own; returns the first failure, or empty.
-template <typename T> std::string check_candidate(const device_capabilities& caps, element_type type) {
+template <typename T>
+std::string check_candidate(const device_capabilities& caps, element_type type, double& context_ms) {
   const cl::Device device(caps.id, true);
+  const auto start = std::chrono::steady_clock::now();
   const cl::Context context(device);
   const cl::CommandQueue queue(context, device);
+  context_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   options<T> opts;
   opts.algorithm = algorithm::single_pass;
   for (const std::size_t n : check_sizes(caps, type)) {
@@ -252,14 +255,15 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
   verdict.checked = true;
   const auto start = std::chrono::steady_clock::now();
   std::string failures;
+  double context_ms = 0;
   const std::size_t candidates = caps.is_gpu() ? 1 : 2;
   for (std::size_t k = 0; k < candidates; ++k) {
     slot.trying = static_cast<single_pass_candidate>(k);
     std::string wrong;
     inside_qualification = true;
     try {
-      wrong = check_type == element_type::int64 ? check_candidate<cl_long>(caps, check_type)
-                                                : check_candidate<cl_int>(caps, check_type);
+      wrong = check_type == element_type::int64 ? check_candidate<cl_long>(caps, check_type, context_ms)
+                                                : check_candidate<cl_int>(caps, check_type, context_ms);
     } catch (const std::exception& e) {
       wrong = std::string("error: ") + e.what();
     }
@@ -274,6 +278,7 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
     failures += (failures.empty() ? "" : "; ") + shape + ": " + wrong;
   }
   if (!verdict.passed) verdict.detail = failures;
+  verdict.context_milliseconds = context_ms;
   verdict.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return verdict;

@@ -96,12 +96,13 @@ dispatch_plan plan_for(const cl::Device& device, element_type type = element_typ
 // stored beside the disk cache ("qualified-<device>.txt"), so the check costs once per machine.
 // CLSCAN_QUALIFY=0 skips it (single-pass is trusted), CLSCAN_QUALIFY=1 runs it again in every process.
 struct single_pass_qualification {
-  bool checked = false;      // false: CLSCAN_QUALIFY=0, or the device has no single-pass scan
-  bool passed = false;       // single-pass may run (always true when not checked)
-  std::size_t candidate = 0; // launch shape that passed: 0 the default, 1 whole SIMD-width groups
-  bool from_disk = false;    // the verdict was read from the cache directory, not measured now
-  double milliseconds = 0;   // time the check took (0 when read from disk)
-  std::string detail;        // the failure, or the shape that passed
+  bool checked = false;            // false: CLSCAN_QUALIFY=0, or the device has no single-pass scan
+  bool passed = false;             // single-pass may run (always true when not checked)
+  std::size_t candidate = 0;       // launch shape that passed: 0 the default, 1 whole SIMD-width groups
+  bool from_disk = false;          // the verdict was read from the cache directory, not measured now
+  double milliseconds = 0;         // time the check took (0 when read from disk)
+  double context_milliseconds = 0; // of which making its own context and queue
+  std::string detail;              // the failure, or the shape that passed
 };
 
 // Qualifies `device` for single-pass scans of `type`'s size (runs the check at most once per process).
