@@ -195,7 +195,7 @@ std::string replace_file(const std::string& path, const std::string& contents) {
   // A name no other writer uses (process and a per-process sequence), renamed over `path` when whole.
   static std::atomic<unsigned> sequence{0};
   const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
   if (fd < 0)
     return "cannot write " + temp + ": " + std::error_code(errno, std::generic_category()).message();
   // The first failing call's errno is the reason; later calls may overwrite it.
