@@ -13,6 +13,9 @@
 #include <clscan/error.hpp>
 #include <clscan/scan.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 namespace clscan::detail {
@@ -35,11 +38,32 @@ template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char*
   return value;
 }
 
+// Where a buffer's memory lies, as far as OpenCL says: for the overlap check (two handles over one
+// parent buffer, or over one host range) and for the alignment of vector loads. Memory the
+// implementation allocates is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN; memory of CL_MEM_USE_HOST_PTR
+// buffers lies wherever the application put it, and a sub-buffer starts at its origin in its parent.
+struct memory_view {
+  cl_mem root = nullptr;  // a sub-buffer's parent, else the buffer itself
+  std::size_t origin = 0; // a sub-buffer's offset in bytes in its parent, else 0
+  const unsigned char* host =
+      nullptr; // the host memory the buffer starts at (CL_MEM_USE_HOST_PTR), else null
+};
+
+// The largest power of two that divides the address of byte `offset` of `view` (at most `base_alignment`
+// where the implementation chose the address).
+std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment) {
+  const std::uintptr_t address =
+      view.host ? reinterpret_cast<std::uintptr_t>(view.host) + offset : view.origin + offset;
+  std::size_t alignment = address ? static_cast<std::size_t>(address & (~address + 1)) : SIZE_MAX;
+  if (!view.host) alignment = std::min(alignment, base_alignment);
+  return alignment;
+}
+
 // `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
 // input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
 // it in place), so the input must not be write-only and the output must be readable and writable.
-void check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset, std::size_t n,
-                  std::size_t element_size, cl_mem_flags forbidden_flags) {
+memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
+                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags) {
   if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
   if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
     throw invalid_argument(std::string("clscan: the ") + role +
@@ -59,6 +83,28 @@ void check_buffer(cl_mem buffer, const char* role, cl_context context, std::size
     throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
                            " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
                            std::to_string(offset) + " + n " + std::to_string(n));
+
+  memory_view view;
+  view.root = buffer;
+  cl_mem_flags root_flags = flags;
+  if (const auto parent = memory_info<cl_mem>(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, role)) {
+    view.root = parent;
+    view.origin = memory_info<std::size_t>(buffer, CL_MEM_OFFSET, role);
+    root_flags = memory_info<cl_mem_flags>(parent, CL_MEM_FLAGS, role);
+  }
+  if (root_flags & CL_MEM_USE_HOST_PTR) {
+    if (const auto* host =
+            static_cast<const unsigned char*>(memory_info<void*>(view.root, CL_MEM_HOST_PTR, role)))
+      view.host = host + view.origin;
+  }
+  // Kernels access elements through typed pointers, which OpenCL requires to be aligned to the type.
+  if (address_alignment(view, 0, element_size) < element_size)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer's memory does not start at a multiple of its " +
+                           std::to_string(element_size) +
+                           "-byte elements (CL_MEM_USE_HOST_PTR memory or a sub-buffer origin that is "
+                           "not element-aligned); OpenCL kernels need element-aligned data");
+  return view;
 }
 
 void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
@@ -82,6 +128,30 @@ bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
   return a < b ? b - a < n : a - b < n;
 }
 
+// True when byte ranges [a, a + bytes) and [b, b + bytes) intersect (bytes > 0).
+bool intersecting(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
+  return a < b ? b - a < bytes : a - b < bytes;
+}
+
+// True when two different buffer handles reach the same memory in their scanned ranges: sub-buffers of
+// one parent (or a buffer and its sub-buffer), or buffers over one host range. OpenCL leaves writing
+// through one while reading through the other undefined, even for the very same range.
+bool views_overlap(const memory_view& in, std::size_t in_bytes, const memory_view& out, std::size_t out_bytes,
+                   std::size_t bytes) {
+  if (bytes == 0) return false;
+  if (in.root == out.root && intersecting(in.origin + in_bytes, out.origin + out_bytes, bytes)) return true;
+  return in.host && out.host &&
+         intersecting(reinterpret_cast<std::uintptr_t>(in.host) + in_bytes,
+                      reinterpret_cast<std::uintptr_t>(out.host) + out_bytes, bytes);
+}
+
+// True when some event of the wait list has not completed yet (so it may still fail).
+bool waits_pending(const cl_event* events, cl_uint count) {
+  for (cl_uint i = 0; i < count; ++i)
+    if (execution_status(events[i]) != CL_COMPLETE) return true;
+  return false;
+}
+
 } // namespace
 
 cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
@@ -95,12 +165,19 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 
   const std::size_t element_size = size_of(request.type);
   const bool in_place = in() == out();
-  check_buffer(in(), "input", context, request.in_offset, n, element_size,
-               in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
-  check_buffer(out(), "output", context, request.out_offset, n, element_size,
-               CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+  const memory_view in_view =
+      check_buffer(in(), "input", context, request.in_offset, n, element_size,
+                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, n, element_size,
+                                            CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
   if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
     throw invalid_argument("clscan: input and output ranges overlap without being the same range");
+  if (!in_place && views_overlap(in_view, request.in_offset * element_size, out_view,
+                                 request.out_offset * element_size, n * element_size))
+    throw invalid_argument(
+        "clscan: the input and output buffers are different handles whose ranges overlap "
+        "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
+        "host memory); to scan in place, pass the same cl::Buffer as input and output");
 
   const std::vector<cl::Event>* user_waits = request.wait_list;
   const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
@@ -117,7 +194,9 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
     return cl::Event(marker);
   }
 
-  workspace& ws = workspace_for(context, device);
+  // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
+  const std::shared_ptr<workspace> held = workspace_for(context, device);
+  workspace& ws = *held;
   std::lock_guard<std::mutex> lock(ws.mutex);
 
   scan_operands operands;
@@ -151,26 +230,20 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   key.vector_width = shape.vector_width;
   key.lookback = algo == algorithm::single_pass ? shape.lookback : 0;
   key.spin_limit = algo == algorithm::single_pass ? shape.spin_limit : 0;
-  key.aligned = request.in_offset % shape.vector_width == 0 && request.out_offset % shape.vector_width == 0;
+  // Whole vectors through aligned pointers only where both buffers' element addresses allow it: the
+  // offset alone does not tell (host memory and sub-buffers start at element-aligned addresses only).
+  const std::size_t vector_bytes = shape.vector_width * element_size;
+  key.aligned =
+      address_alignment(in_view, request.in_offset * element_size, ws.base_alignment) >= vector_bytes &&
+      address_alignment(out_view, request.out_offset * element_size, ws.base_alignment) >= vector_bytes;
   const compiled_variant& kernels = ws.variant(key);
 
-  // A set of temporaries last used from another queue, or from an out-of-order queue, is taken only
-  // after the command that last used it: the call waits for it.
+  // A set of temporaries that another scan's pending command may still use is never taken, so the
+  // scan waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
   temporaries& temps = ws.temporaries_for(q, out_of_order);
-  const bool wait_previous = temps.last_event() && (out_of_order || temps.last_queue() != q);
-  // A command may wait on another queue's event only once that queue has been flushed.
-  if (wait_previous && temps.last_queue() != q) check(clFlush(temps.last_queue()), "clFlush");
-  const cl_event* first_waits = user_wait_events;
-  cl_uint first_wait_count = user_wait_count;
-  if (wait_previous) {
-    std::vector<cl_event>& combined = ws.combined_waits;
-    combined.assign(user_wait_events, user_wait_events + user_wait_count);
-    combined.push_back(temps.last_event());
-    first_waits = combined.data();
-    first_wait_count = static_cast<cl_uint>(combined.size());
-  }
+  operands.waits_pending = algo == algorithm::single_pass && waits_pending(user_wait_events, user_wait_count);
 
-  launch_sequence launch(q, out_of_order, first_waits, first_wait_count);
+  launch_sequence launch(q, out_of_order, user_wait_events, user_wait_count);
   try {
     if (algo == algorithm::single_pass)
       enqueue_single_pass(ws, temps, kernels, operands, launch);

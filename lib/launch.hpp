@@ -45,6 +45,21 @@ public:
     advance(event);
   }
 
+  // Enqueues `kernel` (work-groups of the implementation's choice) on clscan's own temporaries only,
+  // without the user's wait list on an in-order queue: the queue orders it after the commands that
+  // used them before, and it touches nothing the wait list guards. The next command still takes the
+  // wait list. So only the scan's own commands wait for the user's events, and a wait event that fails
+  // terminates fewer of them (PoCL 3.1 aborts when several commands are queued behind a failed one).
+  // On an out-of-order queue it is the first command, as run_any_shape().
+  void run_before_waits(cl_kernel kernel, std::size_t global) {
+    if (out_of_order_) {
+      run_any_shape(kernel, global);
+      return;
+    }
+    check(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel");
+  }
+
   cl::Event finish() { return previous_; }
 
 private:

@@ -45,10 +45,26 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
   // The workspace's ticket and epoch state changes only once the kernel is enqueued: a failed enqueue
   // must leave it matching what the device will see.
   const cl_uint max_tag = layout.payload_bits == 32 ? 0xffffffffu : 0xffffu;
-  const bool clear = temps.status_words_initialized == 0 || temps.epoch >= max_tag;
+  // The ticket counter is predicted from the launches enqueued before, which holds only if they run.
+  // One that waited for events still pending when it was enqueued may never run (an event can fail)
+  // while this one does: unless it has completed by now, the counter is reset to 0 first, and if that
+  // launch was the one that cleared the status words, they are cleared again (a clear that never ran
+  // leaves tags of earlier launches that restarted tags would match). A set whose last command failed
+  // was started afresh by temporaries_for.
+  bool unconfirmed = false, unconfirmed_clear = false;
+  if (temps.unconfirmed_launch()) {
+    if (execution_status(temps.unconfirmed_launch()) == CL_COMPLETE) {
+      temps.unconfirmed_launch = cl::Event();
+    } else {
+      unconfirmed = true;
+      unconfirmed_clear = temps.unconfirmed_launch_cleared;
+    }
+  }
+  const bool clear = temps.status_words_initialized == 0 || temps.epoch >= max_tag || unconfirmed_clear;
+  const bool reset_ticket = unconfirmed && !clear;
   // After a clear, tags restart at 1 (every word reads as untagged, 0) and so does the ticket counter.
   const cl_uint tag = clear ? 1 : temps.epoch + 1;
-  const cl_uint ticket_base = clear ? 0 : temps.next_ticket;
+  const cl_uint ticket_base = clear || reset_ticket ? 0 : temps.next_ticket;
   if (clear) {
     temps.status_words_initialized = 0; // until the kernel after the fill is enqueued too
     // The whole buffer, not just this launch's part: words beyond it hold tags of earlier launches,
@@ -59,7 +75,12 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
     const cl_ulong words = capacity / layout.word_bytes;
     set_arg(kernels.clear_status(), 0, status_mem);
     set_arg(kernels.clear_status(), 1, words);
-    launch.run_any_shape(kernels.clear_status(), std::min<std::size_t>(words, 1u << 16));
+    launch.run_before_waits(kernels.clear_status(), std::min<std::size_t>(words, 1u << 16));
+  } else if (reset_ticket) {
+    // Word 0 only: tags keep counting up, so words of a launch that did run never look current.
+    set_arg(kernels.clear_status(), 0, status_mem);
+    set_arg(kernels.clear_status(), 1, cl_ulong{1});
+    launch.run_before_waits(kernels.clear_status(), 1);
   }
 
   cl_kernel k = kernels.single_pass();
@@ -82,6 +103,14 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
   temps.status_words_initialized = 1;
   temps.epoch = tag;
   temps.next_ticket = ticket_base + static_cast<cl_uint>(tiles);
+  if (op.waits_pending) {
+    temps.unconfirmed_launch = launch.finish();
+    temps.unconfirmed_launch_cleared = clear;
+  } else if (temps.unconfirmed_launch()) {
+    // This launch runs only after the unconfirmed one has ended on this in-order queue (or the set
+    // was free); once it runs, its own reset or clear made the state right again.
+    temps.unconfirmed_launch = cl::Event();
+  }
 }
 
 } // namespace clscan::detail

@@ -14,6 +14,9 @@ struct scan_operands {
   std::size_t out_offset = 0;
   const scan_request* request = nullptr;
   element_value identity;
+  // Some event of the wait list had not completed when the scan was enqueued: it may still fail, and
+  // then this scan's commands never run (single-pass keeps its ticket state right across that).
+  bool waits_pending = false;
 };
 
 // Enqueues the three-stage scan: scan tiles, scan the tile totals recursively, add them back.
