@@ -10,9 +10,14 @@
 // clscan::invalid_argument before anything is enqueued.
 //
 // In-order and out-of-order queues both work; clscan orders its own commands with events. Temporary
-// storage is kept per context and device (up to four sets, so that scans on different queues do not
-// wait for each other) and reused: a repeat call with the same or a smaller n allocates nothing and
-// builds nothing.
+// storage is kept per context and device and reused: a repeat call with the same or a smaller n
+// allocates nothing and builds nothing. A call takes a set of temporaries that no pending command of
+// another scan can still use (its in-order queue's own set, a finished one, else a new one), so a scan
+// waits for nothing but `wait_list` and what its in-order queue orders before it, never for another
+// queue's scans or the events they wait for; beyond four sets, finished ones are given back. A
+// scan whose wait list fails reports it through its event and leaves later scans unaffected. Buffers
+// may be sub-buffers or CL_MEM_USE_HOST_PTR buffers at any element-aligned address; input and output
+// that are different handles over overlapping memory are rejected (pass one buffer to scan in place).
 #pragma once
 
 #include <clscan/config.hpp>
