@@ -5,6 +5,7 @@
 #include "dispatch.hpp"
 #include "log.hpp"
 
+#include <clscan/cache.hpp>
 #include <clscan/error.hpp>
 #include <clscan/scan.hpp>
 
@@ -205,6 +206,18 @@ std::string compare(const std::vector<T>& expected, const std::vector<T>& got, c
 }
 
 // Runs the check scans of one candidate on a context of its own; returns the first failure, or empty.
+// What clscan cached for the check's own context (its programs stay in the disk cache) is dropped
+// when the check ends, however it ends: the context is not kept alive by clscan's cache.
+struct release_on_exit {
+  const cl::Context& context;
+  ~release_on_exit() {
+    try {
+      release_cached_resources(context);
+    } catch (...) { // NOLINT(bugprone-empty-catch): nothing is left to release then
+    }
+  }
+};
+
 template <typename T>
 std::string check_candidate(const device_capabilities& caps, element_type type, double& context_ms) {
   const cl::Device device(caps.id, true);
@@ -212,6 +225,7 @@ std::string check_candidate(const device_capabilities& caps, element_type type, 
   const cl::Context context(device);
   const cl::CommandQueue queue(context, device);
   context_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const release_on_exit release{context};
   options<T> opts;
   opts.algorithm = algorithm::single_pass;
   for (const std::size_t n : check_sizes(caps, type)) {
