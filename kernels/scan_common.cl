@@ -279,23 +279,32 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // Run-at-a-time variants for CPUs: a work-item reduces its run straight from global memory, and
 // later reads the run again (from cache) to scan it, so no element array is kept per work-item.
 //
-// Runs are walked in unrolled chunks of CLSCAN_RUN_CHUNK elements, so that a loop iterates about
-// CLSCAN_ITEMS / CLSCAN_RUN_CHUNK times. Mesa's llvmpipe (rusticl, Mesa 22.3) ends every loop of a
-// kernel once all of them together have iterated 65535 times, without any error: a 1 MiB run walked
-// one element per iteration was cut short there (docs/RELIABILITY.md, "rusticl").
+// CPU runs (CLSCAN_REREAD) are walked in unrolled chunks of CLSCAN_RUN_CHUNK elements, so that a loop
+// iterates about CLSCAN_ITEMS / CLSCAN_RUN_CHUNK times. Mesa's llvmpipe (rusticl, Mesa 22.3) ends
+// every loop of a kernel once all of them together have iterated 65535 times, without any error: a
+// 1 MiB run walked one element per iteration was cut short there (docs/RELIABILITY.md, "rusticl").
+// GPU kernels use reduce_run only in the rare look-back fallback, over short runs: one element per
+// iteration there keeps the kernel as small as it was (the unrolled chunk cost 2.5% at 2^28 on an
+// H100, through the code it added to the look-back loop).
 #ifndef CLSCAN_RUN_CHUNK
+#if defined(CLSCAN_REREAD) && CLSCAN_REREAD
 #define CLSCAN_RUN_CHUNK 16
+#else
+#define CLSCAN_RUN_CHUNK 1
+#endif
 #endif
 
 inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
   ulong i = first;
+#if CLSCAN_RUN_CHUNK > 1
   for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
     for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c)
       total = combine(total, src[i + c]);
   }
+#endif
   for (; i < end; ++i)
     total = combine(total, src[i]);
   return total;
@@ -307,6 +316,7 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
   elem_t running = prefix;
   ulong i = first;
   if (exclusive) {
+#if CLSCAN_RUN_CHUNK > 1
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
@@ -315,12 +325,14 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
         running = combine(running, x);
       }
     }
+#endif
     for (; i < end; ++i) {
       const elem_t x = src[i];
       dst[i] = running;
       running = combine(running, x);
     }
   } else {
+#if CLSCAN_RUN_CHUNK > 1
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
@@ -328,6 +340,7 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
         dst[i + c] = running;
       }
     }
+#endif
     for (; i < end; ++i) {
       running = combine(running, src[i]);
       dst[i] = running;
