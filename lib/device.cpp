@@ -118,9 +118,11 @@ void apply_limits(device_capabilities& caps, const std::string& text) {
     } else if (field == "no_acq_rel") {
       caps.acq_rel_cl_std.clear();
     } else {
-      throw invalid_argument("CLSCAN_DEVICE_LIMITS='" + text + "': '" + field +
-                             "' is not one of gpu, wg=N, local=N, no_int64_atomics, no_fp64, "
-                             "no_out_of_order, no_acq_rel (N a positive whole number)");
+      std::string message = "CLSCAN_DEVICE_LIMITS='";
+      message.append(text).append("': '").append(field);
+      message.append("' is not one of gpu, wg=N, local=N, no_int64_atomics, no_fp64, no_out_of_order, "
+                     "no_acq_rel (N a positive whole number)");
+      throw invalid_argument(message);
     }
   }
   caps.limits = text;

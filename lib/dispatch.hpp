@@ -61,7 +61,7 @@ algorithm choose_algorithm(const scan_request& request, const device_capabilitie
 
 // Longest options::custom_op accepted: an expression of a and b, which the program source and the disk
 // cache's entry identity hold in full.
-constexpr std::size_t max_custom_op_bytes = 64 * 1024;
+constexpr std::size_t max_custom_op_bytes = std::size_t{64} << 10;
 
 // Checks the request against the device (operator valid for the type, fp64 present, custom source
 // given) and throws clscan::invalid_argument or clscan::unsupported_error.

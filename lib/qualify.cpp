@@ -9,6 +9,7 @@
 #include <clscan/error.hpp>
 #include <clscan/scan.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -50,11 +51,10 @@ bool are_current(const settings& values) {
 }
 
 bool experimental_settings() {
-  for (const char* name : setting_names) {
+  return std::any_of(std::begin(setting_names), std::end(setting_names), [](const char* name) {
     const char* text = std::getenv(name);
-    if (text && *text) return true;
-  }
-  return false;
+    return text && *text;
+  });
 }
 
 struct entry {
@@ -124,7 +124,9 @@ bool load_verdict(const device_capabilities& caps, const std::string& key, singl
     fields >> candidate >> outcome;
     if ((candidate != "candidate=0" && candidate != "candidate=1") ||
         (outcome != "passed" && outcome != "failed")) {
-      log(log_level::warning, "ignoring qualification line '" + line + "' in " + path);
+      std::string message = "ignoring qualification line '";
+      message.append(line).append("' in ").append(path);
+      log(log_level::warning, message);
       continue;
     }
     std::string detail;
@@ -286,10 +288,11 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
     if (wrong.empty()) {
       verdict.passed = true;
       verdict.candidate = k;
-      verdict.detail = shape + (failures.empty() ? "" : "; " + failures);
+      verdict.detail = shape;
+      if (!failures.empty()) verdict.detail.append("; ").append(failures);
       break;
     }
-    failures += (failures.empty() ? "" : "; ") + shape + ": " + wrong;
+    failures.append(failures.empty() ? "" : "; ").append(shape).append(": ").append(wrong);
   }
   if (!verdict.passed) verdict.detail = failures;
   verdict.context_milliseconds = context_ms;

@@ -21,7 +21,11 @@ set_tests_properties(rusticl-cache PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-cache")
 
-# Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1).
+# Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), where the
+# tools are built.
+if(NOT TARGET clscan-info)
+  return()
+endif()
 add_test(NAME rusticl-self-test
     COMMAND ${CMAKE_COMMAND} -E env ${CLSCAN_RUSTICL_ENV}
             CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-self-test CLSCAN_QUALIFY=1

@@ -400,7 +400,8 @@ std::string verify(const std::vector<T>& in, const std::vector<T>& got, clscan::
   for (std::size_t i = 0; i < n; ++i) {
     if (kind == clscan::scan_kind::inclusive) acc = combine(operation, acc, in[i]);
     // Exact: integers, and floating-point min and max (any NaN for a NaN: fmin and fmax keep no payload).
-    if (!(acc == got[i] || (acc != acc && got[i] != got[i]))) return describe(i, acc, got[i]);
+    if (!(acc == got[i] || (std::isnan(static_cast<double>(acc)) && std::isnan(static_cast<double>(got[i])))))
+      return describe(i, acc, got[i]);
     if (kind == clscan::scan_kind::exclusive) acc = combine(operation, acc, in[i]);
   }
   return {};
