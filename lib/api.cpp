@@ -52,11 +52,17 @@ struct memory_view {
 // The largest power of two that divides the address of byte `offset` of `view` (at most `base_alignment`
 // where the implementation chose the address).
 std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment) {
-  const std::uintptr_t address =
-      view.host ? reinterpret_cast<std::uintptr_t>(view.host) + offset : view.origin + offset;
-  std::size_t alignment = address ? static_cast<std::size_t>(address & (~address + 1)) : SIZE_MAX;
-  if (!view.host) alignment = std::min(alignment, base_alignment);
-  return alignment;
+  const auto power_of_two = [](std::uintptr_t address) {
+    return address ? static_cast<std::size_t>(address & (~address + 1)) : SIZE_MAX;
+  };
+  // The implementation's own memory: the sub-buffer origin (0 for a whole buffer) from an aligned base.
+  const std::size_t own = std::min(power_of_two(view.origin + offset), base_alignment);
+  if (!view.host) return own;
+  // CL_MEM_USE_HOST_PTR: kernels may run on the host memory itself, or on a copy the implementation
+  // keeps in memory of its own (NVIDIA does), so both addresses must allow the access: host.data()+3
+  // at element offset 5 is 32-byte aligned on the host and only 4-byte aligned in NVIDIA's copy, where
+  // an aligned vector load ended the kernel with -9999.
+  return std::min(power_of_two(reinterpret_cast<std::uintptr_t>(view.host) + offset), own);
 }
 
 // `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
