@@ -79,7 +79,8 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     #   oclgrind    Oclgrind preloads its own OpenCL runtime, which ASan's runtime must precede
     #   sanitizers, hygiene   not defined in the nested build; listed so that it can never recurse
     #   rusticl     Mesa's rusticl: the sanitizers look at clscan's host side, which PoCL exercises
-    set(CLSCAN_ASAN_EXCLUDED_LABELS "packaging|large|oclgrind|rusticl|sanitizers|hygiene")
+    #   constrained the functional suite again under smaller device limits: the same host code
+    set(CLSCAN_ASAN_EXCLUDED_LABELS "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene")
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/reliability.cmake's.
     set(CLSCAN_TSAN_LABELS "concurrency|scan")
 
