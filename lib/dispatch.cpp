@@ -8,6 +8,7 @@
 #include "log.hpp"
 
 #include <clscan/error.hpp>
+#include <clscan/names.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -24,30 +25,6 @@
 #include <unistd.h>
 
 namespace clscan {
-
-const char* opencl_name(element_type type) noexcept {
-  switch (type) {
-  case element_type::int32: return "int";
-  case element_type::uint32: return "uint";
-  case element_type::int64: return "long";
-  case element_type::uint64: return "ulong";
-  case element_type::float32: return "float";
-  case element_type::float64: return "double";
-  }
-  return "?";
-}
-
-std::size_t size_of(element_type type) noexcept {
-  switch (type) {
-  case element_type::int32:
-  case element_type::uint32:
-  case element_type::float32: return 4;
-  case element_type::int64:
-  case element_type::uint64:
-  case element_type::float64: return 8;
-  }
-  return 0;
-}
 
 namespace detail {
 namespace {
@@ -170,15 +147,6 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
   shape.lookback = lookback;
 }
 
-const char* algorithm_name(algorithm algo) {
-  switch (algo) {
-  case algorithm::automatic: return "automatic";
-  case algorithm::single_pass: return "single_pass";
-  case algorithm::three_stage: return "three_stage";
-  }
-  return "?";
-}
-
 std::string tuning_path(const device_capabilities& caps) {
   const std::string dir = disk_cache_directory();
   return dir.empty() ? std::string() : dir + "/tuning-" + device_stem(caps) + ".txt";
@@ -209,7 +177,7 @@ void check_local_memory(const tuning& shape, const device_capabilities& caps, el
     throw invalid_argument(shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
                            ",items=" + std::to_string(shape.items_per_thread) +
                            ",vec=" + std::to_string(shape.vector_width) + " needs " + std::to_string(bytes) +
-                           " bytes of local memory for the " + algorithm_name(algo) + " kernel of " +
+                           " bytes of local memory for the " + to_string(algo) + " kernel of " +
                            opencl_name(type) + " on '" + caps.name + "', which has " +
                            std::to_string(caps.local_mem_size) + " per work-group");
 }
@@ -229,7 +197,7 @@ void check_private_memory(const tuning& shape, const device_capabilities& caps, 
     throw invalid_argument(shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
                            ",items=" + std::to_string(shape.items_per_thread) + ",vec=" +
                            std::to_string(shape.vector_width) + " makes " + std::to_string(tile_bytes) +
-                           "-byte tiles of " + opencl_name(type) + " for the " + algorithm_name(algo) +
+                           "-byte tiles of " + opencl_name(type) + " for the " + to_string(algo) +
                            " kernel on '" + caps.name + "', which keeps a tile in private memory: at most " +
                            std::to_string(max_private_tile_bytes) + " bytes");
 }
@@ -245,7 +213,7 @@ bool apply_tuned_shape(const device_capabilities& caps, element_type type, algor
     return false;
   }
   std::istringstream in(text);
-  const std::string key = std::string(algorithm_name(algo)) + " " + opencl_name(type) + " ";
+  const std::string key = std::string(to_string(algo)) + " " + opencl_name(type) + " ";
   for (std::string line; std::getline(in, line);) {
     if (line.compare(0, key.size(), key) != 0) continue;
     // The file sits in the cache directory, where anything may end up: a line that does not parse
@@ -523,7 +491,7 @@ void store_tuning(const cl::Device& device, algorithm algo, element_type type, c
   const std::string path = tuning_file(device);
   if (path.empty())
     throw error("clscan: the disk cache is off (CLSCAN_NO_CACHE), so tuning cannot be stored");
-  const std::string key = std::string(detail::algorithm_name(algo)) + " " + opencl_name(type) + " ";
+  const std::string key = std::string(to_string(algo)) + " " + opencl_name(type) + " ";
   std::string old_text, text;
   // Something else under the file's name (a FIFO, a file over 1 MiB) is replaced with this one line.
   const std::string why = detail::read_small_file(path, detail::max_small_file_bytes, old_text);

@@ -6,6 +6,7 @@
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>
 #include <clscan/log.hpp>
+#include <clscan/names.hpp>
 #include <clscan/options.hpp>
 #include <clscan/scan.hpp>
 #include <clscan/types.hpp>
