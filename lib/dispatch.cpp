@@ -194,12 +194,12 @@ void check_private_memory(const tuning& shape, const device_capabilities& caps, 
   constexpr std::size_t max_private_tile_bytes = std::size_t{1} << 20;
   const std::size_t tile_bytes = shape.work_group_size * shape.items_per_thread * size_of(type);
   if (algo == algorithm::three_stage && tile_bytes > max_private_tile_bytes)
-    throw invalid_argument(shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
-                           ",items=" + std::to_string(shape.items_per_thread) + ",vec=" +
-                           std::to_string(shape.vector_width) + " makes " + std::to_string(tile_bytes) +
-                           "-byte tiles of " + opencl_name(type) + " for the " + to_string(algo) +
-                           " kernel on '" + caps.name + "', which keeps a tile in private memory: at most " +
-                           std::to_string(max_private_tile_bytes) + " bytes");
+    throw invalid_argument(
+        shape.origin + ": wg=" + std::to_string(shape.work_group_size) +
+        ",items=" + std::to_string(shape.items_per_thread) + ",vec=" + std::to_string(shape.vector_width) +
+        " makes " + std::to_string(tile_bytes) + "-byte tiles of " + opencl_name(type) + " for the " +
+        to_string(algo) + " kernel on '" + caps.name + "', which keeps a tile in private memory: at most " +
+        std::to_string(max_private_tile_bytes) + " bytes");
 }
 
 // The tuned shape for (algo, type) from the device's tuning file, if it has one. A file that cannot
