@@ -6,6 +6,7 @@
 #include "device_info.hpp"
 #include "dispatch.hpp"
 #include "error_check.hpp"
+#include "qualify.hpp"
 #include "single_pass.hpp"
 #include "three_stage.hpp"
 #include "workspace.hpp"
@@ -203,7 +204,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
   const std::shared_ptr<workspace> held = workspace_for(context, device);
   workspace& ws = *held;
-  std::lock_guard<std::mutex> lock(ws.mutex);
+  std::unique_lock<std::mutex> lock(ws.mutex);
 
   scan_operands operands;
   operands.in = in();
@@ -221,7 +222,18 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
     const tuning& small_shape = ws.shape(request.type, algorithm::three_stage, n);
     three_stage_tile = small_shape.work_group_size * small_shape.items_per_thread;
   }
-  const algorithm algo = choose_algorithm(request, ws.caps, n, three_stage_tile);
+  std::optional<algorithm> choice = choose_algorithm(request, ws.caps, n, three_stage_tile,
+                                                     known_single_pass_verdict(ws.caps, request.type));
+  if (!choice) {
+    // The first single-pass scan on this device: the check runs scans of its own, on GPUs in this
+    // context (taking this workspace's lock), so the lock is given up meanwhile.
+    lock.unlock();
+    const single_pass_qualification& verdict =
+        ensure_single_pass_qualified(ws.caps, request.type, &ws.context);
+    lock.lock();
+    choice = choose_algorithm(request, ws.caps, n, three_stage_tile, &verdict);
+  }
+  const algorithm algo = *choice;
   const tuning& shape = ws.shape(request.type, algo, n);
   variant_key key;
   key.algo = algo;

@@ -432,16 +432,17 @@ bool single_pass_supported(const device_capabilities& caps, element_type type) {
   return caps.int32_global_atomics;
 }
 
-algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n,
-                           std::size_t three_stage_tile) {
+std::optional<algorithm> choose_algorithm(const scan_request& request, const device_capabilities& caps,
+                                          std::size_t n, std::size_t three_stage_tile,
+                                          const single_pass_qualification* verdict) {
   if (request.algo == algorithm::single_pass) {
     if (!single_pass_supported(caps, request.type))
       throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
                               caps.name + "' does not have");
-    const single_pass_qualification& verdict = ensure_single_pass_qualified(caps, request.type);
-    if (!verdict.passed)
+    if (!verdict) return std::nullopt;
+    if (!verdict->passed)
       throw unsupported_error("algorithm::single_pass was disqualified on device '" + caps.name +
-                              "' (its check scans were wrong: " + verdict.detail +
+                              "' (its check scans were wrong: " + verdict->detail +
                               "); CLSCAN_QUALIFY=0 runs it anyway");
     return algorithm::single_pass;
   }
@@ -452,8 +453,8 @@ algorithm choose_algorithm(const scan_request& request, const device_capabilitie
   const bool needs_fixed_order = request.deterministic && is_floating(request.type);
   if (needs_fixed_order || n <= three_stage_tile || !single_pass_supported(caps, request.type))
     return algorithm::three_stage;
-  return ensure_single_pass_qualified(caps, request.type).passed ? algorithm::single_pass
-                                                                 : algorithm::three_stage;
+  if (!verdict) return std::nullopt;
+  return verdict->passed ? algorithm::single_pass : algorithm::three_stage;
 }
 
 void validate_request(const scan_request& request, const device_capabilities& caps) {

@@ -3,6 +3,7 @@
 #include <clscan/device.hpp>
 #include <clscan/scan.hpp>
 
+#include <optional>
 #include <string>
 
 namespace clscan::detail {
@@ -55,9 +56,12 @@ std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
 // True when the device has what the single-pass kernel needs for this element type.
 bool single_pass_supported(const device_capabilities& caps, element_type type);
 
-// The algorithm a request runs with on this device for n elements.
-algorithm choose_algorithm(const scan_request& request, const device_capabilities& caps, std::size_t n,
-                           std::size_t three_stage_tile);
+// The algorithm a request runs with on this device for n elements, given the device's single-pass
+// verdict; std::nullopt when the choice needs a verdict and `verdict` is null (the caller qualifies
+// the device, with no workspace lock held, and asks again).
+std::optional<algorithm> choose_algorithm(const scan_request& request, const device_capabilities& caps,
+                                          std::size_t n, std::size_t three_stage_tile,
+                                          const single_pass_qualification* verdict);
 
 // Longest options::custom_op accepted: an expression of a and b, which the program source and the disk
 // cache's entry identity hold in full.

@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -64,8 +65,16 @@ struct entry {
   single_pass_qualification verdict;
 };
 
-std::recursive_mutex& qualification_mutex() {
-  static std::recursive_mutex mutex;
+// Guards the entries; held only briefly (lookups run under workspace locks), never while a check runs.
+std::mutex& entries_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// Held by the thread that runs a check, whose scans take workspace locks: it is never taken by a
+// thread that holds one (enqueue_scan qualifies with its workspace unlocked).
+std::mutex& check_mutex() {
+  static std::mutex mutex;
   return mutex;
 }
 
@@ -220,14 +229,20 @@ struct release_on_exit {
   }
 };
 
+// On GPUs, given the caller's context, the check runs there: its programs are the ones the caller's
+// scans load next, and a context of its own costs more than the check (100 ms on NVIDIA). CPU
+// candidates change the launch shape, which a workspace keeps once chosen, so they get their own.
 template <typename T>
-std::string check_candidate(const device_capabilities& caps, element_type type, double& context_ms) {
+std::string check_candidate(const device_capabilities& caps, element_type type, const cl::Context* shared,
+                            double& context_ms) {
   const cl::Device device(caps.id, true);
   const auto start = std::chrono::steady_clock::now();
-  const cl::Context context(device);
+  const bool own_context = !shared || !caps.is_gpu();
+  const cl::Context context = own_context ? cl::Context(device) : *shared;
   const cl::CommandQueue queue(context, device);
   context_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const release_on_exit release{context};
+  const std::optional<release_on_exit> release =
+      own_context ? std::optional<release_on_exit>(std::in_place, release_on_exit{context}) : std::nullopt;
   options<T> opts;
   opts.algorithm = algorithm::single_pass;
   for (const std::size_t n : check_sizes(caps, type)) {
@@ -265,7 +280,8 @@ std::string describe(const tuning& shape) {
          ",vec=" + std::to_string(shape.vector_width) + ",lookback=" + std::to_string(shape.lookback);
 }
 
-single_pass_qualification run_qualification(entry& slot, const device_capabilities& caps, element_type type) {
+single_pass_qualification run_qualification(entry& slot, const device_capabilities& caps, element_type type,
+                                            const cl::Context* context) {
   const element_type check_type = size_of(type) == 8 ? element_type::int64 : element_type::int32;
   single_pass_qualification verdict;
   verdict.checked = true;
@@ -274,12 +290,16 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
   double context_ms = 0;
   const std::size_t candidates = caps.is_gpu() ? 1 : 2;
   for (std::size_t k = 0; k < candidates; ++k) {
-    slot.trying = static_cast<single_pass_candidate>(k);
+    {
+      const std::lock_guard<std::mutex> lock(entries_mutex());
+      slot.trying = static_cast<single_pass_candidate>(k);
+    }
     std::string wrong;
     inside_qualification = true;
     try {
-      wrong = check_type == element_type::int64 ? check_candidate<cl_long>(caps, check_type, context_ms)
-                                                : check_candidate<cl_int>(caps, check_type, context_ms);
+      wrong = check_type == element_type::int64
+                  ? check_candidate<cl_long>(caps, check_type, context, context_ms)
+                  : check_candidate<cl_int>(caps, check_type, context, context_ms);
     } catch (const std::exception& e) {
       wrong = std::string("error: ") + e.what();
     }
@@ -304,51 +324,77 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
 } // namespace
 
 single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type) {
-  std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
+  const std::lock_guard<std::mutex> lock(entries_mutex());
   const entry* found = find_entry(caps, type);
   if (!found) return single_pass_candidate::preferred;
   if (!found->done) return found->trying;
   return static_cast<single_pass_candidate>(found->verdict.candidate);
 }
 
-const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
-                                                              element_type type) {
+namespace {
+
+const single_pass_qualification& trusted_verdict() {
   static const single_pass_qualification trusted = [] {
     single_pass_qualification v;
     v.passed = true;
     v.detail = "not checked";
     return v;
   }();
-  if (inside_qualification) return trusted;
+  return trusted;
+}
+
+} // namespace
+
+const single_pass_qualification* known_single_pass_verdict(const device_capabilities& caps,
+                                                           element_type type) {
+  if (inside_qualification) return &trusted_verdict();
+  qualify_setting(); // a bad CLSCAN_QUALIFY is an error on every call that would use it
+  const std::lock_guard<std::mutex> lock(entries_mutex());
+  const entry* found = find_entry(caps, type);
+  return found && found->done ? &found->verdict : nullptr;
+}
+
+const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
+                                                              element_type type, const cl::Context* context) {
+  if (const single_pass_qualification* known = known_single_pass_verdict(caps, type)) return *known;
   const int setting = qualify_setting();
-  std::lock_guard<std::recursive_mutex> lock(qualification_mutex());
-  entry* found = find_entry(caps, type);
-  if (!found) {
-    std::list<entry>& known = entries()[{caps.id, size_of(type)}];
-    known.emplace_back();
-    known.back().under = current_settings();
-    found = &known.back();
+  // One check at a time; a thread that waited here finds the verdict another one reached.
+  const std::lock_guard<std::mutex> checking(check_mutex());
+  entry* found = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(entries_mutex());
+    found = find_entry(caps, type);
+    if (!found) {
+      std::list<entry>& known = entries()[{caps.id, size_of(type)}];
+      known.emplace_back();
+      known.back().under = current_settings();
+      found = &known.back();
+    }
+    if (found->done) return found->verdict;
+    found->trying = single_pass_candidate::preferred;
   }
   entry& slot = *found;
-  if (slot.done) return slot.verdict;
+  single_pass_qualification verdict;
   if (setting == 0) {
-    slot.verdict = trusted;
-    slot.verdict.detail = "not checked (CLSCAN_QUALIFY=0)";
+    verdict = trusted_verdict();
+    verdict.detail = "not checked (CLSCAN_QUALIFY=0)";
   } else {
-    slot.trying = single_pass_candidate::preferred;
     const std::string key =
         verdict_key(size_of(type), describe(initial_tuning(caps, type, algorithm::single_pass)));
     const bool use_disk = setting != 1 && !experimental_settings();
-    if (!(use_disk && load_verdict(caps, key, slot.verdict))) {
-      slot.verdict = run_qualification(slot, caps, type);
-      if (!experimental_settings()) store_verdict(caps, key, slot.verdict);
-      log(slot.verdict.passed ? log_level::info : log_level::warning,
+    if (!(use_disk && load_verdict(caps, key, verdict))) {
+      verdict = run_qualification(slot, caps, type, context);
+      if (!experimental_settings()) store_verdict(caps, key, verdict);
+      log(verdict.passed ? log_level::info : log_level::warning,
           "single-pass qualification on '" + caps.name + "' (" + std::to_string(size_of(type)) +
               "-byte elements): " +
-              (slot.verdict.passed ? "qualified, " : "disqualified, three-stage will be used: ") +
-              slot.verdict.detail + " (" + std::to_string(slot.verdict.milliseconds) + " ms)");
+              (verdict.passed ? "qualified, " : "disqualified, three-stage will be used: ") + verdict.detail +
+              " (" + std::to_string(verdict.milliseconds) + " ms, of which " +
+              std::to_string(verdict.context_milliseconds) + " ms making a context and queue)");
     }
   }
+  const std::lock_guard<std::mutex> lock(entries_mutex());
+  slot.verdict = std::move(verdict);
   slot.done = true;
   return slot.verdict;
 }

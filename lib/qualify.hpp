@@ -16,11 +16,19 @@ enum class single_pass_candidate : std::size_t {
 // test while a qualification runs, else the qualified one, else the preferred one.
 single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type);
 
+// The verdict reached for `type` on this device in this process (under the current settings; a passing
+// one inside a qualification's own scans), or nullptr. Never waits for a running check: dispatch asks
+// this under a workspace lock.
+const single_pass_qualification* known_single_pass_verdict(const device_capabilities& caps,
+                                                           element_type type);
+
 // The verdict for single-pass scans of `type` on this device, qualifying it first if that has not
 // happened in this process (reading a stored verdict when there is one). Blocks the calling thread
-// while the check runs (once per device and element size). Inside a qualification's own scans it
-// returns a passing verdict without checking.
+// while the check runs (once per device and element size). On GPUs the check's scans run in
+// `context` when one is given (the caller's, whose workspace lock the caller must not hold), else in
+// a context of their own.
 const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
-                                                              element_type type);
+                                                              element_type type,
+                                                              const cl::Context* context = nullptr);
 
 } // namespace clscan::detail
