@@ -1,156 +1,26 @@
-// The public entry point: validates arguments, then hands the request to dispatch and the algorithm
-// that dispatch picks. Nothing is enqueued until every check has passed and every kernel and
-// temporary buffer is ready, so a call that fails leaves the user's buffers as they were. Only the
-// runtime's enqueue calls themselves can still fail after that (e.g. CL_OUT_OF_RESOURCES): commands
-// enqueued before such a failure still run, which in place can leave the buffer partly scanned.
-#include "device_info.hpp"
+// The public entry point: checks the arguments (arguments.cpp), then asks dispatch for a plan and
+// hands it to the algorithm unit that runs it. Nothing is enqueued until every check has passed and
+// every kernel and temporary buffer is ready, so a call that fails leaves the user's buffers as they
+// were. Only the runtime's enqueue calls themselves can still fail after that (e.g.
+// CL_OUT_OF_RESOURCES): commands enqueued before such a failure still run, which in place can leave
+// the buffer partly scanned.
+#include "algorithms/algorithm_unit.hpp"
+#include "arguments.hpp"
 #include "dispatch.hpp"
+#include "element.hpp"
 #include "error_check.hpp"
 #include "qualify.hpp"
-#include "single_pass.hpp"
-#include "three_stage.hpp"
 #include "workspace.hpp"
 
 #include <clscan/error.hpp>
 #include <clscan/scan.hpp>
 
 #include <algorithm>
-#include <cstdint>
 #include <memory>
-#include <string>
+#include <optional>
 
 namespace clscan::detail {
 namespace {
-
-template <typename T> T queue_info(cl_command_queue queue, cl_command_queue_info what) {
-  T value{};
-  const cl_int status = clGetCommandQueueInfo(queue, what, sizeof(T), &value, nullptr);
-  if (status == CL_INVALID_COMMAND_QUEUE) throw invalid_argument("clscan: the command queue is not valid");
-  check(status, "clGetCommandQueueInfo");
-  return value;
-}
-
-template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char* role) {
-  T value{};
-  const cl_int status = clGetMemObjectInfo(memory, what, sizeof(T), &value, nullptr);
-  if (status == CL_INVALID_MEM_OBJECT)
-    throw invalid_argument(std::string("clscan: the ") + role + " buffer is not a valid memory object");
-  check(status, "clGetMemObjectInfo");
-  return value;
-}
-
-// Where a buffer's memory lies, as far as OpenCL says: for the overlap check (two handles over one
-// parent buffer, or over one host range) and for the alignment of vector loads. Memory the
-// implementation allocates is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN; memory of CL_MEM_USE_HOST_PTR
-// buffers lies wherever the application put it, and a sub-buffer starts at its origin in its parent.
-struct memory_view {
-  cl_mem root = nullptr;  // a sub-buffer's parent, else the buffer itself
-  std::size_t origin = 0; // a sub-buffer's offset in bytes in its parent, else 0
-  const unsigned char* host =
-      nullptr; // the host memory the buffer starts at (CL_MEM_USE_HOST_PTR), else null
-};
-
-// The largest power of two that divides the address of byte `offset` of `view` (at most `base_alignment`
-// where the implementation chose the address).
-std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment) {
-  const auto power_of_two = [](std::uintptr_t address) {
-    return address ? static_cast<std::size_t>(address & (~address + 1)) : SIZE_MAX;
-  };
-  // The implementation's own memory: the sub-buffer origin (0 for a whole buffer) from an aligned base.
-  const std::size_t own = std::min(power_of_two(view.origin + offset), base_alignment);
-  if (!view.host) return own;
-  // CL_MEM_USE_HOST_PTR: kernels may run on the host memory itself, or on a copy the implementation
-  // keeps in memory of its own (NVIDIA does), so both addresses must allow the access: host.data()+3
-  // at element offset 5 is 32-byte aligned on the host and only 4-byte aligned in NVIDIA's copy, where
-  // an aligned vector load ended the kernel with -9999.
-  return std::min(power_of_two(reinterpret_cast<std::uintptr_t>(view.host) + offset), own);
-}
-
-// `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
-// input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
-// it in place), so the input must not be write-only and the output must be readable and writable.
-memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
-                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags) {
-  if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
-  if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
-    throw invalid_argument(std::string("clscan: the ") + role +
-                           " buffer belongs to another context than the queue");
-  const auto flags = memory_info<cl_mem_flags>(buffer, CL_MEM_FLAGS, role);
-  if (flags & forbidden_flags & CL_MEM_WRITE_ONLY)
-    throw invalid_argument(std::string("clscan: the ") + role +
-                           " buffer was created CL_MEM_WRITE_ONLY, but clscan's kernels read it; use "
-                           "CL_MEM_READ_WRITE");
-  if (flags & forbidden_flags & CL_MEM_READ_ONLY)
-    throw invalid_argument(std::string("clscan: the ") + role +
-                           " buffer was created CL_MEM_READ_ONLY, but clscan's kernels write it; use "
-                           "CL_MEM_READ_WRITE");
-  const std::size_t bytes = memory_info<std::size_t>(buffer, CL_MEM_SIZE, role);
-  const std::size_t capacity = bytes / element_size;
-  if (offset > capacity || n > capacity - offset)
-    throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
-                           " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
-                           std::to_string(offset) + " + n " + std::to_string(n));
-
-  memory_view view;
-  view.root = buffer;
-  cl_mem_flags root_flags = flags;
-  if (const auto parent = memory_info<cl_mem>(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, role)) {
-    view.root = parent;
-    view.origin = memory_info<std::size_t>(buffer, CL_MEM_OFFSET, role);
-    root_flags = memory_info<cl_mem_flags>(parent, CL_MEM_FLAGS, role);
-  }
-  if (root_flags & CL_MEM_USE_HOST_PTR) {
-    if (const auto* host =
-            static_cast<const unsigned char*>(memory_info<void*>(view.root, CL_MEM_HOST_PTR, role)))
-      view.host = host + view.origin;
-  }
-  // Kernels access elements through typed pointers, which OpenCL requires to be aligned to the type.
-  if (address_alignment(view, 0, element_size) < element_size)
-    throw invalid_argument(std::string("clscan: the ") + role +
-                           " buffer's memory does not start at a multiple of its " +
-                           std::to_string(element_size) +
-                           "-byte elements (CL_MEM_USE_HOST_PTR memory or a sub-buffer origin that is "
-                           "not element-aligned); OpenCL kernels need element-aligned data");
-  return view;
-}
-
-void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
-  for (cl_uint i = 0; i < count; ++i) {
-    if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
-    cl_context event_context = nullptr;
-    const cl_int status =
-        clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
-    if (status == CL_INVALID_EVENT)
-      throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
-    check(status, "clGetEventInfo");
-    if (event_context != context)
-      throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
-                             "] belongs to another context than the queue");
-  }
-}
-
-// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
-bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
-  if (a == b) return false;
-  return a < b ? b - a < n : a - b < n;
-}
-
-// True when byte ranges [a, a + bytes) and [b, b + bytes) intersect (bytes > 0).
-bool intersecting(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
-  return a < b ? b - a < bytes : a - b < bytes;
-}
-
-// True when two different buffer handles reach the same memory in their scanned ranges: sub-buffers of
-// one parent (or a buffer and its sub-buffer), or buffers over one host range. OpenCL leaves writing
-// through one while reading through the other undefined, even for the very same range.
-bool views_overlap(const memory_view& in, std::size_t in_bytes, const memory_view& out, std::size_t out_bytes,
-                   std::size_t bytes) {
-  if (bytes == 0) return false;
-  if (in.root == out.root && intersecting(in.origin + in_bytes, out.origin + out_bytes, bytes)) return true;
-  return in.host && out.host &&
-         intersecting(reinterpret_cast<std::uintptr_t>(in.host) + in_bytes,
-                      reinterpret_cast<std::uintptr_t>(out.host) + out_bytes, bytes);
-}
 
 // True when some event of the wait list has not completed yet (so it may still fail).
 bool waits_pending(const cl_event* events, cl_uint count) {
@@ -163,48 +33,37 @@ bool waits_pending(const cl_event* events, cl_uint count) {
 
 cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                        std::size_t n, const scan_request& request) {
-  cl_command_queue q = queue();
-  if (!q) throw invalid_argument("clscan: the command queue is null");
-  const auto context = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
-  const auto device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
-  const auto properties = queue_info<cl_command_queue_properties>(q, CL_QUEUE_PROPERTIES);
-  const bool out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-
+  const checked_call call = check_arguments(queue, in, out, n, request);
   const std::size_t element_size = size_of(request.type);
-  const bool in_place = in() == out();
-  const memory_view in_view =
-      check_buffer(in(), "input", context, request.in_offset, n, element_size,
-                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
-  const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, n, element_size,
-                                            CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
-  if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
-    throw invalid_argument("clscan: input and output ranges overlap without being the same range");
-  if (!in_place && views_overlap(in_view, request.in_offset * element_size, out_view,
-                                 request.out_offset * element_size, n * element_size))
-    throw invalid_argument(
-        "clscan: the input and output buffers are different handles whose ranges overlap "
-        "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
-        "host memory); to scan in place, pass the same cl::Buffer as input and output");
-
-  const std::vector<cl::Event>* user_waits = request.wait_list;
-  const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
-  // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
-  const cl_event* user_wait_events =
-      user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
-  check_wait_list(user_wait_events, user_wait_count, context);
-  validate_request(request, cached_capabilities(device));
-
   if (n == 0) {
     cl_event marker = nullptr;
-    check(clEnqueueMarkerWithWaitList(q, user_wait_count, user_wait_events, &marker),
+    check(clEnqueueMarkerWithWaitList(call.queue, call.wait_count, call.waits, &marker),
           "clEnqueueMarkerWithWaitList");
     return cl::Event(marker);
   }
 
   // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
-  const std::shared_ptr<workspace> held = workspace_for(context, device);
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
   workspace& ws = *held;
+  // Vector accesses only where both buffers' element addresses allow them: the offset alone does not
+  // tell (host memory and sub-buffers start at element-aligned addresses only).
+  const std::size_t vector_alignment =
+      std::min(address_alignment(call.in, request.in_offset * element_size, ws.base_alignment),
+               address_alignment(call.out, request.out_offset * element_size, ws.base_alignment));
   std::unique_lock<std::mutex> lock(ws.mutex);
+
+  std::optional<scan_plan> plan =
+      plan_scan(ws, request, n, vector_alignment, known_single_pass_verdict(ws.caps, request.type));
+  if (!plan) {
+    // The first single-pass scan on this device: the check runs scans of its own, on GPUs in this
+    // context (taking this workspace's lock), so the lock is given up meanwhile.
+    lock.unlock();
+    const single_pass_qualification& verdict =
+        ensure_single_pass_qualified(ws.caps, request.type, &ws.context);
+    lock.lock();
+    plan = plan_scan(ws, request, n, vector_alignment, &verdict);
+  }
+  const compiled_variant& kernels = ws.variant(plan->key);
 
   scan_operands operands;
   operands.in = in();
@@ -214,59 +73,16 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
   operands.out_offset = request.out_offset;
   operands.request = &request;
   operands.identity = identity_of(request.type, request.operation, request.custom_identity);
-
-  // Only an automatic choice needs the three-stage tile (a forced algorithm never reads the other's
-  // shape, so CLSCAN_TUNING may give it a shape only the forced one can use: clscan-tune does).
-  std::size_t three_stage_tile = 0;
-  if (request.algo == algorithm::automatic) {
-    const tuning& small_shape = ws.shape(request.type, algorithm::three_stage, n);
-    three_stage_tile = small_shape.work_group_size * small_shape.items_per_thread;
-  }
-  std::optional<algorithm> choice = choose_algorithm(request, ws.caps, n, three_stage_tile,
-                                                     known_single_pass_verdict(ws.caps, request.type));
-  if (!choice) {
-    // The first single-pass scan on this device: the check runs scans of its own, on GPUs in this
-    // context (taking this workspace's lock), so the lock is given up meanwhile.
-    lock.unlock();
-    const single_pass_qualification& verdict =
-        ensure_single_pass_qualified(ws.caps, request.type, &ws.context);
-    lock.lock();
-    choice = choose_algorithm(request, ws.caps, n, three_stage_tile, &verdict);
-  }
-  const algorithm algo = *choice;
-  const tuning& shape = ws.shape(request.type, algo, n);
-  variant_key key;
-  key.algo = algo;
-  key.type = request.type;
-  key.operation = request.operation;
-  if (request.operation == op::custom) {
-    key.custom_op = ws.intern(*request.custom_op);
-    key.custom_identity = request.custom_identity;
-  }
-  key.work_group_size = shape.work_group_size;
-  key.items_per_thread = shape.items_per_thread;
-  key.vector_width = shape.vector_width;
-  key.lookback = algo == algorithm::single_pass ? shape.lookback : 0;
-  key.spin_limit = algo == algorithm::single_pass ? shape.spin_limit : 0;
-  // Whole vectors through aligned pointers only where both buffers' element addresses allow it: the
-  // offset alone does not tell (host memory and sub-buffers start at element-aligned addresses only).
-  const std::size_t vector_bytes = shape.vector_width * element_size;
-  key.aligned =
-      address_alignment(in_view, request.in_offset * element_size, ws.base_alignment) >= vector_bytes &&
-      address_alignment(out_view, request.out_offset * element_size, ws.base_alignment) >= vector_bytes;
-  const compiled_variant& kernels = ws.variant(key);
+  operands.small_inputs = plan->small_inputs;
 
   // A set of temporaries that another scan's pending command may still use is never taken, so the
   // scan waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
-  temporaries& temps = ws.temporaries_for(q, out_of_order);
-  operands.waits_pending = algo == algorithm::single_pass && waits_pending(user_wait_events, user_wait_count);
+  temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
+  operands.waits_pending = plan->algo == algorithm::single_pass && waits_pending(call.waits, call.wait_count);
 
-  launch_sequence launch(q, out_of_order, user_wait_events, user_wait_count);
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count);
   try {
-    if (algo == algorithm::single_pass)
-      enqueue_single_pass(ws, temps, kernels, operands, launch);
-    else
-      enqueue_three_stage(ws, temps, kernels, operands, launch);
+    unit_of(plan->algo).enqueue(ws, temps, kernels, operands, launch);
   } catch (...) {
     // Commands enqueued before the failure may still run on these temporaries, and no event tells
     // when they end: give the set up (OpenCL keeps its buffers alive for those commands), so that no
@@ -277,7 +93,7 @@ cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 
   cl::Event done = launch.finish();
   temps.last_event = done;
-  if (temps.last_queue() != q) temps.last_queue = queue;
+  if (temps.last_queue() != call.queue) temps.last_queue = queue;
   return done;
 }
 

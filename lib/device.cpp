@@ -1,5 +1,6 @@
 #include "device_info.hpp"
 #include "error_check.hpp"
+#include "settings.hpp"
 
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>
@@ -166,7 +167,8 @@ device_capabilities read_capabilities(cl_device_id device) {
       has_extension(extensions, "cl_khr_subgroups") || has_extension(extensions, "cl_intel_subgroups");
   caps.out_of_order_queues = (device_info<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_PROPERTIES) &
                               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-  if (const char* limits = std::getenv("CLSCAN_DEVICE_LIMITS"); limits && *limits) apply_limits(caps, limits);
+  if (const std::string_view limits = detail::device_limits(); !limits.empty())
+    apply_limits(caps, std::string(limits).c_str());
   return caps;
 }
 
@@ -177,9 +179,9 @@ std::string lower(std::string text) {
 }
 
 // True when `wanted` (from the environment) is unset, equals `index`, or is part of `name`.
-bool matches(const char* wanted, std::size_t index, const std::string& name) {
-  if (!wanted || !*wanted) return true;
-  const std::string text = wanted;
+bool matches(std::string_view wanted, std::size_t index, const std::string& name) {
+  if (wanted.empty()) return true;
+  const std::string text(wanted);
   if (text.find_first_not_of("0123456789") == std::string::npos)
     return std::strtoull(text.c_str(), nullptr, 10) == index; // out of range: matches none
   return lower(name).find(lower(text)) != std::string::npos;
@@ -188,8 +190,8 @@ bool matches(const char* wanted, std::size_t index, const std::string& name) {
 } // namespace
 
 cl::Device select_device() {
-  const char* wanted_platform = std::getenv("CLSCAN_PLATFORM");
-  const char* wanted_device = std::getenv("CLSCAN_DEVICE");
+  const std::string_view wanted_platform = detail::wanted_platform();
+  const std::string_view wanted_device = detail::wanted_device();
   cl_uint platform_count = 0;
   if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0)
     throw error("clscan: no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
@@ -209,9 +211,8 @@ cl::Device select_device() {
         candidates.push_back(devices[d]);
   }
   if (candidates.empty())
-    throw error(std::string("clscan: no OpenCL device matches CLSCAN_PLATFORM='") +
-                (wanted_platform ? wanted_platform : "") + "' CLSCAN_DEVICE='" +
-                (wanted_device ? wanted_device : "") + "'");
+    throw error("clscan: no OpenCL device matches CLSCAN_PLATFORM='" + std::string(wanted_platform) +
+                "' CLSCAN_DEVICE='" + std::string(wanted_device) + "'");
   for (cl_device_id device : candidates)
     if (device_info<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) return cl::Device(device);
   return cl::Device(candidates.front());

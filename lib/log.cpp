@@ -1,4 +1,5 @@
 #include "log.hpp"
+#include "settings.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -25,10 +26,7 @@ struct log_state {
   std::atomic<bool> has_handler{false};
   const std::string env_target = read_env_target(); // CLSCAN_LOG: a file path or "stderr"
 
-  static std::string read_env_target() {
-    const char* target = std::getenv("CLSCAN_LOG");
-    return target ? target : "";
-  }
+  static std::string read_env_target() { return std::string(detail::log_target()); }
 };
 
 log_state& state() {

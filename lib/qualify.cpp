@@ -1,9 +1,11 @@
 #include "qualify.hpp"
 
+#include "algorithms/single_pass.hpp"
 #include "device_info.hpp"
-#include "disk_cache.hpp"
-#include "dispatch.hpp"
 #include "log.hpp"
+#include "program/disk_cache.hpp"
+#include "settings.hpp"
+#include "tuning.hpp"
 
 #include <clscan/cache.hpp>
 #include <clscan/error.hpp>
@@ -29,15 +31,12 @@ namespace {
 // The environment settings that change the shapes or kernels under test: a verdict is kept per
 // setting (a CLSCAN_TUNING shape is checked on its own), and one reached under any of them says
 // nothing about the default build, so it is neither stored nor read.
-constexpr const char* setting_names[] = {"CLSCAN_TUNING", "CLSCAN_BUILD_OPTIONS", "CLSCAN_SPIN_LIMIT",
-                                         "CLSCAN_NARROW_STATUS", "CLSCAN_MEMORY_MODEL"};
-using settings = std::array<std::string, std::size(setting_names)>;
+using settings = std::array<std::string, experimental_setting_count>;
 
 settings current_settings() {
   settings values;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const char* text = std::getenv(setting_names[i]);
-    values[i] = text ? text : "";
+    values[i] = environment(experimental_setting_names[i]);
   }
   return values;
 }
@@ -45,17 +44,14 @@ settings current_settings() {
 // Compares without allocating: this runs on every single-pass call.
 bool are_current(const settings& values) {
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const char* text = std::getenv(setting_names[i]);
-    if (values[i] != (text ? text : "")) return false;
+    if (values[i] != environment(experimental_setting_names[i])) return false;
   }
   return true;
 }
 
 bool experimental_settings() {
-  return std::any_of(std::begin(setting_names), std::end(setting_names), [](const char* name) {
-    const char* text = std::getenv(name);
-    return text && *text;
-  });
+  return std::any_of(std::begin(experimental_setting_names), std::end(experimental_setting_names),
+                     [](const char* name) { return !environment(name).empty(); });
 }
 
 struct entry {
@@ -96,15 +92,6 @@ entry* find_entry(const device_capabilities& caps, element_type type) {
 
 // Set while this thread runs a qualification's own scans, which must not qualify again.
 thread_local bool inside_qualification = false;
-
-// 0: off, 1: forced (ignore stored verdicts), -1: default. Anything else is an error.
-int qualify_setting() {
-  const char* text = std::getenv("CLSCAN_QUALIFY");
-  if (!text || !*text) return -1;
-  if (std::strcmp(text, "0") == 0) return 0;
-  if (std::strcmp(text, "1") == 0) return 1;
-  throw invalid_argument(std::string("CLSCAN_QUALIFY='") + text + "' must be 0 or 1");
-}
 
 std::string verdict_path(const device_capabilities& caps) {
   const std::string dir = disk_cache_directory();
@@ -172,22 +159,30 @@ void store_verdict(const device_capabilities& caps, const std::string& key,
     log(log_level::warning, "not storing the single-pass qualification: " + failure);
 }
 
-// Element counts that make each single-pass shape of this device run several tiles with a partial
-// last one: the large-input shape, and on GPUs the small-input shape too.
-std::vector<std::size_t> check_sizes(const device_capabilities& caps, element_type type) {
-  const std::size_t element_size = size_of(type);
-  std::vector<std::size_t> sizes;
-  const std::size_t small_limit = small_input_bytes(caps, algorithm::single_pass) / element_size;
+// One check run: n elements in one size class. Each single-pass shape of the device runs several tiles
+// with a partial last one: the large-input shape, and on GPUs the small-input shape too. The size class
+// is forced (size_class_under_test), so the large shape is checked without inputs of its class's size
+// (16 MiB and more on GPUs).
+struct check_run {
+  std::size_t n;
+  bool small_inputs;
+};
+
+std::vector<check_run> check_runs(const device_capabilities& caps, element_type type) {
+  std::vector<check_run> runs;
   const tuning large = initial_tuning(caps, type, algorithm::single_pass);
   const std::size_t large_tile = large.work_group_size * large.items_per_thread;
-  sizes.push_back(std::max(2 * large_tile + large_tile / 2 + 3, small_limit + large_tile + 5));
-  if (small_limit) {
+  runs.push_back({2 * large_tile + large_tile / 2 + 3, false});
+  if (small_input_bytes(caps, algorithm::single_pass)) {
     const tuning small = initial_tuning(caps, type, algorithm::single_pass, true);
     const std::size_t small_tile = small.work_group_size * small.items_per_thread;
-    sizes.push_back(std::min(3 * small_tile + small_tile / 3 + 1, small_limit));
+    runs.push_back({3 * small_tile + small_tile / 3 + 1, true});
   }
-  return sizes;
+  return runs;
 }
+
+// The size class a qualification's own scan runs in, on the thread that runs it.
+thread_local std::optional<bool> class_under_test;
 
 template <typename T> std::vector<T> check_input(std::size_t n) {
   std::vector<T> data(n);
@@ -245,7 +240,9 @@ std::string check_candidate(const device_capabilities& caps, element_type type, 
       own_context ? std::optional<release_on_exit>(std::in_place, release_on_exit{context}) : std::nullopt;
   options<T> opts;
   opts.algorithm = algorithm::single_pass;
-  for (const std::size_t n : check_sizes(caps, type)) {
+  for (const check_run& run : check_runs(caps, type)) {
+    const std::size_t n = run.n;
+    class_under_test = run.small_inputs;
     const std::vector<T> input = check_input<T>(n);
     // The sums wrap like the kernels' (as unsigned), so that the comparison is exact.
     using U = std::make_unsigned_t<T>;
@@ -304,6 +301,7 @@ single_pass_qualification run_qualification(entry& slot, const device_capabiliti
       wrong = std::string("error: ") + e.what();
     }
     inside_qualification = false;
+    class_under_test.reset();
     const std::string shape = describe(initial_tuning(caps, check_type, algorithm::single_pass));
     if (wrong.empty()) {
       verdict.passed = true;
@@ -345,10 +343,14 @@ const single_pass_qualification& trusted_verdict() {
 
 } // namespace
 
+std::optional<bool> size_class_under_test(algorithm algo) {
+  return algo == algorithm::single_pass && inside_qualification ? class_under_test : std::nullopt;
+}
+
 const single_pass_qualification* known_single_pass_verdict(const device_capabilities& caps,
                                                            element_type type) {
   if (inside_qualification) return &trusted_verdict();
-  qualify_setting(); // a bad CLSCAN_QUALIFY is an error on every call that would use it
+  qualify_override(); // a bad CLSCAN_QUALIFY is an error on every call that would use it
   const std::lock_guard<std::mutex> lock(entries_mutex());
   const entry* found = find_entry(caps, type);
   return found && found->done ? &found->verdict : nullptr;
@@ -357,7 +359,7 @@ const single_pass_qualification* known_single_pass_verdict(const device_capabili
 const single_pass_qualification& ensure_single_pass_qualified(const device_capabilities& caps,
                                                               element_type type, const cl::Context* context) {
   if (const single_pass_qualification* known = known_single_pass_verdict(caps, type)) return *known;
-  const int setting = qualify_setting();
+  const std::optional<bool> setting = qualify_override();
   // One check at a time; a thread that waited here finds the verdict another one reached.
   const std::lock_guard<std::mutex> checking(check_mutex());
   entry* found = nullptr;
@@ -375,13 +377,13 @@ const single_pass_qualification& ensure_single_pass_qualified(const device_capab
   }
   entry& slot = *found;
   single_pass_qualification verdict;
-  if (setting == 0) {
+  if (setting.has_value() && !*setting) {
     verdict = trusted_verdict();
     verdict.detail = "not checked (CLSCAN_QUALIFY=0)";
   } else {
     const std::string key =
         verdict_key(size_of(type), describe(initial_tuning(caps, type, algorithm::single_pass)));
-    const bool use_disk = setting != 1 && !experimental_settings();
+    const bool use_disk = !setting.value_or(false) && !experimental_settings();
     if (!(use_disk && load_verdict(caps, key, verdict))) {
       verdict = run_qualification(slot, caps, type, context);
       if (!experimental_settings()) store_verdict(caps, key, verdict);

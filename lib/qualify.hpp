@@ -3,6 +3,9 @@
 #pragma once
 
 #include <clscan/device.hpp>
+#include <clscan/options.hpp>
+
+#include <optional>
 
 namespace clscan::detail {
 
@@ -15,6 +18,10 @@ enum class single_pass_candidate : std::size_t {
 // The candidate dispatch should use for single-pass shapes of `type` on this device: the one under
 // test while a qualification runs, else the qualified one, else the preferred one.
 single_pass_candidate qualified_candidate(const device_capabilities& caps, element_type type);
+
+// Inside a qualification's own single-pass scans (on the thread that runs them), the size class under
+// test (true: the small-input shape); else std::nullopt, and dispatch decides the class from n.
+std::optional<bool> size_class_under_test(algorithm algo);
 
 // The verdict reached for `type` on this device in this process (under the current settings; a passing
 // one inside a qualification's own scans), or nullptr. Never waits for a running check: dispatch asks

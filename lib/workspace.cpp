@@ -2,9 +2,9 @@
 
 #include "device_info.hpp"
 #include "error_check.hpp"
-#include "kernel_sources.hpp"
 #include "log.hpp"
-#include "program_cache.hpp"
+#include "settings.hpp"
+#include "tuning.hpp"
 
 #include <clscan/cache.hpp>
 #include <clscan/error.hpp>
@@ -19,45 +19,6 @@
 namespace clscan::detail {
 namespace {
 
-cl::Kernel make_kernel(const cl::Program& program, const char* name) {
-  cl_int status = CL_SUCCESS;
-  cl_kernel kernel = clCreateKernel(program(), name, &status);
-  check(status, "clCreateKernel");
-  return cl::Kernel(kernel);
-}
-
-std::size_t kernel_work_group_limit(const cl::Kernel& kernel, const cl::Device& device) {
-  std::size_t limit = 0;
-  check(
-      clGetKernelWorkGroupInfo(kernel(), device(), CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, nullptr),
-      "clGetKernelWorkGroupInfo");
-  return limit;
-}
-
-compiled_variant compile(const workspace& ws, const variant_key& key) {
-  const char* file = key.algo == algorithm::single_pass ? "single_pass.cl" : "three_stage.cl";
-  const std::string source = program_prelude(key, ws.caps) + kernel_source(file);
-  compiled_variant built;
-  built.program = build_program(ws.context, ws.device, ws.caps, source, build_options(key, ws.caps));
-  if (key.algo == algorithm::single_pass) {
-    built.single_pass = make_kernel(built.program, "scan_single_pass");
-    built.clear_status = make_kernel(built.program, "clear_status");
-  } else {
-    built.scan_tiles = make_kernel(built.program, "scan_tiles");
-    built.add_tile_prefixes = make_kernel(built.program, "add_tile_prefixes");
-  }
-  built.work_group_size = key.work_group_size;
-  built.tile = key.work_group_size * key.items_per_thread;
-  return built;
-}
-
-std::size_t smallest_limit(const compiled_variant& built, const cl::Device& device) {
-  std::size_t limit = SIZE_MAX;
-  for (const cl::Kernel* kernel : {&built.scan_tiles, &built.add_tile_prefixes, &built.single_pass})
-    if ((*kernel)()) limit = std::min(limit, kernel_work_group_limit(*kernel, device));
-  return limit;
-}
-
 std::size_t device_base_alignment(const cl::Device& device) {
   cl_uint bits = 0;
   check(clGetDeviceInfo(device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, nullptr),
@@ -71,8 +32,7 @@ workspace::workspace(cl::Context context_in, cl::Device device_in)
     : context(std::move(context_in)), device(std::move(device_in)), caps(cached_capabilities(device())),
       base_alignment(device_base_alignment(device)) {}
 
-const tuning& workspace::shape(element_type type, algorithm algo, std::size_t n) {
-  const bool small_inputs = n * size_of(type) <= small_input_bytes(caps, algo);
+const tuning& workspace::shape(element_type type, algorithm algo, bool small_inputs) {
   auto key = std::make_tuple(type, algo, small_inputs);
   auto it = shapes_.find(key);
   if (it == shapes_.end()) it = shapes_.emplace(key, initial_tuning(caps, type, algo, small_inputs)).first;
@@ -81,24 +41,8 @@ const tuning& workspace::shape(element_type type, algorithm algo, std::size_t n)
 
 const compiled_variant& workspace::variant(const variant_key& key) {
   auto it = variants_.find(key);
-  if (it != variants_.end()) return it->second;
-
-  variant_key attempt = key;
-  compiled_variant built = compile(*this, attempt);
-  // The work-group size is compiled in (reqd_work_group_size, local arrays), so a kernel that cannot
-  // run that many work-items (registers, local memory) is rebuilt with fewer.
-  for (std::size_t limit = smallest_limit(built, device); limit < attempt.work_group_size;
-       limit = smallest_limit(built, device)) {
-    std::size_t smaller = 1;
-    while (smaller * 2 <= limit)
-      smaller *= 2;
-    if (log_enabled())
-      log(log_level::info, "kernel work-group limit " + std::to_string(limit) + " on " + caps.name +
-                               "; rebuilding with " + std::to_string(smaller) + " work-items");
-    attempt.work_group_size = smaller;
-    built = compile(*this, attempt);
-  }
-  return variants_.emplace(key, std::move(built)).first->second;
+  if (it == variants_.end()) it = variants_.emplace(key, build_variant(context, device, caps, key)).first;
+  return it->second;
 }
 
 const std::string* workspace::intern(std::string_view text) {
@@ -249,18 +193,7 @@ void release_or_keep(registry_state& r, std::vector<std::shared_ptr<workspace>>&
 // set it), else default_cache_limit.
 std::size_t cache_limit_locked(const registry_state& r) {
   if (r.limit) return r.limit;
-  const char* text = std::getenv("CLSCAN_MAX_CONTEXTS");
-  if (!text || !*text) return default_cache_limit;
-  std::size_t value = 0;
-  for (const char* c = text; *c; ++c) {
-    if (*c < '0' || *c > '9' || value > SIZE_MAX / 10 - 1)
-      throw invalid_argument(std::string("clscan: CLSCAN_MAX_CONTEXTS='") + text +
-                             "' is not a positive number of (context, device) pairs");
-    value = value * 10 + static_cast<std::size_t>(*c - '0');
-  }
-  if (value == 0)
-    throw invalid_argument("clscan: CLSCAN_MAX_CONTEXTS=0: clscan keeps at least one (context, device) pair");
-  return value;
+  return max_contexts_setting().value_or(default_cache_limit);
 }
 
 // Moves the least recently used idle workspaces out of the registry (into `evicted`, released by the

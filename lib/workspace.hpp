@@ -1,6 +1,6 @@
 #pragma once
 
-#include "dispatch.hpp"
+#include "program/build.hpp"
 
 #include <clscan/device.hpp>
 
@@ -15,17 +15,6 @@
 #include <vector>
 
 namespace clscan::detail {
-
-// The kernels of one program variant, ready to launch.
-struct compiled_variant {
-  cl::Program program;
-  cl::Kernel scan_tiles;        // three-stage
-  cl::Kernel add_tile_prefixes; // three-stage
-  cl::Kernel single_pass;       // single-pass
-  cl::Kernel clear_status;      // single-pass: zeroes the status words
-  std::size_t work_group_size = 0;
-  std::size_t tile = 0; // elements per work-group
-};
 
 // The device memory one scan works in besides the user's buffers: grow-only scratch buffers and the
 // single-pass look-back state, with the last command that used them. A scan takes a set only when no
@@ -72,12 +61,12 @@ public:
   // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: the alignment of buffers the implementation allocates.
   const std::size_t base_alignment;
 
-  // The launch shape for a type and algorithm and a scan of n elements (read once per shape class:
-  // defaults, a tuned shape, then CLSCAN_TUNING).
-  const tuning& shape(element_type type, algorithm algo, std::size_t n);
+  // The launch shape for a type, algorithm and size class (tuning.hpp small_input_bytes), read once
+  // per class: defaults, a tuned shape, then CLSCAN_TUNING.
+  const tuning& shape(element_type type, algorithm algo, bool small_inputs);
 
-  // The compiled kernels for `key`, built (or loaded from the disk cache) on first use. When the
-  // compiled kernel cannot run key.work_group_size work-items, the work-group is halved until it can.
+  // The compiled kernels for `key`, built (or loaded from the disk cache) on first use
+  // (program/build.hpp build_variant).
   const compiled_variant& variant(const variant_key& key);
 
   // The one stored copy of a custom operator's text (variant_key::custom_op); copies it only the first

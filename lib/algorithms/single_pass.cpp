@@ -1,7 +1,10 @@
-#include "single_pass.hpp"
+// The single-pass scan (kernels/single_pass.cl): tiles claimed through a global ticket, chained by
+// decoupled look-back with a fallback, so that no work-group waits for another to be scheduled.
+#include "algorithms/single_pass.hpp"
 
-#include "dispatch.hpp"
 #include "error_check.hpp"
+#include "settings.hpp"
+#include "tuning.hpp"
 
 #include <algorithm>
 
@@ -15,14 +18,62 @@ struct status_layout {
   std::size_t payload_bits;
 };
 
+} // namespace
+
+bool wide_status_words(const device_capabilities& caps) {
+  // CLSCAN_NARROW_STATUS=1 gives devices with 64-bit atomics the layout of those without, so that
+  // tests (Oclgrind, fuzz, tag wrap-around) reach it on the devices at hand.
+  return caps.int64_atomics && !narrow_status_forced();
+}
+
+bool acq_rel_status(const device_capabilities& caps) {
+  // CLSCAN_MEMORY_MODEL=fences gives devices with release/acquire atomics the OpenCL 1.2 protocol, so
+  // that tests reach it there; read on each call (part of the qualification's settings).
+  if (memory_model_override() == memory_model::fences) return false;
+  return !caps.acq_rel_cl_std.empty() && (!wide_status_words(caps) || caps.int64_extended_atomics);
+}
+
 status_layout layout_for(const device_capabilities& caps) {
   return wide_status_words(caps) ? status_layout{8, 32} : status_layout{4, 16};
 }
 
-} // namespace
+namespace {
 
-void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_variant& kernels,
-                         const scan_operands& op, launch_sequence& launch) {
+constexpr std::size_t scan_kernel = 0, clear_status_kernel = 1;
+
+// The work-group scan's scratch, the look-back's state and, on GPUs, the tile with one vector of
+// padding per work-item (CLSCAN_TILE_VECTORS).
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
+  const std::size_t element_size = size_of(type);
+  const std::size_t wg = shape.work_group_size;
+  std::size_t bytes = group_scan_local_bytes(wg, element_size);
+  bytes += std::min(shape.lookback, wg) * (sizeof(cl_int) + element_size) + 64;
+  if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * element_size;
+  return bytes;
+}
+
+std::string prelude(const variant_key&, const device_capabilities& caps) {
+  // One status-word width per device, so that words left by any earlier launch on the same
+  // workspace are read with the layout they were written with.
+  std::string lines =
+      std::string("#define CLSCAN_WIDE_STATUS ") + (wide_status_words(caps) ? "1" : "0") + "\n";
+  lines += std::string("#define CLSCAN_ACQ_REL ") + (acq_rel_status(caps) ? "1" : "0") + "\n";
+  // GPUs keep the tile in local memory and coalesce global accesses across work-items; CPUs stream
+  // each work-item's run. Overridable with -D (e.g. Oclgrind's --build-options, to check the CPU
+  // variant on it).
+  lines += std::string("#ifndef CLSCAN_REREAD\n#define CLSCAN_REREAD ") + (caps.is_gpu() ? "0" : "1") +
+           "\n#endif\n";
+  return lines;
+}
+
+std::string build_options(const variant_key& key, const device_capabilities& caps) {
+  return " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) +
+         " -DCLSCAN_SPIN_LIMIT=" + std::to_string(key.spin_limit) +
+         (acq_rel_status(caps) ? " -cl-std=" + caps.acq_rel_cl_std : std::string());
+}
+
+void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
+             launch_sequence& launch) {
   const std::size_t element_size = size_of(op.request->type);
   const status_layout layout = layout_for(ws.caps);
   const std::size_t words_per_value = element_size * 8 / layout.payload_bits;
@@ -30,12 +81,12 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
   // Inputs of at most small_input_bytes run on smaller tiles, so a smaller n can need more tiles:
   // the buffer is sized for both, so that no smaller n allocates again.
   std::size_t capacity_tiles = tiles;
-  if (const std::size_t small_n =
-          std::min(op.n, small_input_bytes(ws.caps, algorithm::single_pass) / element_size);
-      small_n > 0 && small_n < op.n) {
-    const tuning& small_shape = ws.shape(op.request->type, algorithm::single_pass, small_n);
-    const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
-    capacity_tiles = std::max(capacity_tiles, (small_n + small_tile - 1) / small_tile);
+  if (!op.small_inputs) {
+    if (const std::size_t small_n = small_input_bytes(ws.caps, algorithm::single_pass) / element_size) {
+      const tuning& small_shape = ws.shape(op.request->type, algorithm::single_pass, true);
+      const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
+      capacity_tiles = std::max(capacity_tiles, (small_n + small_tile - 1) / small_tile);
+    }
   }
   // Word 0 is the ticket counter, then an aggregate and a prefix slot per tile.
   const std::size_t status_bytes = (1 + capacity_tiles * 2 * words_per_value) * layout.word_bytes;
@@ -73,17 +124,17 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
     check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr),
           "clGetMemObjectInfo");
     const cl_ulong words = capacity / layout.word_bytes;
-    set_arg(kernels.clear_status(), 0, status_mem);
-    set_arg(kernels.clear_status(), 1, words);
-    launch.run_before_waits(kernels.clear_status(), std::min<std::size_t>(words, 1u << 16));
+    set_arg(kernels.kernels[clear_status_kernel](), 0, status_mem);
+    set_arg(kernels.kernels[clear_status_kernel](), 1, words);
+    launch.run_before_waits(kernels.kernels[clear_status_kernel](), std::min<std::size_t>(words, 1u << 16));
   } else if (reset_ticket) {
     // Word 0 only: tags keep counting up, so words of a launch that did run never look current.
-    set_arg(kernels.clear_status(), 0, status_mem);
-    set_arg(kernels.clear_status(), 1, cl_ulong{1});
-    launch.run_before_waits(kernels.clear_status(), 1);
+    set_arg(kernels.kernels[clear_status_kernel](), 0, status_mem);
+    set_arg(kernels.kernels[clear_status_kernel](), 1, cl_ulong{1});
+    launch.run_before_waits(kernels.kernels[clear_status_kernel](), 1);
   }
 
-  cl_kernel k = kernels.single_pass();
+  cl_kernel k = kernels.kernels[scan_kernel]();
   const cl_mem in = op.in, out = op.out;
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
@@ -111,6 +162,20 @@ void enqueue_single_pass(workspace& ws, temporaries& temps, const compiled_varia
     // was free); once it runs, its own reset or clear made the state right again.
     temps.unconfirmed_launch = cl::Event();
   }
+}
+
+} // namespace
+
+const algorithm_unit single_pass_unit = {algorithm::single_pass,
+                                         "single_pass.cl",
+                                         {"scan_single_pass", "clear_status"},
+                                         local_memory_bytes,
+                                         prelude,
+                                         build_options,
+                                         enqueue};
+
+bool single_pass_supported(const device_capabilities& caps, element_type) {
+  return caps.int32_global_atomics;
 }
 
 } // namespace clscan::detail

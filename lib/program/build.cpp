@@ -1,12 +1,15 @@
-#include "program_cache.hpp"
+#include "program/build.hpp"
 
-#include "disk_cache.hpp"
+#include "algorithms/algorithm_unit.hpp"
 #include "error_check.hpp"
 #include "log.hpp"
+#include "program/disk_cache.hpp"
 
 #include <clscan/error.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 namespace clscan::detail {
 namespace {
@@ -66,7 +69,59 @@ std::vector<unsigned char> program_binary(cl_program program) {
   return binary;
 }
 
+cl::Kernel make_kernel(const cl::Program& program, const char* name) {
+  cl_int status = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program(), name, &status);
+  check(status, "clCreateKernel");
+  return cl::Kernel(kernel);
+}
+
+std::size_t kernel_work_group_limit(const cl::Kernel& kernel, const cl::Device& device) {
+  std::size_t limit = 0;
+  check(
+      clGetKernelWorkGroupInfo(kernel(), device(), CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, nullptr),
+      "clGetKernelWorkGroupInfo");
+  return limit;
+}
+
+compiled_variant compile(const cl::Context& context, const cl::Device& device,
+                         const device_capabilities& caps, const variant_key& key) {
+  const algorithm_unit& unit = unit_of(key.algo);
+  compiled_variant built;
+  built.program = build_program(context, device, caps, program_source(key, caps), program_options(key, caps));
+  for (std::size_t i = 0; i < max_variant_kernels; ++i)
+    if (unit.kernel_names[i]) built.kernels[i] = make_kernel(built.program, unit.kernel_names[i]);
+  built.work_group_size = key.work_group_size;
+  built.tile = key.work_group_size * key.items_per_thread;
+  return built;
+}
+
+std::size_t smallest_limit(const compiled_variant& built, const cl::Device& device) {
+  std::size_t limit = SIZE_MAX;
+  for (const cl::Kernel& kernel : built.kernels)
+    if (kernel()) limit = std::min(limit, kernel_work_group_limit(kernel, device));
+  return limit;
+}
+
 } // namespace
+
+compiled_variant build_variant(const cl::Context& context, const cl::Device& device,
+                               const device_capabilities& caps, const variant_key& key) {
+  variant_key attempt = key;
+  compiled_variant built = compile(context, device, caps, attempt);
+  for (std::size_t limit = smallest_limit(built, device); limit < attempt.work_group_size;
+       limit = smallest_limit(built, device)) {
+    std::size_t smaller = 1;
+    while (smaller * 2 <= limit)
+      smaller *= 2;
+    if (log_enabled())
+      log(log_level::info, "kernel work-group limit " + std::to_string(limit) + " on " + caps.name +
+                               "; rebuilding with " + std::to_string(smaller) + " work-items");
+    attempt.work_group_size = smaller;
+    built = compile(context, device, caps, attempt);
+  }
+  return built;
+}
 
 cl::Program build_program(const cl::Context& context, const cl::Device& device,
                           const device_capabilities& caps, const std::string& source,

@@ -1,7 +1,11 @@
-#include "three_stage.hpp"
+// The three-stage scan (kernels/three_stage.cl): scan tiles, scan the tile totals recursively, add
+// them back. Runs on any device, and gives the same bits run to run.
+#include "algorithms/three_stage.hpp"
 
 namespace clscan::detail {
 namespace {
+
+constexpr std::size_t scan_tiles_kernel = 0, add_tile_prefixes_kernel = 1;
 
 std::size_t tiles_for(std::size_t n, std::size_t tile) { return (n + tile - 1) / tile; }
 
@@ -18,7 +22,7 @@ struct tile_scan_args {
 
 void scan_tiles(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
                 const tile_scan_args& a, bool last) {
-  cl_kernel k = kernels.scan_tiles();
+  cl_kernel k = kernels.kernels[scan_tiles_kernel]();
   set_arg(k, 0, a.src);
   set_arg(k, 1, a.src_offset);
   set_arg(k, 2, a.dst);
@@ -33,7 +37,7 @@ void scan_tiles(launch_sequence& launch, const compiled_variant& kernels, std::s
 void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
                        cl_mem data, cl_ulong offset, cl_ulong n, cl_mem prefixes, cl_int has_seed,
                        const element_value& seed, bool last) {
-  cl_kernel k = kernels.add_tile_prefixes();
+  cl_kernel k = kernels.kernels[add_tile_prefixes_kernel]();
   set_arg(k, 0, data);
   set_arg(k, 1, offset);
   set_arg(k, 2, n);
@@ -43,16 +47,15 @@ void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels,
   launch.run(k, tiles_for(n, kernels.tile), kernels.work_group_size, last);
 }
 
-} // namespace
-
-std::size_t three_stage_level_elements(std::size_t n, std::size_t tile, std::size_t level) {
-  for (std::size_t l = 0; l < level; ++l)
-    n = tiles_for(n, tile);
-  return n;
+// The work-group scan's scratch; each work-item keeps its run in private memory.
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities&, element_type type) {
+  return group_scan_local_bytes(shape.work_group_size, size_of(type));
 }
 
-void enqueue_three_stage(workspace& ws, temporaries& temps, const compiled_variant& kernels,
-                         const scan_operands& op, launch_sequence& launch) {
+std::string no_additions(const variant_key&, const device_capabilities&) { return {}; }
+
+void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
+             launch_sequence& launch) {
   const std::size_t element_size = size_of(op.request->type);
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
@@ -90,5 +93,15 @@ void enqueue_three_stage(workspace& ws, temporaries& temps, const compiled_varia
   add_tile_prefixes(launch, kernels, element_size, op.out, op.out_offset, op.n, levels[1],
                     op.request->has_initial ? 1 : 0, seed, true);
 }
+
+} // namespace
+
+const algorithm_unit three_stage_unit = {algorithm::three_stage,
+                                         "three_stage.cl",
+                                         {"scan_tiles", "add_tile_prefixes"},
+                                         local_memory_bytes,
+                                         no_additions,
+                                         no_additions,
+                                         enqueue};
 
 } // namespace clscan::detail

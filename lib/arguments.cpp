@@ -1,0 +1,207 @@
+#include "arguments.hpp"
+
+#include "device_info.hpp"
+#include "element.hpp"
+#include "error_check.hpp"
+
+#include <clscan/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace clscan::detail {
+namespace {
+
+template <typename T> T queue_info(cl_command_queue queue, cl_command_queue_info what) {
+  T value{};
+  const cl_int status = clGetCommandQueueInfo(queue, what, sizeof(T), &value, nullptr);
+  if (status == CL_INVALID_COMMAND_QUEUE) throw invalid_argument("clscan: the command queue is not valid");
+  check(status, "clGetCommandQueueInfo");
+  return value;
+}
+
+template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char* role) {
+  T value{};
+  const cl_int status = clGetMemObjectInfo(memory, what, sizeof(T), &value, nullptr);
+  if (status == CL_INVALID_MEM_OBJECT)
+    throw invalid_argument(std::string("clscan: the ") + role + " buffer is not a valid memory object");
+  check(status, "clGetMemObjectInfo");
+  return value;
+}
+
+// `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
+// input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
+// it in place), so the input must not be write-only and the output must be readable and writable.
+memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
+                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags) {
+  if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
+  if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer belongs to another context than the queue");
+  const auto flags = memory_info<cl_mem_flags>(buffer, CL_MEM_FLAGS, role);
+  if (flags & forbidden_flags & CL_MEM_WRITE_ONLY)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer was created CL_MEM_WRITE_ONLY, but clscan's kernels read it; use "
+                           "CL_MEM_READ_WRITE");
+  if (flags & forbidden_flags & CL_MEM_READ_ONLY)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer was created CL_MEM_READ_ONLY, but clscan's kernels write it; use "
+                           "CL_MEM_READ_WRITE");
+  const std::size_t bytes = memory_info<std::size_t>(buffer, CL_MEM_SIZE, role);
+  const std::size_t capacity = bytes / element_size;
+  if (offset > capacity || n > capacity - offset)
+    throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
+                           " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
+                           std::to_string(offset) + " + n " + std::to_string(n));
+
+  memory_view view;
+  view.root = buffer;
+  cl_mem_flags root_flags = flags;
+  if (const auto parent = memory_info<cl_mem>(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, role)) {
+    view.root = parent;
+    view.origin = memory_info<std::size_t>(buffer, CL_MEM_OFFSET, role);
+    root_flags = memory_info<cl_mem_flags>(parent, CL_MEM_FLAGS, role);
+  }
+  if (root_flags & CL_MEM_USE_HOST_PTR) {
+    if (const auto* host =
+            static_cast<const unsigned char*>(memory_info<void*>(view.root, CL_MEM_HOST_PTR, role)))
+      view.host = host + view.origin;
+  }
+  // Kernels access elements through typed pointers, which OpenCL requires to be aligned to the type.
+  if (address_alignment(view, 0, element_size) < element_size)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer's memory does not start at a multiple of its " +
+                           std::to_string(element_size) +
+                           "-byte elements (CL_MEM_USE_HOST_PTR memory or a sub-buffer origin that is "
+                           "not element-aligned); OpenCL kernels need element-aligned data");
+  return view;
+}
+
+void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
+    cl_context event_context = nullptr;
+    const cl_int status =
+        clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
+    if (status == CL_INVALID_EVENT)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
+    check(status, "clGetEventInfo");
+    if (event_context != context)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
+                             "] belongs to another context than the queue");
+  }
+}
+
+// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
+bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
+  if (a == b) return false;
+  return a < b ? b - a < n : a - b < n;
+}
+
+// True when byte ranges [a, a + bytes) and [b, b + bytes) intersect (bytes > 0).
+bool intersecting(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
+  return a < b ? b - a < bytes : a - b < bytes;
+}
+
+// True when two different buffer handles reach the same memory in their scanned ranges: sub-buffers of
+// one parent (or a buffer and its sub-buffer), or buffers over one host range. OpenCL leaves writing
+// through one while reading through the other undefined, even for the very same range.
+bool views_overlap(const memory_view& in, std::size_t in_bytes, const memory_view& out, std::size_t out_bytes,
+                   std::size_t bytes) {
+  if (bytes == 0) return false;
+  if (in.root == out.root && intersecting(in.origin + in_bytes, out.origin + out_bytes, bytes)) return true;
+  return in.host && out.host &&
+         intersecting(reinterpret_cast<std::uintptr_t>(in.host) + in_bytes,
+                      reinterpret_cast<std::uintptr_t>(out.host) + out_bytes, bytes);
+}
+
+void validate_request(const scan_request& request, const device_capabilities& caps) {
+  if (request.type == element_type::float64 && !caps.fp64)
+    throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
+                            "' does not have");
+  const bool bitwise =
+      request.operation == op::bit_and || request.operation == op::bit_or || request.operation == op::bit_xor;
+  if (bitwise && is_floating(request.type))
+    throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
+                           opencl_name(request.type));
+  if (request.operation == op::custom) {
+    if (!request.custom_op || request.custom_op->empty())
+      throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
+    if (request.custom_op->find('\0') != std::string::npos)
+      throw invalid_argument(
+          "options::custom_op contains a NUL character, which OpenCL C source cannot hold");
+    if (request.custom_op->size() > max_custom_op_bytes)
+      throw invalid_argument("options::custom_op is " + std::to_string(request.custom_op->size()) +
+                             " bytes; an operator expression may have at most " +
+                             std::to_string(max_custom_op_bytes));
+  }
+  // A forced single-pass scan combines floating-point values in an order that depends on how
+  // work-groups are scheduled, so it cannot be deterministic; integer results are exact in any order.
+  if (request.deterministic && request.algo == algorithm::single_pass && is_floating(request.type))
+    throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
+                           "results depend on scheduling; use algorithm::automatic or three_stage");
+}
+
+} // namespace
+
+std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment) {
+  const auto power_of_two = [](std::uintptr_t address) {
+    return address ? static_cast<std::size_t>(address & (~address + 1)) : SIZE_MAX;
+  };
+  // The implementation's own memory: the sub-buffer origin (0 for a whole buffer) from an aligned base.
+  const std::size_t own = std::min(power_of_two(view.origin + offset), base_alignment);
+  if (!view.host) return own;
+  // CL_MEM_USE_HOST_PTR: kernels may run on the host memory itself, or on a copy the implementation
+  // keeps in memory of its own (NVIDIA does), so both addresses must allow the access: host.data()+3
+  // at element offset 5 is 32-byte aligned on the host and only 4-byte aligned in NVIDIA's copy, where
+  // an aligned vector load ended the kernel with -9999.
+  return std::min(power_of_two(reinterpret_cast<std::uintptr_t>(view.host) + offset), own);
+}
+
+checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                             std::size_t n, const scan_request& request) {
+  checked_call call;
+  cl_command_queue q = queue();
+  if (!q) throw invalid_argument("clscan: the command queue is null");
+  const auto context = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
+  const auto device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
+  const auto properties = queue_info<cl_command_queue_properties>(q, CL_QUEUE_PROPERTIES);
+  const bool out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+
+  const std::size_t element_size = size_of(request.type);
+  const bool in_place = in() == out();
+  const memory_view in_view =
+      check_buffer(in(), "input", context, request.in_offset, n, element_size,
+                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, n, element_size,
+                                            CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+  if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
+    throw invalid_argument("clscan: input and output ranges overlap without being the same range");
+  if (!in_place && views_overlap(in_view, request.in_offset * element_size, out_view,
+                                 request.out_offset * element_size, n * element_size))
+    throw invalid_argument(
+        "clscan: the input and output buffers are different handles whose ranges overlap "
+        "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
+        "host memory); to scan in place, pass the same cl::Buffer as input and output");
+
+  const std::vector<cl::Event>* user_waits = request.wait_list;
+  const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
+  // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
+  const cl_event* user_wait_events =
+      user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+  check_wait_list(user_wait_events, user_wait_count, context);
+  validate_request(request, cached_capabilities(device));
+
+  call.queue = q;
+  call.context = context;
+  call.device = device;
+  call.out_of_order = out_of_order;
+  call.in = in_view;
+  call.out = out_view;
+  call.waits = user_wait_events;
+  call.wait_count = user_wait_count;
+  return call;
+}
+
+} // namespace clscan::detail

@@ -1,0 +1,45 @@
+// Argument checks of a scan call: the queue, the buffers (context, access flags, size, alignment,
+// overlap), the wait list and the request against the device. Each failure is an invalid_argument or
+// unsupported_error that names the argument; nothing is enqueued before they all pass.
+#pragma once
+
+#include <clscan/device.hpp>
+#include <clscan/scan.hpp>
+
+#include <cstddef>
+
+namespace clscan::detail {
+
+// Where a buffer's memory lies, as far as OpenCL says: for the overlap check (two handles over one
+// parent buffer, or over one host range) and for the alignment of vector loads. Memory the
+// implementation allocates is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN; memory of CL_MEM_USE_HOST_PTR
+// buffers lies wherever the application put it, and a sub-buffer starts at its origin in its parent.
+struct memory_view {
+  cl_mem root = nullptr;               // a sub-buffer's parent, else the buffer itself
+  std::size_t origin = 0;              // a sub-buffer's offset in bytes in its parent, else 0
+  const unsigned char* host = nullptr; // the host memory the buffer starts at (CL_MEM_USE_HOST_PTR)
+};
+
+// A call whose arguments passed every check.
+struct checked_call {
+  cl_command_queue queue = nullptr;
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  bool out_of_order = false;
+  memory_view in, out;
+  const cl_event* waits = nullptr; // the user's wait list
+  cl_uint wait_count = 0;
+};
+
+checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                             std::size_t n, const scan_request& request);
+
+// The largest power of two that divides the address of byte `offset` of `view` (at most
+// `base_alignment` where the implementation chose the address).
+std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment);
+
+// Longest options::custom_op accepted: an expression of a and b, which the program source and the disk
+// cache's entry identity hold in full.
+constexpr std::size_t max_custom_op_bytes = std::size_t{64} << 10;
+
+} // namespace clscan::detail
