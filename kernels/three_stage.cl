@@ -2,7 +2,8 @@
 // with these same kernels, until one work-group covers them); add each tile's scanned prefix back.
 // Works on any OpenCL 1.2 device: no atomics, no assumption about the order work-groups run in.
 
-#include "scan_common.cl"
+#include "group_scan.cl"
+#include "tile_io.cl"
 
 // Scans tile get_group_id(0) of src[0, n) into dst (inclusive, or exclusive when `exclusive`), seeded
 // with `seed` (used by the launch that covers everything in one tile; pass the identity otherwise).
