@@ -257,49 +257,47 @@ template <typename T> int tune(const cl::Device& device, const options& opt) {
   return failures ? 1 : 0;
 }
 
+// Reads the command line into `opt`; false when --help printed the help instead.
+bool parse_arguments(int argc, char** argv, options& opt) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(help_text, stdout);
+      return false;
+    }
+    if (arg == "--type") {
+      opt.type = clscan_tools::parse_type(arg, clscan_tools::flag_value(argc, argv, i));
+    } else if (arg == "--size") {
+      opt.size_text = clscan_tools::flag_value(argc, argv, i);
+      opt.size = static_cast<std::size_t>(clscan_tools::parse_count(arg, opt.size_text, 1, max_size));
+      opt.size_given = true;
+    } else if (arg == "--algorithm") {
+      const std::string a = clscan_tools::flag_value(argc, argv, i);
+      const auto chosen = clscan_tools::algorithm_choice(a, tunable);
+      if (!chosen)
+        throw clscan_tools::usage_error("--algorithm: unknown '" + a + "' (" +
+                                        clscan_tools::names_text(tunable) + ", all)");
+      opt.algorithms = *chosen;
+    } else if (arg == "--reps") {
+      opt.reps = static_cast<int>(
+          clscan_tools::parse_integer(arg, clscan_tools::flag_value(argc, argv, i), 1, 100000));
+    } else if (arg == "--dry-run") {
+      opt.dry_run = true;
+    } else {
+      throw clscan_tools::usage_error("unknown option '" + arg + "' (see --help)");
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  options opt;
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      if (arg == "--help" || arg == "-h") {
-        std::fputs(help_text, stdout);
-        return 0;
-      }
-      if (arg == "--type") {
-        opt.type = clscan_tools::parse_type(arg, clscan_tools::flag_value(argc, argv, i));
-      } else if (arg == "--size") {
-        opt.size_text = clscan_tools::flag_value(argc, argv, i);
-        opt.size = static_cast<std::size_t>(clscan_tools::parse_count(arg, opt.size_text, 1, max_size));
-        opt.size_given = true;
-      } else if (arg == "--algorithm") {
-        const std::string a = clscan_tools::flag_value(argc, argv, i);
-        const auto chosen = clscan_tools::algorithm_choice(a, tunable);
-        if (!chosen)
-          throw clscan_tools::usage_error("--algorithm: unknown '" + a + "' (" +
-                                          clscan_tools::names_text(tunable) + ", all)");
-        opt.algorithms = *chosen;
-      } else if (arg == "--reps") {
-        opt.reps = static_cast<int>(
-            clscan_tools::parse_integer(arg, clscan_tools::flag_value(argc, argv, i), 1, 100000));
-      } else if (arg == "--dry-run") {
-        opt.dry_run = true;
-      } else {
-        throw clscan_tools::usage_error("unknown option '" + arg + "' (see --help)");
-      }
-    }
-  } catch (const clscan_tools::usage_error& e) {
-    std::fprintf(stderr, "clscan-tune: %s\n", e.what());
-    return 2;
-  }
-  try {
+  return clscan_tools::run_main("clscan-tune", [&] {
+    options opt;
+    if (!parse_arguments(argc, argv, opt)) return 0;
     const cl::Device device = clscan::select_device();
     return clscan_tools::with_element_type(opt.type,
                                            [&](auto zero) { return tune<decltype(zero)>(device, opt); });
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "clscan-tune: %s\n", e.what());
-    return 1;
-  }
+  });
 }

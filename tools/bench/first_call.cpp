@@ -207,11 +207,7 @@ int run_first_call(const device_info& dev, const settings& s) {
         row.field("enqueue_ms", c.enqueue_ms, 3);
         row.field("first_call_ms", c.first_call_ms, 3);
         row.field("status", status);
-        row.key("error");
-        if (c.message.empty())
-          row.null();
-        else
-          row.value(c.message);
+        row.text_or_null("error", c.message);
         row.end_object();
         json->add(out);
         break;

@@ -41,13 +41,5 @@ int run(const settings& s) {
 } // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_arguments(argc, argv));
-  } catch (const clscan_tools::usage_error& e) {
-    std::fprintf(stderr, "clscan-bench: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "clscan-bench: %s\n", e.what());
-    return 1;
-  }
+  return clscan_tools::run_main("clscan-bench", [&] { return run(parse_arguments(argc, argv)); });
 }

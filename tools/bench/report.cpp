@@ -76,11 +76,7 @@ std::string json_row(const device_info& d, const row& r) {
   json.field("first_call_ms", r.first_call_ms, 3);
   json.field("std_scan_us", r.std_scan_us, 3);
   json.field("verified", r.status);
-  json.key("error");
-  if (r.message.empty())
-    json.null();
-  else
-    json.value(r.message);
+  json.text_or_null("error", r.message);
   json.end_object();
   return out;
 }

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,20 @@ namespace clscan_tools {
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// A tool's main(): returns body()'s status; a usage_error is reported on stderr as "<tool>: <message>"
+// with status 2, any other exception as "<tool>: <message>" with status 1.
+template <typename Body> int run_main(const char* tool, Body body) {
+  try {
+    return body();
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return 1;
+  }
+}
 
 // The value after the flag argv[i] (advancing i), or usage_error("<flag> needs a value").
 std::string flag_value(int argc, char** argv, int& i);

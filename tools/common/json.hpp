@@ -42,6 +42,14 @@ public:
     key(name);
     value(number, decimals);
   }
+  // A string field that is null when `text` is empty (no directory, no error, ...).
+  void text_or_null(const std::string& name, const std::string& text) {
+    key(name);
+    if (text.empty())
+      null();
+    else
+      value(text);
+  }
 
   // `text` escaped for the inside of a JSON string.
   static std::string escape(const std::string& text);

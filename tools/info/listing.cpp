@@ -135,18 +135,10 @@ void print_table(const machine& m) {
 
 void write_json_header(json_writer& json, const machine& m) {
   json.field("clscan_version", CLSCAN_VERSION_STRING);
-  const auto directory = [&] {
-    if (m.cache.directory.empty())
-      json.null();
-    else
-      json.value(m.cache.directory);
-  };
-  json.key("cache_directory");
-  directory();
+  json.text_or_null("cache_directory", m.cache.directory);
   json.key("cache");
   json.begin_object();
-  json.key("directory");
-  directory();
+  json.text_or_null("directory", m.cache.directory);
   json.field("state", state_name(m.cache.state));
   if (!m.cache.reason.empty()) json.field("reason", m.cache.reason);
   json.end_object();
@@ -154,6 +146,68 @@ void write_json_header(json_writer& json, const machine& m) {
   if (!m.selection_error.empty()) json.field("selection_error", m.selection_error);
   if (!m.error.empty()) json.field("error", m.error);
 }
+
+namespace {
+
+// One device's object of the listing.
+void write_device(json_writer& json, const device_entry& device, const machine& m) {
+  json.begin_object();
+  json.field("index", static_cast<unsigned long long>(device.index));
+  json.field("name", device.name);
+  json.field("selected", device.selected);
+  if (!device.error.empty()) {
+    json.field("error", device.error);
+    json.end_object();
+    return;
+  }
+  const clscan::device_capabilities& c = *device.caps;
+  json.field("vendor", c.vendor);
+  json.field("type", type_name(c.type));
+  json.field("version", c.version);
+  json.field("opencl_c_version", c.opencl_c_version);
+  json.field("driver_version", c.driver_version);
+  json.field("compute_units", static_cast<unsigned long long>(c.compute_units));
+  json.field("max_work_group_size", static_cast<unsigned long long>(c.max_work_group_size));
+  json.field("local_mem_size", static_cast<unsigned long long>(c.local_mem_size));
+  json.field("global_mem_size", static_cast<unsigned long long>(c.global_mem_size));
+  json.field("max_mem_alloc_size", static_cast<unsigned long long>(c.max_mem_alloc_size));
+  json.field("fp64", c.fp64);
+  json.field("int64_atomics", c.int64_atomics);
+  json.field("int32_global_atomics", c.int32_global_atomics);
+  json.field("subgroups", c.subgroups);
+  json.key("dispatch_plan");
+  if (device.plan) {
+    const clscan::dispatch_plan& plan = *device.plan;
+    json.begin_object();
+    json.field("element_type", "int");
+    json.field("large", clscan::to_string(plan.large));
+    json.field("single_pass_available", plan.single_pass_available);
+    json.field("single_pass_qualification", plan.single_pass_qualification);
+    json.field("single_pass_memory_model", plan.single_pass_memory_model);
+    json.key("three_stage");
+    write_tuning(json, plan.three_stage);
+    json.key("single_pass");
+    write_tuning(json, plan.single_pass);
+    json.key("single_pass_small");
+    write_tuning(json, plan.single_pass_small);
+    json.field("small_input_bytes", static_cast<std::uint64_t>(plan.small_input_bytes));
+    json.end_object();
+  } else {
+    json.begin_object();
+    json.field("error", device.plan_error);
+    json.end_object();
+  }
+  json.field("cache_entries", static_cast<unsigned long long>(device.cache_entries));
+  json.key("cache");
+  json.begin_object();
+  json.field("state", state_name(m.cache.state));
+  json.field("entries", static_cast<unsigned long long>(device.cache_entries));
+  json.text_or_null("tuning_file", device.tuning_file);
+  json.end_object();
+  json.end_object();
+}
+
+} // namespace
 
 void print_json(const machine& m) {
   std::string out;
@@ -170,66 +224,8 @@ void print_json(const machine& m) {
     if (!platform.error.empty()) json.field("error", platform.error);
     json.key("devices");
     json.begin_array();
-    for (const device_entry& device : platform.devices) {
-      json.begin_object();
-      json.field("index", static_cast<unsigned long long>(device.index));
-      json.field("name", device.name);
-      json.field("selected", device.selected);
-      if (!device.error.empty()) {
-        json.field("error", device.error);
-        json.end_object();
-        continue;
-      }
-      const clscan::device_capabilities& c = *device.caps;
-      json.field("vendor", c.vendor);
-      json.field("type", type_name(c.type));
-      json.field("version", c.version);
-      json.field("opencl_c_version", c.opencl_c_version);
-      json.field("driver_version", c.driver_version);
-      json.field("compute_units", static_cast<unsigned long long>(c.compute_units));
-      json.field("max_work_group_size", static_cast<unsigned long long>(c.max_work_group_size));
-      json.field("local_mem_size", static_cast<unsigned long long>(c.local_mem_size));
-      json.field("global_mem_size", static_cast<unsigned long long>(c.global_mem_size));
-      json.field("max_mem_alloc_size", static_cast<unsigned long long>(c.max_mem_alloc_size));
-      json.field("fp64", c.fp64);
-      json.field("int64_atomics", c.int64_atomics);
-      json.field("int32_global_atomics", c.int32_global_atomics);
-      json.field("subgroups", c.subgroups);
-      json.key("dispatch_plan");
-      if (device.plan) {
-        const clscan::dispatch_plan& plan = *device.plan;
-        json.begin_object();
-        json.field("element_type", "int");
-        json.field("large", clscan::to_string(plan.large));
-        json.field("single_pass_available", plan.single_pass_available);
-        json.field("single_pass_qualification", plan.single_pass_qualification);
-        json.field("single_pass_memory_model", plan.single_pass_memory_model);
-        json.key("three_stage");
-        write_tuning(json, plan.three_stage);
-        json.key("single_pass");
-        write_tuning(json, plan.single_pass);
-        json.key("single_pass_small");
-        write_tuning(json, plan.single_pass_small);
-        json.field("small_input_bytes", static_cast<std::uint64_t>(plan.small_input_bytes));
-        json.end_object();
-      } else {
-        json.begin_object();
-        json.field("error", device.plan_error);
-        json.end_object();
-      }
-      json.field("cache_entries", static_cast<unsigned long long>(device.cache_entries));
-      json.key("cache");
-      json.begin_object();
-      json.field("state", state_name(m.cache.state));
-      json.field("entries", static_cast<unsigned long long>(device.cache_entries));
-      json.key("tuning_file");
-      if (device.tuning_file.empty())
-        json.null();
-      else
-        json.value(device.tuning_file);
-      json.end_object();
-      json.end_object();
-    }
+    for (const device_entry& device : platform.devices)
+      write_device(json, device, m);
     json.end_array();
     json.end_object();
   }
