@@ -143,7 +143,7 @@ struct rounding_report {
   long double reference = 0, bound = 0;
 };
 
-// The same bound with another tolerance (clscan-bench checks against 16 * epsilon of T).
+// The bound with `tolerance` in place of 1e-5 / 1e-13 (clscan-bench checks against 16 * epsilon of T).
 template <typename T>
 rounding_report check_rounded(const T* got, const std::vector<T>& in, clscan::scan_kind kind, T initial,
                               long double tolerance) {
@@ -170,6 +170,7 @@ rounding_report check_rounded(const T* got, const std::vector<T>& in, clscan::sc
   return report;
 }
 
+// The bound above: tolerance 1e-5 for float, 1e-13 for double.
 template <typename T>
 rounding_report check_rounded(const T* got, const std::vector<T>& in, clscan::scan_kind kind, T initial) {
   return check_rounded(got, in, kind, initial, std::is_same_v<T, float> ? 1e-5L : 1e-13L);
