@@ -2,7 +2,7 @@
 // no arguments itself; tools/CMakeLists.txt renames its main() to clscan_demo_main(), which this main()
 // runs once the command line has been checked: --help prints the usage and exits 0, anything else is
 // refused with status 2.
-#include "cli.hpp"
+#include "common/cli.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -23,7 +23,8 @@ both match, 1 when not or on an error (reported on stderr), 2 on a bad command l
 } // namespace
 
 int main(int argc, char** argv) {
-  try {
+  // clscan's errors (e.g. no OpenCL device) are reported with status 1, not a terminate().
+  return clscan_tools::run_main("clscan-demo", [&] {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       if (arg == "--help" || arg == "-h") {
@@ -35,14 +36,6 @@ int main(int argc, char** argv) {
                                           : "unexpected argument '" + arg +
                                                 "': clscan-demo takes no arguments (see --help)");
     }
-  } catch (const clscan_tools::usage_error& e) {
-    std::fprintf(stderr, "clscan-demo: %s\n", e.what());
-    return 2;
-  }
-  try {
     return clscan_demo_main();
-  } catch (const std::exception& e) { // clscan's errors (e.g. no OpenCL device), not a terminate()
-    std::fprintf(stderr, "clscan-demo: %s\n", e.what());
-    return 1;
-  }
+  });
 }
