@@ -1,6 +1,6 @@
 // clscan-bench: scan speed as a ratio to clEnqueueCopyBuffer of the same bytes on the same device, in
 // the same process. Run with --help for what is measured and how.
-#include "cli.hpp"
+#include "common/cli.hpp"
 
 #include <clscan/clscan.hpp>
 

@@ -8,7 +8,7 @@
 //   clscan-info --selected ...  only the device clscan::select_device() picks
 //
 // Run with --help for the options.
-#include "cli.hpp"
+#include "common/cli.hpp"
 
 #include <clscan/clscan.hpp>
 

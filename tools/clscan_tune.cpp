@@ -1,13 +1,15 @@
 // clscan-tune: measures launch shapes of clscan's kernels on one device and stores the fastest beside
 // the disk cache, where dispatch picks it up. Run with --help for the options.
-#include "cli.hpp"
+#include "common/cli.hpp"
+#include "common/opencl.hpp"
+#include "common/reference.hpp"
+#include "common/timing.hpp"
 
 #include <clscan/clscan.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -46,13 +48,15 @@ no shape of an algorithm ran; 2 on a bad command line or a size too small to sto
 
 constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
 constexpr std::size_t min_tiles_to_store = 4;
+// The algorithms whose shapes can be tuned: "all".
+const std::vector<clscan::algorithm> tunable{clscan::algorithm::single_pass, clscan::algorithm::three_stage};
 
 struct options {
   clscan::element_type type = clscan::element_type::int32;
   std::size_t size = std::size_t{1} << 24;
   std::string size_text = "2^24"; // as written on the command line
   bool size_given = false;
-  std::vector<clscan::algorithm> algorithms{clscan::algorithm::single_pass, clscan::algorithm::three_stage};
+  std::vector<clscan::algorithm> algorithms = tunable;
   int reps = 20;
   bool dry_run = false;
 };
@@ -63,17 +67,6 @@ struct measurement {
   double copy_us = 0;
   std::string status; // "ok", "wrong", or the error
 };
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-double elapsed_us(const cl::Event& from_end, const cl::Event& to_end) {
-  return static_cast<double>(to_end.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                             from_end.getProfilingInfo<CL_PROFILING_COMMAND_END>()) /
-         1e3;
-}
 
 std::string shape_text(const clscan::tuning& t) {
   return "wg=" + std::to_string(t.work_group_size) + ",items=" + std::to_string(t.items_per_thread) +
@@ -152,24 +145,17 @@ measurement measure(const cl::Device& device, clscan::algorithm algo, const clsc
       cl::Event done = clscan::inclusive(queue, in, out, n, opts);
       queue.enqueueCopyBuffer(in, copy, 0, 0, bytes, nullptr, &copied);
       queue.finish();
-      scans.push_back(elapsed_us(start, done));
-      copies.push_back(static_cast<double>(copied.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                           copied.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
-                       1e3);
+      scans.push_back(clscan_tools::between_us(start, done));
+      copies.push_back(clscan_tools::command_us(copied));
     }
     std::vector<T> got(n);
     queue.enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data());
-    T running{};
-    m.status = "ok";
-    for (std::size_t i = 0; i < n; ++i) {
-      running = static_cast<T>(running + host[i]);
-      if (got[i] != running) {
-        m.status = "wrong at " + std::to_string(i);
-        break;
-      }
-    }
-    m.scan_us = median(scans);
-    m.copy_us = median(copies);
+    const std::vector<T> expected =
+        clscan_reference::scan(host, clscan::scan_kind::inclusive, clscan::op::sum);
+    const auto wrong = std::mismatch(got.begin(), got.end(), expected.begin());
+    m.status = wrong.first == got.end() ? "ok" : "wrong at " + std::to_string(wrong.first - got.begin());
+    m.scan_us = clscan_tools::median(scans);
+    m.copy_us = clscan_tools::median(copies);
   } catch (const clscan::invalid_argument& e) {
     // clscan refused a shape this program offered: the candidate list is wrong, not the device.
     m.status = std::string("refused: ") + e.what();
@@ -226,14 +212,14 @@ template <typename T> int tune(const cl::Device& device, const options& opt) {
                      "%zu tiles of every shape (%zu elements); use a larger --size, or --dry-run to "
                      "measure without storing\n",
                      n, opt.size_given ? "--size " : "default size ", opt.size_text.c_str(),
-                     algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage",
-                     shape_text(*largest).c_str(), tile, min_tiles_to_store, min_tiles_to_store * tile);
+                     clscan::to_string(algo), shape_text(*largest).c_str(), tile, min_tiles_to_store,
+                     min_tiles_to_store * tile);
         return 2;
       }
     }
   int failures = 0;
   for (clscan::algorithm algo : opt.algorithms) {
-    const char* name = algo == clscan::algorithm::single_pass ? "single_pass" : "three_stage";
+    const char* name = clscan::to_string(algo);
     std::printf("\n%-12s %-40s %10s %10s %7s  %s\n", "algorithm", "shape", "scan_us", "copy_us", "ratio",
                 "status");
     const measurement* best = nullptr;
@@ -283,30 +269,18 @@ int main(int argc, char** argv) {
         return 0;
       }
       if (arg == "--type") {
-        const std::string t = clscan_tools::flag_value(argc, argv, i);
-        const char* names[] = {"int", "uint", "long", "ulong", "float", "double"};
-        const clscan::element_type types[] = {clscan::element_type::int32,   clscan::element_type::uint32,
-                                              clscan::element_type::int64,   clscan::element_type::uint64,
-                                              clscan::element_type::float32, clscan::element_type::float64};
-        const auto it = std::find(std::begin(names), std::end(names), t);
-        if (it == std::end(names))
-          throw clscan_tools::usage_error("--type: unknown '" + t +
-                                          "' (int, uint, long, ulong, float, double)");
-        opt.type = types[it - std::begin(names)];
+        opt.type = clscan_tools::parse_type(arg, clscan_tools::flag_value(argc, argv, i));
       } else if (arg == "--size") {
         opt.size_text = clscan_tools::flag_value(argc, argv, i);
         opt.size = static_cast<std::size_t>(clscan_tools::parse_count(arg, opt.size_text, 1, max_size));
         opt.size_given = true;
       } else if (arg == "--algorithm") {
         const std::string a = clscan_tools::flag_value(argc, argv, i);
-        if (a == "single_pass")
-          opt.algorithms = {clscan::algorithm::single_pass};
-        else if (a == "three_stage")
-          opt.algorithms = {clscan::algorithm::three_stage};
-        else if (a == "all")
-          opt.algorithms = {clscan::algorithm::single_pass, clscan::algorithm::three_stage};
-        else
-          throw clscan_tools::usage_error("--algorithm: unknown '" + a + "' (single_pass, three_stage, all)");
+        const auto chosen = clscan_tools::algorithm_choice(a, tunable);
+        if (!chosen)
+          throw clscan_tools::usage_error("--algorithm: unknown '" + a + "' (" +
+                                          clscan_tools::names_text(tunable) + ", all)");
+        opt.algorithms = *chosen;
       } else if (arg == "--reps") {
         opt.reps = static_cast<int>(
             clscan_tools::parse_integer(arg, clscan_tools::flag_value(argc, argv, i), 1, 100000));
@@ -322,17 +296,10 @@ int main(int argc, char** argv) {
   }
   try {
     const cl::Device device = clscan::select_device();
-    switch (opt.type) {
-    case clscan::element_type::int32: return tune<cl_int>(device, opt);
-    case clscan::element_type::uint32: return tune<cl_uint>(device, opt);
-    case clscan::element_type::int64: return tune<cl_long>(device, opt);
-    case clscan::element_type::uint64: return tune<cl_ulong>(device, opt);
-    case clscan::element_type::float32: return tune<cl_float>(device, opt);
-    case clscan::element_type::float64: return tune<cl_double>(device, opt);
-    }
+    return clscan_tools::with_element_type(opt.type,
+                                           [&](auto zero) { return tune<decltype(zero)>(device, opt); });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clscan-tune: %s\n", e.what());
     return 1;
   }
-  return 1;
 }

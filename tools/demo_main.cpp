@@ -2,7 +2,7 @@
 // no arguments itself; tools/CMakeLists.txt renames its main() to clscan_demo_main(), which this main()
 // runs once the command line has been checked: --help prints the usage and exits 0, anything else is
 // refused with status 2.
-#include "cli.hpp"
+#include "common/cli.hpp"
 
 #include <cstdio>
 #include <exception>

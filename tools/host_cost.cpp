@@ -1,19 +1,20 @@
 // clscan-host-cost: host time of one enqueue, clscan calls beside the bare driver calls they are made of.
-#include <algorithm>
-#include <chrono>
+#include "common/timing.hpp"
+
 #include <clscan/clscan.hpp>
+
 #include <cstdio>
 #include <vector>
-using clk = std::chrono::steady_clock;
+
+// The median host time of `reps` calls of f, in microseconds.
 template <typename F> double med_us(F f, int reps = 2000) {
   std::vector<double> t;
   for (int i = 0; i < reps; ++i) {
-    auto a = clk::now();
+    const clscan_tools::stopwatch watch;
     f();
-    t.push_back(std::chrono::duration<double, std::micro>(clk::now() - a).count());
+    t.push_back(watch.microseconds());
   }
-  std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
-  return t[reps / 2];
+  return clscan_tools::median(t);
 }
 int main() {
   cl::Device dev = clscan::select_device();

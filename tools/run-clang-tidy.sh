@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs clang-tidy with the checks of .clang-tidy (repository root) over clscan's own sources, lib/*.cpp
-# and tools/*.cpp, and the headers of lib/, tools/ and include/clscan/ they include, with the compile
+# Runs clang-tidy with the checks of .clang-tidy (repository root) over clscan's own sources, the .cpp
+# files under lib/ and tools/ (subdirectories included), and the headers of lib/, tools/ and include/clscan/ they include, with the compile
 # commands of a build directory. Prints every finding and exits non-zero on any, when clang-tidy is
 # missing, or when the build directory has no compile_commands.json. The ctest "clang-tidy" (label
 # hygiene, tests/sanitizers.cmake) runs it on its own build directory.
@@ -40,12 +40,13 @@ build_dir=$(cd "$build_dir" && pwd)
 escaped_source_dir=$(printf '%s' "$source_dir" | sed 's/[][\.*^$+?(){}|]/\\&/g')
 
 # The sources of the database (as CMake writes them: one "file": "..." per entry) that are clscan's
-# own .cpp files in lib/ and tools/; generated sources (the embedded kernels) are not checked.
+# own .cpp files under lib/ and tools/; generated sources (the embedded kernels) are not checked.
 mapfile -t files < <(grep -o '"file": *"[^"]*"' "$build_dir/compile_commands.json" |
                      sed -e 's/^"file": *"//' -e 's/"$//' |
-                     grep -E "^$escaped_source_dir/(lib|tools)/[^/]*\.cpp$" |
+                     grep -E "^$escaped_source_dir/(lib|tools)/.*\.cpp$" |
                      sort -u)
-for source in "$source_dir"/lib/*.cpp "$source_dir"/tools/*.cpp; do
+mapfile -t sources < <(find "$source_dir/lib" "$source_dir/tools" -name '*.cpp' | sort)
+for source in "${sources[@]}"; do
   if ! printf '%s\n' "${files[@]}" | grep -qxF "$source"; then
     echo "$me: note: ${source#"$source_dir"/} is not built in $build_dir; not checked"
   fi

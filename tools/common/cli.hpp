@@ -1,10 +1,14 @@
 // Command-line plumbing shared by clscan's tools (clscan-bench, clscan-tune, clscan-demo, clscan-info):
-// reading the value of a flag and numbers, with errors that name the flag and the text as written.
+// reading the value of a flag, numbers, element types and algorithm choices, with errors that name
+// the flag and the text as written.
 // Every tool reports a usage_error as "<tool>: <message>" on stderr and exits with status 2.
 #pragma once
 
+#include <clscan/clscan.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,7 +39,19 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
 std::vector<std::uint64_t> parse_count_list(const std::string& flag, const std::string& text,
                                             std::uint64_t min, std::uint64_t max);
 
-// "2^N" for powers of two, else the decimal number.
-std::string count_text(std::uint64_t n);
+// "2^N" for powers of two from `smallest_power` up, else the decimal number.
+std::string count_text(std::uint64_t n, std::uint64_t smallest_power = 1024);
+
+// An element type by its OpenCL C name (clscan::parse_element_type), else usage_error("<flag>: unknown
+// '<text>' (int, uint, long, ulong, float, double)").
+clscan::element_type parse_type(const std::string& flag, const std::string& text);
+
+// An algorithm name (clscan::parse_algorithm) that is one of `offered`, as a list of one, or "all"
+// for all of `offered`; std::nullopt for anything else (each tool words its own error).
+std::optional<std::vector<clscan::algorithm>> algorithm_choice(const std::string& name,
+                                                               const std::vector<clscan::algorithm>& offered);
+
+// The names of `algorithms` joined by ", ".
+std::string names_text(const std::vector<clscan::algorithm>& algorithms);
 
 } // namespace clscan_tools

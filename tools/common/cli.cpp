@@ -1,5 +1,8 @@
 #include "cli.hpp"
 
+#include <clscan/names.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <sstream>
@@ -45,8 +48,8 @@ std::string flag_value(int argc, char** argv, int& i) {
   return argv[++i];
 }
 
-std::string count_text(std::uint64_t n) {
-  if (n >= 1024 && (n & (n - 1)) == 0) {
+std::string count_text(std::uint64_t n, std::uint64_t smallest_power) {
+  if (n >= smallest_power && n != 0 && (n & (n - 1)) == 0) {
     int e = 0;
     while ((std::uint64_t{1} << e) != n)
       ++e;
@@ -129,6 +132,26 @@ std::vector<std::uint64_t> parse_count_list(const std::string& flag, const std::
   }
   if (counts.empty()) throw usage_error(quoted(flag, text) + " holds no count");
   return counts;
+}
+
+clscan::element_type parse_type(const std::string& flag, const std::string& text) {
+  if (const std::optional<clscan::element_type> type = clscan::parse_element_type(text)) return *type;
+  throw usage_error(flag + ": unknown '" + text + "' (int, uint, long, ulong, float, double)");
+}
+
+std::optional<std::vector<clscan::algorithm>>
+algorithm_choice(const std::string& name, const std::vector<clscan::algorithm>& offered) {
+  if (name == "all") return offered;
+  const std::optional<clscan::algorithm> algo = clscan::parse_algorithm(name);
+  if (!algo || std::find(offered.begin(), offered.end(), *algo) == offered.end()) return std::nullopt;
+  return std::vector<clscan::algorithm>{*algo};
+}
+
+std::string names_text(const std::vector<clscan::algorithm>& algorithms) {
+  std::string text;
+  for (const clscan::algorithm algo : algorithms)
+    text.append(text.empty() ? "" : ", ").append(clscan::to_string(algo));
+  return text;
 }
 
 } // namespace clscan_tools
