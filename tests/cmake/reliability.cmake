@@ -26,6 +26,7 @@ endforeach()
 
 add_executable(clscan-oclgrind-runner reliability/oclgrind_runner.cpp)
 target_link_libraries(clscan-oclgrind-runner PRIVATE clscan::clscan)
+target_include_directories(clscan-oclgrind-runner PRIVATE ${PROJECT_SOURCE_DIR}/tools)
 add_executable(clscan-oclgrind-canary reliability/oclgrind_canary.cpp)
 target_link_libraries(clscan-oclgrind-canary PRIVATE OpenCL::OpenCL)
 # The OpenCL 1.2 API, as clscan itself (include/clscan/config.hpp).

@@ -8,6 +8,8 @@
 // Output: one line per kind ("ok" or what went wrong). Exit status 0 only when every kind is clean.
 #include <clscan/clscan.hpp>
 
+#include <common/reference.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -98,9 +100,7 @@ struct scan_case {
 };
 
 // Wrapping sums, as the device computes them.
-cl_int wrapping_sum(cl_int a, cl_int b) {
-  return static_cast<cl_int>(static_cast<cl_uint>(a) + static_cast<cl_uint>(b));
-}
+cl_int wrapping_sum(cl_int a, cl_int b) { return clscan_reference::wrapping_sum(a, b); }
 
 std::string run_case(const cl::Context& context, const cl::Device& device, const scan_case& c) {
   const cl::CommandQueue queue(context, device,

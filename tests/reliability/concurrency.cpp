@@ -139,10 +139,11 @@ struct job {
 
 std::string describe(const job& j) {
   std::ostringstream out;
-  out << type_names[j.type] << " " << clscan::to_string(j.operation) << " " << clscan::to_string(j.kind) << " "
-      << clscan::to_string(j.algo) << ", n = " << j.n << ", " << (j.in_place ? "in place" : "out of place")
-      << ", in_offset " << j.in_offset << ", out_offset " << j.out_offset
-      << (j.has_initial ? ", with an initial value" : "") << (j.upload_events ? ", uploads in wait_list" : "")
+  out << type_names[j.type] << " " << clscan::to_string(j.operation) << " " << clscan::to_string(j.kind)
+      << " " << clscan::to_string(j.algo) << ", n = " << j.n << ", "
+      << (j.in_place ? "in place" : "out of place") << ", in_offset " << j.in_offset << ", out_offset "
+      << j.out_offset << (j.has_initial ? ", with an initial value" : "")
+      << (j.upload_events ? ", uploads in wait_list" : "")
       << (j.multi_tile ? ", several single-pass tiles" : "") << ", data seed 0x" << std::hex << j.data_seed;
   return out.str();
 }
@@ -191,20 +192,6 @@ job draw_job(splitmix64& r, const tile_sizes& tiles) {
   j.has_initial = r.next() % 4 == 0;
   j.data_seed = r.next();
   return j;
-}
-
-template <typename T> T combine(op operation, T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  switch (operation) {
-  case op::sum: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  case op::bit_xor: return static_cast<T>(a ^ b);
-  case op::max: return a < b ? b : a;
-  default: return a;
-  }
-}
-
-template <typename T> T identity(op operation) {
-  return operation == op::max ? std::numeric_limits<T>::lowest() : T(0);
 }
 
 // Counts a multi-tile single-pass scan among those in flight from its enqueue to its completion: a
@@ -296,12 +283,10 @@ std::string run_job(const cl::Context& context, const cl::CommandQueue& queue, c
   // What the output buffer must hold afterwards: the guards as they were, the reference between them.
   T* const out_expected = pool.get<T>(image_pool::expected, out_size);
   std::fill(out_expected, out_expected + out_size, poison);
-  T running = j.has_initial ? initial : identity<T>(j.operation);
-  for (std::size_t i = 0; i < j.n; ++i) {
-    if (j.kind == scan_kind::exclusive) out_expected[j.out_offset + i] = running;
-    running = combine(j.operation, running, input[i]);
-    if (j.kind == scan_kind::inclusive) out_expected[j.out_offset + i] = running;
-  }
+  const std::vector<T> reference =
+      clscan_reference::scan(std::vector<T>(input, input + j.n), j.kind, j.operation,
+                             j.has_initial ? std::optional<T>(initial) : std::nullopt);
+  std::copy(reference.begin(), reference.end(), out_expected + j.out_offset);
 
   cl_int status = CL_SUCCESS;
   const auto make_buffer = [&](image_pool::slot which, std::size_t size) {

@@ -42,7 +42,6 @@ std::vector<std::string> run_variant_scans(const cl::Context& context, const cl:
   return problems;
 }
 
-
 } // namespace
 
 // With CLSCAN_FAULTS_FULL_DISK=<entry name>,<entry name>,...: the disk is full for those cache

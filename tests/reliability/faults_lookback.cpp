@@ -247,4 +247,3 @@ TEST_CASE("faults: one-element tiles (CLSCAN_TUNING=wg=1,items=1,vec=1) scan cor
   CHECK(child.exit_code == 0);
   CHECK(child.ok());
 }
-

@@ -107,8 +107,8 @@ std::string checked_scan(const cl::Context& context, const cl::CommandQueue& que
     opts.custom_op = guarded::affine<cl_uint>::expression();
     identity = static_cast<T>(1u << guarded::affine<cl_uint>::half);
     opts.custom_identity = identity;
-  } else if (s.operation == clscan::op::max) {
-    identity = std::numeric_limits<T>::lowest();
+  } else {
+    identity = clscan_reference::identity<T>(s.operation);
   }
   if (s.initial) opts.initial = static_cast<T>(*s.initial);
   opts.in_offset = s.in_offset;
@@ -118,19 +118,10 @@ std::string checked_scan(const cl::Context& context, const cl::CommandQueue& que
       if constexpr (std::is_same<T, cl_uint>::value) return guarded::affine<cl_uint>::compose(a, b);
       return a;
     }
-    switch (s.operation) {
-    case clscan::op::max: return a < b ? b : a;
-    case clscan::op::bit_xor: return static_cast<T>(a ^ b);
-    default: return guarded::wrapping_sum(a, b);
-    }
+    return clscan_reference::combine(s.operation, a, b);
   };
-  std::vector<T> reference(s.n);
-  T running = s.initial ? static_cast<T>(*s.initial) : identity;
-  for (std::size_t i = 0; i < s.n; ++i) {
-    if (s.kind == clscan::scan_kind::exclusive) reference[i] = running;
-    running = combine(running, input[i]);
-    if (s.kind == clscan::scan_kind::inclusive) reference[i] = running;
-  }
+  const std::vector<T> reference =
+      clscan_reference::scan(input, s.kind, s.initial ? static_cast<T>(*s.initial) : identity, combine);
   const T poison = poison_value<T>();
   constexpr std::size_t back = 3;
   std::vector<T> in_image(s.in_offset + s.n + back, poison);
@@ -182,6 +173,5 @@ std::string checked_scan(const cl::Context& context, const cl::CommandQueue& que
           << ": expected " << +expected[first] << ", got " << +got[first];
   return message.str();
 }
-
 
 } // namespace clscan_test

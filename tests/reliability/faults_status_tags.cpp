@@ -60,10 +60,8 @@ TEST_CASE("faults child: narrow status tags wrap around", "[.faults-child]") {
   splitmix64 r{0x7a6};
   for (auto& x : input)
     x = static_cast<cl_int>(r.next());
-  std::vector<cl_int> inclusive(input.size());
-  cl_int running = 0;
-  for (std::size_t j = 0; j < input.size(); ++j)
-    inclusive[j] = running = guarded::wrapping_sum(running, input[j]);
+  const std::vector<cl_int> inclusive =
+      clscan_reference::scan(input, clscan::scan_kind::inclusive, clscan::op::sum);
   cl::Buffer in(context, CL_MEM_READ_ONLY, input.size() * sizeof(cl_int));
   cl::Buffer out(context, CL_MEM_READ_WRITE, batch * stride * sizeof(cl_int));
   REQUIRE(queue.enqueueWriteBuffer(in, CL_TRUE, 0, input.size() * sizeof(cl_int), input.data()) ==

@@ -348,11 +348,12 @@ std::string replay_command(const fuzz_case& c) {
 std::string describe(const fuzz_case& c) {
   std::ostringstream out;
   out << "case " << c.index << " of seed " << hex(c.seed) << " (" << c.cases
-      << " cases): " << type_names[c.type] << ", " << op_label(c.type, c.op_index) << ", " << clscan::to_string(c.kind)
-      << ", " << clscan::to_string(c.algo) << (c.deterministic ? " (deterministic)" : "") << ", n = " << c.n << " ("
-      << c.size_origin << "), " << placement_name(c.place) << ", in_offset " << c.in_offset << ", out_offset "
-      << c.out_offset << " (" << (c.aligned_offsets ? "multiples of 16" : "unaligned") << "), "
-      << c.back_guard << " guard elements after the buffer's last range";
+      << " cases): " << type_names[c.type] << ", " << op_label(c.type, c.op_index) << ", "
+      << clscan::to_string(c.kind) << ", " << clscan::to_string(c.algo)
+      << (c.deterministic ? " (deterministic)" : "") << ", n = " << c.n << " (" << c.size_origin << "), "
+      << placement_name(c.place) << ", in_offset " << c.in_offset << ", out_offset " << c.out_offset << " ("
+      << (c.aligned_offsets ? "multiples of 16" : "unaligned") << "), " << c.back_guard
+      << " guard elements after the buffer's last range";
   if (c.place == placement::one_buffer) out << ", one buffer of " << c.buffer_elements << " elements";
   out << ", initial value: " << (c.has_initial ? "drawn from the data" : "none")
       << ", uploads: " << (c.wait_on_upload_queue ? "on another queue, in wait_list" : "blocking, same queue")
@@ -559,13 +560,8 @@ template <typename T> outcome run_typed(fuzz_state& state, const fuzz_case& c) {
   const T initial = draw_value<T>(kind, r);
 
   // The CPU reference.
-  std::vector<T> reference(c.n);
-  T running = c.has_initial ? initial : oc.identity;
-  for (std::size_t i = 0; i < c.n; ++i) {
-    if (c.kind == scan_kind::exclusive) reference[i] = running;
-    running = oc.combine(running, input[i]);
-    if (c.kind == scan_kind::inclusive) reference[i] = running;
-  }
+  const std::vector<T> reference =
+      clscan_reference::scan(input, c.kind, c.has_initial ? initial : oc.identity, oc.combine);
 
   // Host images of the buffers before the call, and what they must hold after it.
   const T poison = poison_value<T>();

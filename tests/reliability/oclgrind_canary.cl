@@ -1,8 +1,8 @@
-// Kernels with one deliberate fault each, for the oclgrind-canary-* tests (tests/reliability/oclgrind_canary.cpp,
-// tests/cmake/oclgrind_check.cmake): each test passes only when Oclgrind reports its kernel's fault, which
-// shows that the checks the oclgrind tests rely on are enabled and that their reports are caught.
-// Every kernel runs as 2 work-groups of 4 work-items over `data`, a buffer of 8 ints that the host
-// has written in full; `words` is a second buffer of 8 ints.
+// Kernels with one deliberate fault each, for the oclgrind-canary-* tests
+// (tests/reliability/oclgrind_canary.cpp, tests/cmake/oclgrind_check.cmake): each test passes only when
+// Oclgrind reports its kernel's fault, which shows that the checks the oclgrind tests rely on are enabled and
+// that their reports are caught. Every kernel runs as 2 work-groups of 4 work-items over `data`, a buffer of
+// 8 ints that the host has written in full; `words` is a second buffer of 8 ints.
 
 // One element past the end of the buffer.
 kernel void out_of_bounds(global int* data) {

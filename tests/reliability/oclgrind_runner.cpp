@@ -65,9 +65,10 @@
 // Output: one line per scan, a line per shape with its time, then "oclgrind runner: <n> scans checked
 // on <device>". Words that the tests' failure expression looks for (tests/cmake/reliability.cmake: "error",
 // "invalid", "race", "aligned", ...) are never printed on success.
+#include <clscan/clscan.hpp>
 #include <clscan/names.hpp>
 
-#include <clscan/clscan.hpp>
+#include <common/reference.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -141,43 +142,13 @@ template <typename T> T custom_combine(T a, T b) {
   }
 }
 
+// The library's operators and identities (clscan_reference), and the custom operator above.
 template <typename T> T identity(clscan::op operation) {
-  if constexpr (std::is_floating_point<T>::value) {
-    // fmin and fmax (identity NaN); the sum's identity is -0.0 (lib/dispatch.cpp identity_of).
-    if (operation == clscan::op::min || operation == clscan::op::max)
-      return std::numeric_limits<T>::quiet_NaN();
-    if (operation == clscan::op::sum) return T(-0.0);
-  } else {
-    if (operation == clscan::op::min) return std::numeric_limits<T>::max();
-    if (operation == clscan::op::max) return std::numeric_limits<T>::lowest();
-    if (operation == clscan::op::bit_and) return static_cast<T>(~std::make_unsigned_t<T>(0));
-  }
-  return operation == clscan::op::custom ? custom_identity<T>() : T(0);
+  return operation == clscan::op::custom ? custom_identity<T>() : clscan_reference::identity<T>(operation);
 }
 
-// The kernels' operators (kernels/scan_common.cl), min and max with the same comparisons.
 template <typename T> T combine(clscan::op operation, T a, T b) {
-  if constexpr (std::is_integral<T>::value) {
-    using U = std::make_unsigned_t<T>;
-    switch (operation) {
-    case clscan::op::sum: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    case clscan::op::bit_and: return static_cast<T>(a & b);
-    case clscan::op::bit_or: return static_cast<T>(a | b);
-    case clscan::op::bit_xor: return static_cast<T>(a ^ b);
-    default: break;
-    }
-  } else if (operation == clscan::op::sum) {
-    return a + b;
-  } else if (operation == clscan::op::min) {
-    return std::fmin(a, b);
-  } else if (operation == clscan::op::max) {
-    return std::fmax(a, b);
-  }
-  switch (operation) {
-  case clscan::op::min: return b < a ? b : a;
-  case clscan::op::max: return a < b ? b : a;
-  default: return custom_combine(a, b);
-  }
+  return operation == clscan::op::custom ? custom_combine(a, b) : clscan_reference::combine(operation, a, b);
 }
 
 // Inputs that keep every result meaningful and exact: floating-point values are multiples of 1/4 in
@@ -232,13 +203,10 @@ struct runner {
     opts.in_offset = s.in_offset;
     opts.out_offset = s.out_offset;
 
-    std::vector<T> reference(s.n);
-    T running = s.initial ? static_cast<T>(*s.initial) : identity<T>(s.operation);
-    for (std::size_t i = 0; i < s.n; ++i) {
-      if (s.kind == kind_t::exclusive) reference[i] = running;
-      running = combine(s.operation, running, input[i]);
-      if (s.kind == kind_t::inclusive) reference[i] = running;
-    }
+    const std::vector<T> reference = clscan_reference::scan(
+        input, s.kind == kind_t::inclusive ? clscan::scan_kind::inclusive : clscan::scan_kind::exclusive,
+        s.initial ? static_cast<T>(*s.initial) : identity<T>(s.operation),
+        [&s](T a, T b) { return combine(s.operation, a, b); });
 
     // Guards around the ranges; every element of both buffers is written by the host first, so that
     // Oclgrind's uninitialized-value checks only see what the kernels themselves leave undefined.

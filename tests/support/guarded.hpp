@@ -1,4 +1,5 @@
-// Guarded buffers and exact checks, shared by the scan, type and robustness tests.
+// Guarded buffers and exact checks, shared by the scan, type and robustness tests, built on the host
+// reference of tools/common/reference.hpp (clscan_reference).
 //
 // A guarded buffer holds `front` poison elements, the scanned range of n elements, and `back` poison
 // elements. A correct scan writes only the scanned range, so every guard still holds poison_value().
@@ -7,6 +8,8 @@
 #include "environment.hpp"
 
 #include <clscan/clscan.hpp>
+
+#include <common/reference.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -33,31 +36,11 @@ std::vector<T> guarded_image(const std::vector<T>* data, std::size_t n, std::siz
   return image;
 }
 
-// splitmix64: a seeded generator that gives the same sequence with every standard library, and is
-// fast in a Debug build.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, 1).
-  double unit() { return static_cast<double>(next() >> 11) / 9007199254740992.0; }
-};
-
-// Operators of the tests, with their host references.
-// Wrapping a + b and a * b for integers: unsigned arithmetic (signed overflow is undefined in C++).
-template <typename T> T wrapping_sum(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-}
-template <typename T> T wrapping_product(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  using wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-  return static_cast<T>(static_cast<U>(static_cast<wide>(a) * static_cast<wide>(b)));
-}
+// The shared host reference (tools/common/reference.hpp), under the names the tests use.
+using clscan_reference::same_value;
+using clscan_reference::splitmix64;
+using clscan_reference::wrapping_product;
+using clscan_reference::wrapping_sum;
 
 // Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
 // b". Associative, with the identity map (1 << half), and not commutative.
@@ -77,50 +60,29 @@ template <typename T> struct affine {
   }
 };
 
-// Floating-point sums, against a long double reference: |got - ref| <= tolerance * (|initial| + sum of |x|
-// over the prefix) + 1e-30.
+// Floating-point sums within clscan_reference::check_rounded's bound: "" when every element of
+// got[offset ...] is within it, else what was wrong with the first element outside it.
 template <typename T>
 std::string check_rounded(const std::vector<T>& got, std::size_t offset, const std::vector<T>& in,
                           clscan::scan_kind kind, T initial) {
-  const long double tolerance = std::is_same<T, cl_float>::value ? 1e-5L : 1e-13L;
-  long double sum = initial, magnitude = std::fabs(static_cast<long double>(initial));
-  std::size_t violations = 0, first = 0;
-  long double first_ref = 0, first_bound = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (kind == clscan::scan_kind::inclusive) {
-      sum += in[i];
-      magnitude += std::fabs(static_cast<long double>(in[i]));
-    }
-    const long double bound = tolerance * magnitude + 1e-30L;
-    const long double value = got[offset + i];
-    if (!(std::fabs(value - sum) <= bound) && violations++ == 0) {
-      first = i;
-      first_ref = sum;
-      first_bound = bound;
-    }
-    if (kind == clscan::scan_kind::exclusive) {
-      sum += in[i];
-      magnitude += std::fabs(static_cast<long double>(in[i]));
-    }
+  // Only floating-point results have a bound; an integer case here is the test's own mistake.
+  if constexpr (!std::is_floating_point_v<T>) {
+    return "check_rounded: integer results are compared exactly, not within a bound; ";
+  } else {
+    const clscan_reference::rounding_report report =
+        clscan_reference::check_rounded(got.data() + offset, in, kind, initial);
+    if (!report.violations) return {};
+    std::ostringstream out;
+    out.precision(std::numeric_limits<long double>::max_digits10);
+    out << "result: " << report.violations << " of " << in.size()
+        << " elements outside the error bound; the first at index " << report.first << ": reference "
+        << report.reference << ", got " << got[offset + report.first] << ", allowed error " << report.bound
+        << "; ";
+    return out.str();
   }
-  if (!violations) return {};
-  std::ostringstream out;
-  out.precision(std::numeric_limits<long double>::max_digits10);
-  out << "result: " << violations << " of " << in.size()
-      << " elements outside the error bound; the first at index " << first << ": reference " << first_ref
-      << ", got " << got[offset + first] << ", allowed error " << first_bound << "; ";
-  return out.str();
 }
 
 template <typename T> bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
-
-// The same bits, or both NaN: a NaN's payload is not kept through fmin and fmax (NVIDIA returns its
-// canonical NaN, 0x7fffffff for float), so any NaN matches any NaN.
-template <typename T> bool same_value(const T& a, const T& b) {
-  if constexpr (std::is_floating_point_v<T>)
-    if (a != a && b != b) return true;
-  return same_bits(a, b);
-}
 
 // One CHECK that got[offset + i] and expected[i] have the same bits (any NaN for a NaN) for every i;
 // on failure it names the number of mismatches and the first one.

@@ -50,15 +50,11 @@ template <typename T> std::vector<T> small_values(std::size_t n, std::uint64_t s
 }
 
 template <typename T> std::vector<T> inclusive_reference(const std::vector<T>& data) {
-  std::vector<T> expected(data.size());
-  std::inclusive_scan(data.begin(), data.end(), expected.begin(), guarded::wrapping_sum<T>);
-  return expected;
+  return clscan_reference::scan(data, clscan::scan_kind::inclusive, clscan::op::sum);
 }
 
 template <typename T> std::vector<T> exclusive_reference(const std::vector<T>& data) {
-  std::vector<T> expected(data.size());
-  std::exclusive_scan(data.begin(), data.end(), expected.begin(), T{0}, guarded::wrapping_sum<T>);
-  return expected;
+  return clscan_reference::scan(data, clscan::scan_kind::exclusive, clscan::op::sum);
 }
 
 inline cl::Buffer poisoned_buffer(const cl::Context& context, const cl::CommandQueue& queue, std::size_t n) {

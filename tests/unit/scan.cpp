@@ -79,20 +79,9 @@ std::vector<cl_int> make_data(data_kind kind, std::size_t n, std::uint64_t seed 
   return data;
 }
 
-// The CPU reference: std::inclusive_scan / std::exclusive_scan in uint32_t arithmetic (wrapping, as
-// the device's int sums do; signed overflow would be undefined in C++), cast back to cl_int.
+// The CPU reference: a wrapping sum, as the device's int sums do.
 std::vector<cl_int> cpu_scan(const std::vector<cl_int>& in, scan_kind kind, std::optional<cl_int> initial) {
-  static_assert(sizeof(cl_int) == sizeof(std::uint32_t), "cl_int is 32 bits");
-  std::vector<std::uint32_t> values(in.size());
-  if (!in.empty()) std::memcpy(values.data(), in.data(), in.size() * sizeof(cl_int));
-  const auto init = static_cast<std::uint32_t>(initial.value_or(0));
-  if (kind == scan_kind::inclusive)
-    std::inclusive_scan(values.begin(), values.end(), values.begin(), std::plus<std::uint32_t>(), init);
-  else
-    std::exclusive_scan(values.begin(), values.end(), values.begin(), init);
-  std::vector<cl_int> out(in.size());
-  if (!in.empty()) std::memcpy(out.data(), values.data(), in.size() * sizeof(cl_int));
-  return out;
+  return clscan_reference::scan(in, kind, clscan::op::sum, initial);
 }
 
 std::string describe(std::optional<cl_int> value) { return value ? std::to_string(*value) : "none"; }

@@ -257,14 +257,7 @@ template <typename T> std::vector<op_case<T>> custom_cases() {
 // --- references and checks ---
 
 template <typename T> std::vector<T> cpu_scan(const std::vector<T>& in, scan_kind kind, const op_case<T>& c) {
-  std::vector<T> out(in.size());
-  T running = c.identity;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (kind == scan_kind::exclusive) out[i] = running;
-    running = c.combine(running, in[i]);
-    if (kind == scan_kind::inclusive) out[i] = running;
-  }
-  return out;
+  return clscan_reference::scan(in, kind, c.identity, c.combine);
 }
 
 // Floating-point sums within guarded::check_rounded's bound (no initial value).
