@@ -19,21 +19,10 @@
 # (a GPU machine may set them), except where a mode sets them itself.
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 
-foreach(required INFO MODE WORK)
-  if(NOT DEFINED ${required})
-    message(FATAL_ERROR "info_check: -D${required}=... is required")
-  endif()
-endforeach()
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}")
-foreach(name CLSCAN_NO_CACHE CLSCAN_TUNING CLSCAN_BUILD_OPTIONS CLSCAN_SPIN_LIMIT CLSCAN_LOG)
-  unset(ENV{${name}})
-endforeach()
-set(ENV{CLSCAN_CACHE_DIR} "${WORK}/cache")
-
 set(CHECK_NAME info_check)
 set(INFO_TIMEOUT 240)
 include(${CMAKE_CURRENT_LIST_DIR}/info_run.cmake)
+info_check_prepare(CLSCAN_NO_CACHE CLSCAN_TUNING CLSCAN_BUILD_OPTIONS CLSCAN_SPIN_LIMIT CLSCAN_LOG)
 
 # ---------------------------------------------------------------------------------------------------
 # The text listing.

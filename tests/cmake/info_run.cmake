@@ -2,8 +2,24 @@
 # Included by info_check.cmake and qualify_check.cmake, which set beforehand:
 #   CHECK_NAME    the script's name, for the messages
 #   INFO_TIMEOUT  seconds one run of clscan-info may take
+# info_check_prepare(<variables>) checks -DINFO, -DMODE and -DWORK, empties WORK, unsets the given
+# environment variables and points CLSCAN_CACHE_DIR at WORK/cache.
 # run_info() sets info_args, info_out, info_err and info_rc in the caller's scope; the expect_*
 # functions check them and fail() with the command, its environment, status and output.
+
+macro(info_check_prepare)
+  foreach(required INFO MODE WORK)
+    if(NOT DEFINED ${required})
+      message(FATAL_ERROR "${CHECK_NAME}: -D${required}=... is required")
+    endif()
+  endforeach()
+  file(REMOVE_RECURSE "${WORK}")
+  file(MAKE_DIRECTORY "${WORK}")
+  foreach(name ${ARGN})
+    unset(ENV{${name}})
+  endforeach()
+  set(ENV{CLSCAN_CACHE_DIR} "${WORK}/cache")
+endmacro()
 
 function(fail what)
   set(environment "")

@@ -21,22 +21,10 @@
 # The selected device (CLSCAN_PLATFORM, CLSCAN_DEVICE) is the caller's, except in old-rusticl.
 cmake_minimum_required(VERSION 3.19)
 
-foreach(required INFO MODE WORK)
-  if(NOT DEFINED ${required})
-    message(FATAL_ERROR "qualify_check: -D${required}=... is required")
-  endif()
-endforeach()
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}")
-foreach(name CLSCAN_NO_CACHE CLSCAN_TUNING CLSCAN_BUILD_OPTIONS CLSCAN_SPIN_LIMIT CLSCAN_NARROW_STATUS
-             CLSCAN_LOG CLSCAN_QUALIFY)
-  unset(ENV{${name}})
-endforeach()
-set(ENV{CLSCAN_CACHE_DIR} "${WORK}/cache")
-
 set(CHECK_NAME qualify_check)
 set(INFO_TIMEOUT 400)
 include(${CMAKE_CURRENT_LIST_DIR}/info_run.cmake)
+info_check_prepare(CLSCAN_NO_CACHE CLSCAN_TUNING CLSCAN_BUILD_OPTIONS CLSCAN_SPIN_LIMIT CLSCAN_NARROW_STATUS CLSCAN_LOG CLSCAN_QUALIFY)
 
 # The listing's row for the selected device.
 set(row "\n      single pass +")
