@@ -1,0 +1,458 @@
+// clscan-oclgrind-runner <suite>: every clscan kernel variant on tiny inputs, for a run under Oclgrind
+// (the oclgrind tests of tests/cmake/reliability.cmake run it through tests/cmake/oclgrind_check.cmake as
+// `oclgrind --data-races --uniform-writes --uninitialized --check-api clscan-oclgrind-runner <suite>`).
+//
+// Oclgrind simulates an OpenCL device and reports out-of-bounds and misaligned accesses, uses of
+// uninitialized values, data races, work-group divergence and API misuse on stderr; the test fails on
+// any output there and on a non-zero exit status, so this program writes only to stdout. This program checks
+// every result, and the guard elements around it, against the CPU bit for bit, exits 1 on a wrong one, and
+// refuses (exit 2) to run anywhere but on Oclgrind's device, so that a run that is not under Oclgrind cannot
+// pass by accident.
+//
+// It builds the kernels with -DCLSCAN_PLAIN_STATUS_READS=0 (CLSCAN_BUILD_OPTIONS, set here): by
+// default the single-pass look-back reads status words with plain volatile loads while other
+// work-groups write them with atomic exchanges, which real devices perform as single accesses but
+// which Oclgrind (rightly, by the OpenCL memory model) reports as read-write data races. With atomic
+// reads every other access of the kernels is still checked. The disk cache is off (CLSCAN_NO_CACHE),
+// so every kernel is compiled by Oclgrind itself.
+//
+// Suites (one oclgrind test each):
+//   local-tile  the single-pass kernel's GPU variant (tile in local memory), which dispatch picks on
+//               Oclgrind since its device reports every device type; shapes A-G below
+//   reread      the CPU variant (-DCLSCAN_REREAD=1, set here: each work-item rereads its run from
+//               global memory); shapes A, B, C, H
+//   narrow      the 32-bit status-word layout (16-bit tag and payload: 2 words per 4-byte element, 4
+//               per 8-byte one) of devices without 64-bit atomics; refuses to run unless
+//               CLSCAN_NARROW_STATUS=1 forces it (it is read once per process); single-pass only,
+//               shapes A and G, GPU variant
+//
+// Launch shapes (CLSCAN_TUNING, set here; the work-group scan rakes segments of 16 work-items):
+//   A  wg=4,items=8,vec=4,lookback=2     32-element tiles, 4-wide vectors
+//   B  wg=3,items=5,vec=1,lookback=3     15-element tiles, scalar loads (no power of two)
+//   C  wg=40,items=4,vec=2,lookback=8    three raking segments (16 + 16 + 8 work-items)
+//   D  wg=64,items=2,vec=2,lookback=16   four full raking segments
+//   E  wg=32,items=8,vec=8,lookback=4    two raking segments, 8-wide vectors
+//   F  wg=2,items=32,vec=16,lookback=2   16-wide vectors
+//   G  wg=1,items=70,vec=2,lookback=1    one work-item per group (no work-group scan), runs longer
+//                                        than CLSCAN_MAX_UNROLL (loops not unrolled)
+//   H  wg=1,items=70,vec=2,lookback=16   G as the CPU default has it (look-back clamped to the group)
+//
+// Per shape (t = elements per tile): three-stage scan_tiles and add_tile_prefixes on int sums of
+// 1, 5, 2t + 3 and t^2 + 5 elements (two levels of tile totals), and long max with an initial value;
+// single-pass scan_single_pass on int sums of 1, 5, 2t + 3 and 10t + 1 elements (the status array
+// grows, so clear_status runs again), with an initial value, long sums, and a non-commutative custom
+// operator on uint (5t + 7); each inclusive and exclusive, in place and out of place, with offsets
+// that are multiples of 16 (aligned vector accesses) and odd ones; and the single-pass fallback
+// (CLSCAN_SPIN_LIMIT=0, 6t + 5 elements, out of place: see run_shape), in which every work-group
+// walks back over all its predecessors, one look-back round per tile. Shapes with tiles of more than
+// 70 elements (C, D, E) run no t^2 + 5, 4t + 1 instead of 10t + 1, 3t + 7 and 3t + 5 instead of
+// 5t + 7 and 6t + 5, and only two placements (sweep_t::pair) of the cases beyond the int sums.
+//
+// Every element type with every operator valid for it (int, uint, long, ulong: sum, min, max, bit_and,
+// bit_or, bit_xor, custom; float, double: sum, min, max, custom), both algorithms over several tiles,
+// in shape A of local-tile and shape H of reread. The narrow suite runs int, uint, long, ulong,
+// float and double through the single-pass kernel.
+//
+// Single-pass scans always span several tiles, so every work-group but the first looks back. Oclgrind
+// runs work-groups in order, OCLGRIND_NUM_THREADS at a time (the tests set 2), so a look-back usually
+// finds its predecessor's prefix in its first round; it takes more rounds (combining aggregates, or
+// waiting for a predecessor that has published nothing yet) only when that predecessor is still
+// running on the other worker thread. In runs of these suites, 6-13% of look-backs did, up to about
+// 140 rounds, and 5-11% combined an aggregate; the numbers vary run to run. Only the fallback case
+// (CLSCAN_SPIN_LIMIT=0) takes many rounds for certain: every work-group walks back over all of its
+// predecessors, one round per tile.
+//
+// Output: one line per scan, a line per shape with its time, then "oclgrind runner: <n> scans checked
+// on <device>". Words that the tests' failure expression looks for (tests/cmake/reliability.cmake: "error",
+// "invalid", "race", "aligned", ...) are never printed on success.
+#include <clscan/clscan.hpp>
+#include <clscan/names.hpp>
+
+#include <common/reference.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+enum class kind_t { inclusive, exclusive };
+
+struct spec {
+  clscan::algorithm algo = clscan::algorithm::three_stage;
+  clscan::op operation = clscan::op::sum;
+  kind_t kind = kind_t::inclusive;
+  bool in_place = false;
+  std::size_t n = 1, in_offset = 0, out_offset = 0;
+  std::optional<std::int64_t> initial;
+};
+
+template <typename T> const char* type_name() { return clscan::opencl_name(clscan::element_traits<T>::type); }
+
+std::string describe(const spec& s, const char* type, const char* note) {
+  std::string text = std::string(clscan::to_string(s.algo)) + " " + type + note + " " +
+                     clscan::to_string(s.operation) + " " +
+                     (s.kind == kind_t::inclusive ? "inclusive" : "exclusive") + " n=" + std::to_string(s.n) +
+                     (s.in_place ? " in place" : " out of place") + " offsets " +
+                     std::to_string(s.in_offset) + "/" + std::to_string(s.out_offset);
+  if (s.initial) text += " initial " + std::to_string(*s.initial);
+  return text;
+}
+
+// The custom operators: on uint and ulong, composition of affine maps x -> m x + c with m and c packed
+// into the halves of the element (non-commutative, so an operand order mistake shows); on the other
+// types, a max written as an expression (the prelude's CLSCAN_COMBINE path for that type).
+template <typename T> constexpr bool affine_custom() {
+  return std::is_same<T, cl_uint>::value || std::is_same<T, cl_ulong>::value;
+}
+
+template <typename T> std::string custom_expression() {
+  if constexpr (std::is_same<T, cl_uint>::value)
+    return "(((((a) >> 16) * ((b) >> 16)) & 0xffffU) << 16) | ((((b) >> 16) * ((a) & 0xffffU) + "
+           "((b) & 0xffffU)) & 0xffffU)";
+  if constexpr (std::is_same<T, cl_ulong>::value)
+    return "(((((a) >> 32) * ((b) >> 32)) & 0xffffffffUL) << 32) | ((((b) >> 32) * ((a) & 0xffffffffUL) + "
+           "((b) & 0xffffffffUL)) & 0xffffffffUL)";
+  return "((a) < (b)) ? (b) : (a)";
+}
+
+template <typename T> T custom_identity() {
+  if constexpr (affine_custom<T>()) return static_cast<T>(T(1) << (4 * sizeof(T)));
+  return std::numeric_limits<T>::lowest();
+}
+
+template <typename T> T custom_combine(T a, T b) {
+  if constexpr (affine_custom<T>()) {
+    constexpr unsigned half = 4 * sizeof(T);
+    constexpr T low = static_cast<T>((T(1) << half) - 1);
+    const T m = static_cast<T>(((a >> half) * (b >> half)) & low);
+    const T c = static_cast<T>(((b >> half) * (a & low) + (b & low)) & low);
+    return static_cast<T>((m << half) | c);
+  } else {
+    return a < b ? b : a;
+  }
+}
+
+// The library's operators and identities (clscan_reference), and the custom operator above.
+template <typename T> T identity(clscan::op operation) {
+  return operation == clscan::op::custom ? custom_identity<T>() : clscan_reference::identity<T>(operation);
+}
+
+template <typename T> T combine(clscan::op operation, T a, T b) {
+  return operation == clscan::op::custom ? custom_combine(a, b) : clscan_reference::combine(operation, a, b);
+}
+
+// Inputs that keep every result meaningful and exact: floating-point values are multiples of 1/4 in
+// [-4, 4], whose sums here are exact in any order; bit_and and bit_or inputs clear or set one bit
+// each, so that the running value does not saturate within a few elements.
+template <typename T> T input_value(clscan::op operation, std::uint64_t bits) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return static_cast<T>(static_cast<int>(bits % 33) - 16) / T(4);
+  } else {
+    using U = std::make_unsigned_t<T>;
+    const unsigned bit = static_cast<unsigned>(bits % (8 * sizeof(T)));
+    if (operation == clscan::op::bit_and) return static_cast<T>(static_cast<U>(~(U(1) << bit)));
+    if (operation == clscan::op::bit_or) return static_cast<T>(U(1) << bit);
+    T x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+  }
+}
+
+// How many placements of each size a case runs.
+enum class sweep_t {
+  full,         // inclusive and exclusive x in place and out of place x aligned and odd offsets
+  out_of_place, // inclusive and exclusive x aligned and odd offsets
+  pair,         // inclusive out of place aligned; exclusive in place at an odd offset, initial 3
+  pair_first,   // the first of pair
+  pair_second,  // the second of pair
+};
+
+struct runner {
+  cl::Device device;
+  std::size_t scans = 0;
+  bool all_right = true;
+
+  template <typename T>
+  void run(const cl::Context& context, const cl::CommandQueue& queue, const spec& s, const char* note) {
+    ++scans;
+    const std::string name = describe(s, type_name<T>(), note);
+    std::vector<T> input(s.n);
+    std::uint64_t state = 0x9e3779b97f4a7c15ull ^ (s.n * 1315423911ull);
+    for (auto& x : input) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      x = input_value<T>(s.operation, state >> 11);
+    }
+    clscan::options<T> opts;
+    opts.algorithm = s.algo;
+    opts.operation = s.operation;
+    if (s.operation == clscan::op::custom) {
+      opts.custom_op = custom_expression<T>();
+      opts.custom_identity = custom_identity<T>();
+    }
+    if (s.initial) opts.initial = static_cast<T>(*s.initial);
+    opts.in_offset = s.in_offset;
+    opts.out_offset = s.out_offset;
+
+    const std::vector<T> reference = clscan_reference::scan(
+        input, s.kind == kind_t::inclusive ? clscan::scan_kind::inclusive : clscan::scan_kind::exclusive,
+        s.initial ? static_cast<T>(*s.initial) : identity<T>(s.operation),
+        [&s](T a, T b) { return combine(s.operation, a, b); });
+
+    // Guards around the ranges; every element of both buffers is written by the host first, so that
+    // Oclgrind's uninitialized-value checks only see what the kernels themselves leave undefined.
+    T poison;
+    std::memset(&poison, 0xA5, sizeof poison);
+    const std::size_t back = 3;
+    std::vector<T> in_image(s.in_offset + s.n + back, poison);
+    std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(s.in_offset));
+    std::vector<T> out_image = s.in_place ? in_image : std::vector<T>(s.out_offset + s.n + back, poison);
+    std::vector<T> expected = out_image;
+    std::copy(reference.begin(), reference.end(),
+              expected.begin() + static_cast<std::ptrdiff_t>(s.out_offset));
+
+    cl::Buffer in(context, CL_MEM_READ_WRITE, in_image.size() * sizeof(T));
+    cl::Buffer out = s.in_place ? in : cl::Buffer(context, CL_MEM_READ_WRITE, out_image.size() * sizeof(T));
+    queue.enqueueWriteBuffer(in, CL_TRUE, 0, in_image.size() * sizeof(T), in_image.data());
+    if (!s.in_place)
+      queue.enqueueWriteBuffer(out, CL_TRUE, 0, out_image.size() * sizeof(T), out_image.data());
+    cl::Event done;
+    if (s.kind == kind_t::inclusive)
+      done = s.in_place ? clscan::inclusive<T>(queue, in, s.n, opts)
+                        : clscan::inclusive<T>(queue, in, out, s.n, opts);
+    else
+      done = s.in_place ? clscan::exclusive<T>(queue, in, s.n, opts)
+                        : clscan::exclusive<T>(queue, in, out, s.n, opts);
+    done.wait();
+    std::vector<T> got(expected.size());
+    queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(T), got.data());
+    // The same bits, any NaN for a NaN (fmin and fmax keep no NaN payload).
+    bool right = true;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      right = right && (std::memcmp(&got[i], &expected[i], sizeof(T)) == 0 ||
+                        (got[i] != got[i] && expected[i] != expected[i]));
+    if (!s.in_place) {
+      std::vector<T> in_after(in_image.size());
+      queue.enqueueReadBuffer(in, CL_TRUE, 0, in_after.size() * sizeof(T), in_after.data());
+      right = right && std::memcmp(in_after.data(), in_image.data(), in_after.size() * sizeof(T)) == 0;
+    }
+    std::cout << (right ? "ok    " : "WRONG ") << name << std::endl;
+    all_right = all_right && right;
+  }
+
+  // `base` over `sizes`, in the placements of `sweep`. Aligned offsets are multiples of 16, the
+  // widest vector, so that every vector width takes its aligned path; odd ones take vloadn/vstoren.
+  template <typename T>
+  void sweep(const cl::Context& context, const cl::CommandQueue& queue, spec base,
+             const std::vector<std::size_t>& sizes, sweep_t how = sweep_t::full, const char* note = "") {
+    for (std::size_t n : sizes)
+      for (kind_t kind : {kind_t::inclusive, kind_t::exclusive})
+        for (bool in_place : {false, true})
+          for (bool aligned : {true, false}) {
+            const bool paired =
+                how == sweep_t::pair || how == sweep_t::pair_first || how == sweep_t::pair_second;
+            if (in_place && how != sweep_t::full) continue;
+            if (paired && (kind == kind_t::inclusive) != aligned) continue;
+            if ((how == sweep_t::pair_first && !aligned) || (how == sweep_t::pair_second && aligned))
+              continue;
+            spec s = base;
+            s.n = n, s.kind = kind, s.in_place = in_place || (paired && !aligned);
+            s.in_offset = aligned ? 16 : 1;
+            s.out_offset = s.in_place ? s.in_offset : (aligned ? 32 : 3);
+            if (paired && !aligned && !s.initial) s.initial = 3;
+            run<T>(context, queue, s, note);
+          }
+  }
+
+  // Every operator valid for T, with both algorithms, over several tiles: one scan of each, the
+  // placements of sweep_t::pair taking turns, so that each algorithm runs both on every type. (Every
+  // scan here is a program of its own for Oclgrind to compile, the larger part of its time.)
+  template <typename T>
+  void every_operator(const cl::Context& context, const cl::CommandQueue& queue, std::size_t tile) {
+    std::vector<clscan::op> ops = {clscan::op::sum, clscan::op::min, clscan::op::max, clscan::op::custom};
+    if constexpr (std::is_integral<T>::value)
+      ops.insert(ops.end(), {clscan::op::bit_and, clscan::op::bit_or, clscan::op::bit_xor});
+    bool first = true;
+    for (clscan::op operation : ops) {
+      spec s;
+      s.operation = operation;
+      s.algo = clscan::algorithm::three_stage;
+      sweep<T>(context, queue, s, {3 * tile + 2}, first ? sweep_t::pair_first : sweep_t::pair_second);
+      s.algo = clscan::algorithm::single_pass;
+      sweep<T>(context, queue, s, {4 * tile + 3}, first ? sweep_t::pair_second : sweep_t::pair_first);
+      first = !first;
+    }
+  }
+};
+
+struct shape {
+  const char* tuning;
+  bool single_pass_only = false; // the narrow suite
+  bool every_type = false;       // every type and operator (runner::every_operator)
+};
+
+// The kernels for one launch shape, each group of cases in a fresh context (the tuning is read once
+// per context and device).
+void run_shape(runner& r, const shape& sh) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t scans_before = r.scans;
+  ::setenv("CLSCAN_TUNING", sh.tuning, 1);
+  const clscan::dispatch_plan plan = clscan::plan_for(r.device);
+  const std::size_t tile = plan.three_stage.work_group_size * plan.three_stage.items_per_thread;
+  std::cout << "CLSCAN_TUNING=" << sh.tuning << ": three-stage tile " << tile << ", single-pass tile "
+            << plan.single_pass_small.work_group_size * plan.single_pass_small.items_per_thread << std::endl;
+  // Large tiles (the shapes with several raking segments) take Oclgrind long to run: fewer tiles and
+  // placements there, beyond the int sums.
+  const bool large = tile > 70;
+  const std::size_t many = large ? 4 * tile + 1 : 10 * tile + 1;
+  const sweep_t more = large ? sweep_t::pair : sweep_t::full;
+  {
+    cl::Context context(r.device);
+    cl::CommandQueue queue(context, r.device);
+    if (!sh.single_pass_only) {
+      // One tile, two tiles + 3 (one level of tile totals), and tile^2 + 5 (two levels).
+      spec three;
+      three.algo = clscan::algorithm::three_stage;
+      std::vector<std::size_t> sizes = {1, 5, 2 * tile + 3};
+      if (!large) sizes.push_back(tile * tile + 5);
+      r.sweep<cl_int>(context, queue, three, sizes);
+      three.operation = clscan::op::max;
+      three.initial = -77;
+      r.sweep<cl_long>(context, queue, three, {2 * tile + 3}, more);
+    }
+
+    // Single-pass: the first call clears the status array (clear_status); n grows, so the array is
+    // reallocated and cleared again; the calls in between reuse it with new tags.
+    spec single;
+    single.algo = clscan::algorithm::single_pass;
+    r.sweep<cl_int>(context, queue, single, {1, 5, 2 * tile + 3, many});
+    single.initial = 1000;
+    r.sweep<cl_int>(context, queue, single, {many}, more);
+    single.initial.reset();
+    r.sweep<cl_long>(context, queue, single, {many}, more);
+    single.operation = clscan::op::custom;
+    r.sweep<cl_uint>(context, queue, single, {(large ? 3 : 5) * tile + 7}, more);
+
+    if (sh.single_pass_only) {
+      // The other element sizes' word counts in the narrow layout.
+      r.sweep<cl_ulong>(context, queue, single, {5 * tile + 7}, sweep_t::pair);
+      single.operation = clscan::op::sum;
+      r.sweep<cl_double>(context, queue, single, {4 * tile + 3}, sweep_t::pair);
+      single.operation = clscan::op::min;
+      r.sweep<cl_float>(context, queue, single, {4 * tile + 3}, sweep_t::pair);
+    }
+    if (sh.every_type) {
+      r.every_operator<cl_int>(context, queue, tile);
+      r.every_operator<cl_uint>(context, queue, tile);
+      r.every_operator<cl_long>(context, queue, tile);
+      r.every_operator<cl_ulong>(context, queue, tile);
+      r.every_operator<cl_float>(context, queue, tile);
+      r.every_operator<cl_double>(context, queue, tile);
+    }
+  }
+  {
+    // The fallback: every work-group reduces its predecessors' tiles itself (read once per context).
+    // Out of place only: in place, the fallback reads a predecessor's input while that predecessor
+    // may be writing its output over it, a race the kernel resolves by re-reading the predecessor's
+    // prefix after the reduction (a prefix seen then wins), and which Oclgrind reports as such.
+    ::setenv("CLSCAN_SPIN_LIMIT", "0", 1);
+    cl::Context context(r.device);
+    cl::CommandQueue queue(context, r.device);
+    spec single;
+    single.algo = clscan::algorithm::single_pass;
+    r.sweep<cl_int>(context, queue, single, {(large ? 3 : 6) * tile + 5}, sweep_t::out_of_place,
+                    " (CLSCAN_SPIN_LIMIT=0)");
+    ::unsetenv("CLSCAN_SPIN_LIMIT");
+  }
+  clscan::release_cached_resources();
+  std::cout << "CLSCAN_TUNING=" << sh.tuning << ": " << r.scans - scans_before << " scans in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s"
+            << std::endl;
+}
+
+const shape A{"wg=4,items=8,vec=4,lookback=2"};
+const shape B{"wg=3,items=5,vec=1,lookback=3"};
+const shape C{"wg=40,items=4,vec=2,lookback=8"};
+const shape D{"wg=64,items=2,vec=2,lookback=16"};
+const shape E{"wg=32,items=8,vec=8,lookback=4"};
+const shape F{"wg=2,items=32,vec=16,lookback=2"};
+const shape G{"wg=1,items=70,vec=2,lookback=1"};
+const shape H{"wg=1,items=70,vec=2,lookback=16"};
+
+shape with_every_type(shape sh) {
+  sh.every_type = true;
+  return sh;
+}
+
+shape single_pass_only(shape sh) {
+  sh.single_pass_only = true;
+  return sh;
+}
+
+// The suite's shapes, empty for an unknown suite.
+std::vector<shape> suite_shapes(const std::string& suite) {
+  if (suite == "local-tile") return {with_every_type(A), B, C, D, E, F, G};
+  if (suite == "reread") return {A, B, C, with_every_type(H)};
+  if (suite == "narrow") return {single_pass_only(A), single_pass_only(G)};
+  return {};
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::string suite = argc == 2 ? argv[1] : "";
+  const std::vector<shape> shapes = suite_shapes(suite);
+  if (shapes.empty()) {
+    std::cout << "usage: oclgrind [options] clscan-oclgrind-runner local-tile|reread|narrow" << std::endl;
+    return 2;
+  }
+  std::string build_options = "-DCLSCAN_PLAIN_STATUS_READS=0";
+  if (suite == "reread") build_options += " -DCLSCAN_REREAD=1";
+  if (suite == "narrow") {
+    const char* narrow = std::getenv("CLSCAN_NARROW_STATUS");
+    if (!narrow || std::strcmp(narrow, "1") != 0) {
+      std::cout << "FAILED: the narrow suite needs CLSCAN_NARROW_STATUS=1 in the environment" << std::endl;
+      return 2;
+    }
+  }
+  try {
+    if (const char* extra = std::getenv("CLSCAN_BUILD_OPTIONS"); extra && *extra)
+      build_options = std::string(extra) + " " + build_options;
+    ::setenv("CLSCAN_BUILD_OPTIONS", build_options.c_str(), 1);
+    ::setenv("CLSCAN_NO_CACHE", "1", 1);
+    // The single-pass qualification scans more than a megabyte, which the simulator would take
+    // minutes over; it is tested on real implementations (tests/cmake/qualify_check.cmake), and every
+    // single-pass scan here is compared exactly anyway.
+    ::setenv("CLSCAN_QUALIFY", "0", 1);
+    runner r;
+    r.device = clscan::select_device();
+    const cl::Platform platform(r.device.getInfo<CL_DEVICE_PLATFORM>());
+    const std::string platform_name = platform.getInfo<CL_PLATFORM_NAME>();
+    const std::string device_name = r.device.getInfo<CL_DEVICE_NAME>();
+    std::cout << "device: " << device_name << " (platform " << platform_name << "), suite " << suite
+              << ", kernel options " << build_options << std::endl;
+    if (platform_name.find("Oclgrind") == std::string::npos) {
+      std::cout << "FAILED: not running on Oclgrind's device; run this program as "
+                   "`oclgrind --data-races --uninitialized --check-api clscan-oclgrind-runner "
+                << suite << "`" << std::endl;
+      return 2;
+    }
+    for (const shape& sh : shapes)
+      run_shape(r, sh);
+    std::cout << "oclgrind runner: " << r.scans << " scans checked on " << device_name << ", "
+              << (r.all_right ? "all right" : "SOME WRONG") << std::endl;
+    return r.all_right ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cout << "FAILED: exception: " << e.what() << std::endl;
+    return 3;
+  }
+}
