@@ -3,7 +3,7 @@
 # files under lib/ and tools/ (subdirectories included), and the headers of lib/, tools/ and include/clscan/ they include, with the compile
 # commands of a build directory. Prints every finding and exits non-zero on any, when clang-tidy is
 # missing, or when the build directory has no compile_commands.json. The ctest "clang-tidy" (label
-# hygiene, tests/sanitizers.cmake) runs it on its own build directory.
+# hygiene, tests/cmake/sanitizers.cmake) runs it on its own build directory.
 #
 #   tools/run-clang-tidy.sh [BUILD_DIR]          BUILD_DIR defaults to ./build
 #

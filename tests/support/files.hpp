@@ -37,7 +37,7 @@ inline std::vector<std::string> files_in(const std::filesystem::path& dir) {
   return names;
 }
 
-// The file name of a disk-cache entry (lib/disk_cache.cpp): two 16-digit hashes, then ".clbin".
+// The file name of a disk-cache entry (lib/program/disk_cache.cpp): two 16-digit hashes, then ".clbin".
 inline bool is_entry_name(const std::string& name) {
   static const std::regex pattern("^[0-9a-f]{16}-[0-9a-f]{16}\\.clbin$");
   return std::regex_match(name, pattern);

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-// Header-only, as in lib/disk_cache.cpp: the tests compute entry checksums and names themselves.
+// Header-only, as in lib/program/disk_cache.cpp: the tests compute entry checksums and names themselves.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -96,7 +96,7 @@ inline void install_golden(const fs::path& dir) {
     write_file(dir / name, bytes);
 }
 
-// Entry layout (lib/disk_cache.cpp): 8-byte magic, u64 format, u64 identity length, identity text,
+// Entry layout (lib/program/disk_cache.cpp): 8-byte magic, u64 format, u64 identity length, identity text,
 // u64 binary length, u64 XXH3 of the binary, binary. Integers little-endian.
 inline constexpr std::size_t identity_offset = 24;
 
@@ -144,7 +144,7 @@ inline std::string with_binary(const std::string& entry, const std::string& bina
   return made;
 }
 
-// The file name lib/disk_cache.cpp gives the entry of `identity`: the XXH3 of the device part (up to
+// The file name lib/program/disk_cache.cpp gives the entry of `identity`: the XXH3 of the device part (up to
 // and including the "driver: " line), then that of the whole identity.
 inline std::string entry_name_for(const std::string& identity) {
   const std::size_t driver = identity.find("\ndriver: ");

@@ -47,7 +47,7 @@ cache_status probe_cache() {
   cache_status status;
   status.directory = clscan::cache_directory();
   if (status.directory.empty()) {
-    // The library's rule (lib/disk_cache.cpp), which does not say which case applies.
+    // The library's rule (lib/program/disk_cache.cpp), which does not say which case applies.
     const char* off = std::getenv("CLSCAN_NO_CACHE");
     status.reason = off && *off && std::strcmp(off, "0") != 0
                         ? std::string("CLSCAN_NO_CACHE=") + off
