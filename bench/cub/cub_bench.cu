@@ -1,0 +1,388 @@
+// cub_bench: cub::DeviceScan::InclusiveSum timed against cudaMemcpyAsync (device to device) of the same
+// bytes, with clscan-bench's method (tools/bench/), so that docs/PERFORMANCE.md can put CUB beside clscan
+// measured in the same GPU session. Not part of clscan's build or CI: bench/cub/README.md.
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+const char* const help_text = R"(usage: cub_bench [options]
+
+Measures cub::DeviceScan::InclusiveSum against cudaMemcpyAsync (device to device) of the same bytes on
+CUDA device 0, with clscan-bench's method, and checks every result against a host scan.
+
+options:
+  --type T       int | uint | long | ulong | float | double (32, 32, 64, 64, 32, 64 bits). Default int.
+  --sizes LIST   comma-separated element counts, 1 to 2^31-1: plain numbers or 2^N.
+                 Default 2^10,2^12,...,2^26.
+  --reps N       timed repetitions per size, 1 to 100000. Default 50.
+  --csv          print CSV (header + one row per size) instead of the table.
+  --help         this text.
+
+Method, as clscan-bench's (bench/cub/README.md): k = min(8, max(1, 256 MiB / bytes)) inputs read in
+turn, clscan-bench's random inputs, temporary storage allocated outside the timing, warm-up 3 scans and
+3 copies, then scans (events around the call, behind a 32 MiB copy) and copies (events around it)
+alternate; medians; GB/s counts 2 * n * sizeof(T); ratio = copy time / scan time. The last scan is
+verified: integers exactly (sums wrap), floats within 16 * epsilon * (prefix sum of |x|).
+
+Exit status: 0 when every row verified; 1 on a wrong result or a CUDA error; 2 on a bad command line.
+)";
+
+constexpr std::size_t mib = std::size_t{1} << 20;
+constexpr std::size_t rotation_bytes = 256 * mib;
+constexpr std::size_t max_rotation = 8;
+constexpr std::size_t spacer_bytes = 32 * mib;
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "cub_bench: %s (see --help)\n", message.c_str());
+  std::exit(2);
+}
+
+// Every CUDA call goes through check(): a failure ends the program with the call and CUDA's message.
+void check(cudaError_t status, const char* call) {
+  if (status == cudaSuccess) return;
+  std::fprintf(stderr, "cub_bench: %s failed: %s (%s)\n", call, cudaGetErrorString(status),
+               cudaGetErrorName(status));
+  std::exit(1);
+}
+#define CUDA_CHECK(call) check((call), #call)
+
+// A count: digits, or 2^N; 1 to INT_MAX (CUB is called with an int count, as most callers do).
+std::size_t parse_count(const std::string& text) {
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  unsigned long long value = 0;
+  if (text.rfind("2^", 0) == 0 && digits(text.substr(2))) {
+    const unsigned long long exponent = std::stoull(text.substr(2));
+    value = exponent < 40 ? 1ull << exponent : ULLONG_MAX;
+  } else if (digits(text)) {
+    value = std::stoull(text);
+  } else {
+    usage_error("--sizes: '" + text + "' is not a count (a number or 2^N)");
+  }
+  if (value < 1 || value > static_cast<unsigned long long>(INT_MAX))
+    usage_error("--sizes: '" + text + "' is out of range (1 to 2^31-1)");
+  return static_cast<std::size_t>(value);
+}
+
+std::string count_text(std::size_t n) {
+  if (n & (n - 1)) return std::to_string(n);
+  int e = 0;
+  while ((std::size_t{1} << e) != n)
+    ++e;
+  return "2^" + std::to_string(e);
+}
+
+struct settings {
+  std::string type = "int";
+  std::vector<std::size_t> sizes;
+  std::size_t reps = 50;
+  bool csv = false;
+};
+
+settings parse_arguments(int argc, char** argv) {
+  settings s;
+  for (int e = 10; e <= 26; e += 2)
+    s.sizes.push_back(std::size_t{1} << e);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(help_text, stdout);
+      std::exit(0);
+    } else if (arg == "--type") {
+      s.type = value();
+      const char* const known[] = {"int", "uint", "long", "ulong", "float", "double"};
+      if (std::find(std::begin(known), std::end(known), s.type) == std::end(known))
+        usage_error("--type: unknown '" + s.type + "' (int, uint, long, ulong, float, double)");
+    } else if (arg == "--sizes") {
+      const std::string list = value();
+      s.sizes.clear();
+      std::size_t start = 0;
+      while (true) {
+        const std::size_t comma = list.find(',', start);
+        s.sizes.push_back(parse_count(list.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (arg == "--reps") {
+      const std::string text = value();
+      if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(text) < 1 || std::stoul(text) > 100000)
+        usage_error("--reps: '" + text + "' is not a number from 1 to 100000");
+      s.reps = std::stoul(text);
+    } else if (arg == "--csv") {
+      s.csv = true;
+    } else {
+      usage_error("unknown option '" + arg + "'");
+    }
+  }
+  return s;
+}
+
+struct device_info {
+  std::string name, driver; // driver: CUDA driver API and runtime versions, and CUB's version
+  std::size_t memory = 0;
+};
+
+struct row {
+  std::size_t n = 0, reps = 0, buffers = 0;
+  double scan_us = 0, copy_us = 0, scan_gbps = 0, copy_gbps = 0, ratio = 0;
+  std::string status, message; // "ok" or "FAIL", and the first mismatch
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// clscan-bench's inputs (tools/bench/scan.hpp fill_random): the same generator, seeds and distribution.
+template <typename T> void fill_random(std::vector<T>& v, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  if constexpr (std::is_integral_v<T>) {
+    for (auto& x : v)
+      x = static_cast<T>(rng());
+  } else {
+    std::uniform_real_distribution<T> dist(T(-1), T(1));
+    for (auto& x : v)
+      x = dist(rng);
+  }
+}
+
+// An empty string when `got` is the inclusive sum of `in`, else the first mismatch.
+template <typename T> std::string verify(const std::vector<T>& in, const std::vector<T>& got) {
+  const auto mismatch = [&](std::size_t i, const std::string& expected, const std::string& actual) {
+    return "mismatch at " + std::to_string(i) + " of " + std::to_string(in.size()) + ": expected " +
+           expected + ", got " + actual;
+  };
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>; // wrapping sums: signed overflow would be undefined
+    U sum = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      sum = static_cast<U>(sum + static_cast<U>(in[i]));
+      if (static_cast<T>(sum) != got[i])
+        return mismatch(i, std::to_string(static_cast<T>(sum)), std::to_string(got[i]));
+    }
+  } else {
+    const long double tolerance = 16 * static_cast<long double>(std::numeric_limits<T>::epsilon());
+    long double sum = 0, magnitude = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      sum += in[i];
+      magnitude += std::fabs(static_cast<long double>(in[i]));
+      const long double bound = tolerance * magnitude + 1e-30L;
+      if (!(std::fabs(static_cast<long double>(got[i]) - sum) <= bound)) {
+        char expected[80], actual[40];
+        std::snprintf(expected, sizeof expected, "%.17Lg (bound %.3Lg)", sum, bound);
+        std::snprintf(actual, sizeof actual, "%.17g", static_cast<double>(got[i]));
+        return mismatch(i, expected, actual);
+      }
+    }
+  }
+  return {};
+}
+
+template <typename T>
+row bench_one(const device_info& dev, cudaStream_t stream, void* spacer_src, void* spacer_dst, std::size_t n,
+              std::size_t reps) {
+  row r;
+  r.n = n;
+  r.reps = reps;
+  const std::size_t bytes = n * sizeof(T);
+  std::size_t k = std::min(max_rotation, std::max<std::size_t>(1, rotation_bytes / bytes));
+  while (k > 1 && (k + 2) * bytes > dev.memory / 2)
+    --k;
+  r.buffers = k;
+
+  std::vector<std::vector<T>> host(k, std::vector<T>(n));
+  std::vector<T*> inputs(k, nullptr);
+  for (std::size_t i = 0; i < k; ++i) {
+    fill_random(host[i], 0x5eed0000u + 977 * n + i);
+    CUDA_CHECK(cudaMalloc(&inputs[i], bytes));
+    CUDA_CHECK(cudaMemcpy(inputs[i], host[i].data(), bytes, cudaMemcpyHostToDevice));
+  }
+  T *output = nullptr, *copy_dst = nullptr;
+  CUDA_CHECK(cudaMalloc(&output, bytes));
+  CUDA_CHECK(cudaMalloc(&copy_dst, bytes));
+  // Touched once, so that first-touch costs are not timed (as clscan-bench does).
+  CUDA_CHECK(cudaMemcpy(output, inputs[0], bytes, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy(copy_dst, inputs[0], bytes, cudaMemcpyDeviceToDevice));
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+  const int count = static_cast<int>(n); // parse_count keeps n <= INT_MAX
+  CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, inputs[0], output, count, stream));
+  CUDA_CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  cudaEvent_t scan_start, scan_end, copy_start, copy_end;
+  for (cudaEvent_t* e : {&scan_start, &scan_end, &copy_start, &copy_end})
+    CUDA_CHECK(cudaEventCreate(e));
+  std::size_t next = 0; // rotation counter shared by scans and copies, as in clscan-bench
+  const auto scan = [&](std::size_t i) {
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, inputs[i], output, count, stream));
+  };
+  const auto copy = [&](std::size_t i) {
+    CUDA_CHECK(cudaMemcpyAsync(copy_dst, inputs[i], bytes, cudaMemcpyDeviceToDevice, stream));
+  };
+
+  for (int w = 0; w < 3; ++w)
+    scan(next++ % k);
+  for (int w = 0; w < 3; ++w)
+    copy(next++ % k);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  std::vector<double> scan_us, copy_us;
+  for (std::size_t rep = 0; rep < reps; ++rep) {
+    // The spacer keeps the GPU busy while the host enqueues the scan, so that CUB's host time (its
+    // launches and queries) is not counted as device time: clscan-bench's spacer, marker and scan.
+    CUDA_CHECK(cudaMemcpyAsync(spacer_dst, spacer_src, spacer_bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaEventRecord(scan_start, stream));
+    scan(next++ % k);
+    CUDA_CHECK(cudaEventRecord(scan_end, stream));
+    CUDA_CHECK(cudaEventRecord(copy_start, stream));
+    copy(next++ % k);
+    CUDA_CHECK(cudaEventRecord(copy_end, stream));
+    CUDA_CHECK(cudaEventSynchronize(copy_end));
+    float scan_ms = 0, copy_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&scan_ms, scan_start, scan_end));
+    CUDA_CHECK(cudaEventElapsedTime(&copy_ms, copy_start, copy_end));
+    scan_us.push_back(1e3 * scan_ms);
+    copy_us.push_back(1e3 * copy_ms);
+  }
+  const std::size_t last_scan_input = (next - 2) % k; // the last rep's scan took next - 2
+
+  r.scan_us = median(scan_us);
+  r.copy_us = median(copy_us);
+  const double moved = 2.0 * static_cast<double>(bytes);
+  r.scan_gbps = moved / (r.scan_us * 1e3);
+  r.copy_gbps = moved / (r.copy_us * 1e3);
+  r.ratio = r.copy_us / r.scan_us;
+
+  std::vector<T> got(n);
+  CUDA_CHECK(cudaMemcpy(got.data(), output, bytes, cudaMemcpyDeviceToHost));
+  r.message = verify(host[last_scan_input], got);
+  r.status = r.message.empty() ? "ok" : "FAIL";
+
+  for (cudaEvent_t e : {scan_start, scan_end, copy_start, copy_end})
+    CUDA_CHECK(cudaEventDestroy(e));
+  CUDA_CHECK(cudaFree(temp));
+  CUDA_CHECK(cudaFree(copy_dst));
+  CUDA_CHECK(cudaFree(output));
+  for (T* p : inputs)
+    CUDA_CHECK(cudaFree(p));
+  return r;
+}
+
+// A CSV field: quoted when it holds a comma or a quote.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+const char* const csv_header =
+    "device,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,"
+    "copy_gbps,ratio,verified,error";
+
+void print_row(const settings& s, const device_info& dev, const row& r) {
+  if (s.csv) {
+    std::printf("%s,%s,%zu,%s,sum,inclusive,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s\n",
+                csv_field(dev.name).c_str(), csv_field(dev.driver).c_str(), r.n, s.type.c_str(), r.reps,
+                r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio, r.status.c_str(),
+                csv_field(r.message).c_str());
+  } else {
+    std::printf("%-10s %-6s %5zu %7zu %12.1f %12.1f %9.2f %9.2f %7.3f  %s\n", count_text(r.n).c_str(),
+                s.type.c_str(), r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio,
+                r.status.c_str());
+    if (r.status == "FAIL") std::printf("    FAIL: %s\n", r.message.c_str());
+  }
+  if (r.status == "FAIL" && s.csv)
+    std::fprintf(stderr, "cub_bench: FAIL n=%zu %s: %s\n", r.n, s.type.c_str(), r.message.c_str());
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const settings s = parse_arguments(argc, argv);
+
+  CUDA_CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0, runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  device_info dev;
+  dev.name = prop.name;
+  dev.memory = prop.totalGlobalMem;
+  char text[160];
+  std::snprintf(text, sizeof text, "CUDA driver %d.%d runtime %d.%d CUB %d.%d.%d", driver / 1000,
+                driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, CUB_VERSION / 100000,
+                CUB_VERSION / 100 % 1000, CUB_VERSION % 100);
+  dev.driver = text;
+
+  cudaStream_t stream = nullptr;
+  // A blocking stream: ordered after the uploads that cudaMemcpy makes on the legacy default stream.
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  void *spacer_src = nullptr, *spacer_dst = nullptr;
+  CUDA_CHECK(cudaMalloc(&spacer_src, spacer_bytes));
+  CUDA_CHECK(cudaMalloc(&spacer_dst, spacer_bytes));
+  CUDA_CHECK(cudaMemset(spacer_src, 0, spacer_bytes));
+  CUDA_CHECK(cudaMemset(spacer_dst, 0, spacer_bytes));
+
+  if (s.csv) {
+    std::printf("%s\n", csv_header);
+  } else {
+    std::printf("device:   %s (sm_%d%d, %.0f MiB)\n", dev.name.c_str(), prop.major, prop.minor,
+                static_cast<double>(dev.memory) / mib);
+    std::printf("versions: %s\n", dev.driver.c_str());
+    std::printf("inclusive sum with cub::DeviceScan::InclusiveSum; times are medians; GB/s counts read + "
+                "write bytes\n\n");
+    std::printf("%-10s %-6s %5s %7s %12s %12s %9s %9s %7s  %s\n", "n", "type", "reps", "buffers", "scan_us",
+                "copy_us", "scan_GB/s", "copy_GB/s", "ratio", "verified");
+  }
+
+  std::size_t failed = 0;
+  for (const std::size_t n : s.sizes) {
+    row r;
+    const auto run = [&](auto zero) {
+      r = bench_one<decltype(zero)>(dev, stream, spacer_src, spacer_dst, n, s.reps);
+    };
+    // clscan's long and ulong are 64 bits (OpenCL C's), as std::int64_t and std::uint64_t here.
+    // clang-format off
+    if (s.type == "int") run(std::int32_t{});
+    else if (s.type == "uint") run(std::uint32_t{});
+    else if (s.type == "long") run(std::int64_t{});
+    else if (s.type == "ulong") run(std::uint64_t{});
+    else if (s.type == "float") run(float{});
+    else run(double{});
+    // clang-format on
+    print_row(s, dev, r);
+    if (r.status != "ok") ++failed;
+  }
+
+  CUDA_CHECK(cudaFree(spacer_src));
+  CUDA_CHECK(cudaFree(spacer_dst));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  if (failed)
+    std::fprintf(stderr, "cub_bench: %zu of %zu sizes FAILED verification\n", failed, s.sizes.size());
+  return failed ? 1 : 0;
+}
