@@ -168,7 +168,7 @@ device_capabilities read_capabilities(cl_device_id device) {
   caps.out_of_order_queues = (device_info<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_PROPERTIES) &
                               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
   if (const std::string_view limits = detail::device_limits(); !limits.empty())
-    apply_limits(caps, std::string(limits).c_str());
+    apply_limits(caps, std::string(limits));
   return caps;
 }
 

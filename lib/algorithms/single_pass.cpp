@@ -52,7 +52,7 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& c
   return bytes;
 }
 
-std::string prelude(const variant_key&, const device_capabilities& caps) {
+std::string prelude(const variant_key& /*key*/, const device_capabilities& caps) {
   // One status-word width per device, so that words left by any earlier launch on the same
   // workspace are read with the layout they were written with.
   std::string lines =
@@ -174,7 +174,7 @@ const algorithm_unit single_pass_unit = {algorithm::single_pass,
                                          build_options,
                                          enqueue};
 
-bool single_pass_supported(const device_capabilities& caps, element_type) {
+bool single_pass_supported(const device_capabilities& caps, element_type /*type*/) {
   return caps.int32_global_atomics;
 }
 

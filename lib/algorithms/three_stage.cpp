@@ -48,11 +48,11 @@ void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels,
 }
 
 // The work-group scan's scratch; each work-item keeps its run in private memory.
-std::size_t local_memory_bytes(const tuning& shape, const device_capabilities&, element_type type) {
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/, element_type type) {
   return group_scan_local_bytes(shape.work_group_size, size_of(type));
 }
 
-std::string no_additions(const variant_key&, const device_capabilities&) { return {}; }
+std::string no_additions(const variant_key& /*key*/, const device_capabilities& /*caps*/) { return {}; }
 
 void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
              launch_sequence& launch) {

@@ -5,6 +5,7 @@
 
 #include <clscan/device.hpp>
 
+#include <array>
 #include <string>
 
 namespace clscan::detail {
@@ -13,7 +14,7 @@ namespace clscan::detail {
 // kernel_names[i].
 struct compiled_variant {
   cl::Program program;
-  cl::Kernel kernels[max_variant_kernels];
+  std::array<cl::Kernel, max_variant_kernels> kernels;
   std::size_t work_group_size = 0;
   std::size_t tile = 0; // elements per work-group
 };
