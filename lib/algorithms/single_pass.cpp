@@ -11,7 +11,7 @@
 namespace clscan::detail {
 namespace {
 
-// Must match kernels/single_pass.cl: CLSCAN_WIDE_STATUS picks 64-bit status words with 32-bit
+// Must match kernels/tile_prefix.cl: CLSCAN_WIDE_STATUS picks 64-bit status words with 32-bit
 // payloads, else 32-bit words with 16-bit payloads; the tag takes the other half of the word.
 struct status_layout {
   std::size_t word_bytes;
