@@ -10,21 +10,15 @@
 
 #include <clscan/cache.hpp>
 #include <clscan/error.hpp>
-#include <clscan/scan.hpp>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <iterator>
 #include <list>
 #include <map>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <sstream>
-#include <vector>
 
 namespace clscan::detail {
 namespace {
