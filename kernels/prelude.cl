@@ -16,6 +16,10 @@
 #ifndef CLSCAN_IDENTITY
 #define CLSCAN_IDENTITY ((CLSCAN_T)0)
 #endif
+// Bytes per element (set by the host with the element type).
+#ifndef CLSCAN_ELEM_SIZE
+#define CLSCAN_ELEM_SIZE 4
+#endif
 // The combining operator. A prelude may define CLSCAN_COMBINE(a, b) itself (custom operators);
 // otherwise one of CLSCAN_OP_SUM, _MIN, _MAX, _AND, _OR, _XOR picks a built-in one.
 #ifndef CLSCAN_COMBINE

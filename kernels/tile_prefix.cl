@@ -1,4 +1,4 @@
-// The decoupled look-back of the single-pass scan: status words, publishing a tile's aggregate or
+// The decoupled look-back of the single-pass algorithms: status words, publishing a tile's aggregate or
 // inclusive prefix, reading a predecessor's, and the steps of the walk over the predecessors with its
 // fallback.
 //
@@ -17,10 +17,6 @@
 // 0: 32-bit status words (16-bit tag, 16-bit payload), needs only 32-bit global atomics.
 #ifndef CLSCAN_WIDE_STATUS
 #define CLSCAN_WIDE_STATUS 0
-#endif
-// Bytes per element (set by the host with the element type).
-#ifndef CLSCAN_ELEM_SIZE
-#define CLSCAN_ELEM_SIZE 4
 #endif
 // Predecessors examined at once during look-back, one per work-item.
 #ifndef CLSCAN_LOOKBACK
@@ -90,16 +86,21 @@ typedef atomic_uint atomic_status_t;
 #endif
 #endif
 #define CLSCAN_PAYLOAD_MASK ((((status_t)1) << CLSCAN_PAYLOAD_BITS) - 1)
-#define CLSCAN_WORDS (CLSCAN_ELEM_SIZE * 8 / CLSCAN_PAYLOAD_BITS)
 
-#if CLSCAN_ELEM_SIZE == 8
-typedef ulong bits_t;
-#define CLSCAN_TO_BITS(x) as_ulong(x)
-#define CLSCAN_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
+#if CLSCAN_CARRY_SIZE == 8
+typedef ulong carry_bits_t;
 #else
-typedef uint bits_t;
-#define CLSCAN_TO_BITS(x) as_uint(x)
-#define CLSCAN_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
+typedef uint carry_bits_t;
+#endif
+// Words of one slot: the carry's value, split into payloads, and with CLSCAN_CARRY_FLAGGED one more
+// word for its flag.
+#define CLSCAN_VALUE_WORDS (CLSCAN_CARRY_SIZE * 8 / CLSCAN_PAYLOAD_BITS)
+#if CLSCAN_CARRY_FLAGGED
+#define CLSCAN_WORDS (CLSCAN_VALUE_WORDS + 1)
+#define CLSCAN_CARRY_VALUE(c) ((c).value)
+#else
+#define CLSCAN_WORDS CLSCAN_VALUE_WORDS
+#define CLSCAN_CARRY_VALUE(c) (c)
 #endif
 
 #if CLSCAN_LOOKBACK > CLSCAN_WG
@@ -116,26 +117,33 @@ inline global status_t* prefix_slot(global status_t* status, ulong tile) {
   return aggregate_slot(status, tile) + CLSCAN_WORDS;
 }
 
-inline void publish(global status_t* slot, uint tag, elem_t value) {
-  const bits_t bits = CLSCAN_TO_BITS(value);
-  for (int w = 0; w < CLSCAN_WORDS; ++w) {
+inline void publish(global status_t* slot, uint tag, carry_t value) {
+  const carry_bits_t bits = CLSCAN_CARRY_TO_BITS(CLSCAN_CARRY_VALUE(value));
+  for (int w = 0; w < CLSCAN_VALUE_WORDS; ++w) {
     const status_t payload = (status_t)(bits >> (w * CLSCAN_PAYLOAD_BITS)) & CLSCAN_PAYLOAD_MASK;
     CLSCAN_STATUS_WRITE(slot + w, ((status_t)tag << CLSCAN_PAYLOAD_BITS) | payload);
   }
+#if CLSCAN_CARRY_FLAGGED
+  CLSCAN_STATUS_WRITE(slot + CLSCAN_VALUE_WORDS,
+                      ((status_t)tag << CLSCAN_PAYLOAD_BITS) | (status_t)(value.flag != 0));
+#endif
 }
 
 // 1 and the value when every word of the slot carries `tag`, else 0.
-inline int decode(const status_t* words, uint tag, elem_t* value) {
-  bits_t bits = 0;
-  for (int w = 0; w < CLSCAN_WORDS; ++w) {
+inline int decode(const status_t* words, uint tag, carry_t* value) {
+  carry_bits_t bits = 0;
+  for (int w = 0; w < CLSCAN_WORDS; ++w)
     if ((uint)(words[w] >> CLSCAN_PAYLOAD_BITS) != tag) return 0;
-    bits |= (bits_t)(words[w] & CLSCAN_PAYLOAD_MASK) << (w * CLSCAN_PAYLOAD_BITS);
-  }
-  *value = CLSCAN_FROM_BITS(bits);
+  for (int w = 0; w < CLSCAN_VALUE_WORDS; ++w)
+    bits |= (carry_bits_t)(words[w] & CLSCAN_PAYLOAD_MASK) << (w * CLSCAN_PAYLOAD_BITS);
+  CLSCAN_CARRY_VALUE(*value) = CLSCAN_CARRY_FROM_BITS(bits);
+#if CLSCAN_CARRY_FLAGGED
+  value->flag = (uint)(words[CLSCAN_VALUE_WORDS] & CLSCAN_PAYLOAD_MASK);
+#endif
   return 1;
 }
 
-inline int try_read(global status_t* slot, uint tag, elem_t* value) {
+inline int try_read(global status_t* slot, uint tag, carry_t* value) {
   status_t words[CLSCAN_WORDS];
   for (int w = 0; w < CLSCAN_WORDS; ++w)
     words[w] = CLSCAN_STATUS_READ(slot + w);
@@ -148,7 +156,7 @@ inline int try_read(global status_t* slot, uint tag, elem_t* value) {
 
 // What tile `tile` has published: CLSCAN_PREFIX, CLSCAN_AGGREGATE or CLSCAN_NOTHING. Both slots are
 // read before either is examined, so the two reads overlap.
-inline int read_status(global status_t* status, ulong tile, uint tag, elem_t* value) {
+inline int read_status(global status_t* status, ulong tile, uint tag, carry_t* value) {
   global status_t* slots = aggregate_slot(status, tile);
   status_t words[2 * CLSCAN_WORDS];
   for (int w = 0; w < 2 * CLSCAN_WORDS; ++w)
@@ -158,30 +166,28 @@ inline int read_status(global status_t* status, ulong tile, uint tag, elem_t* va
   return CLSCAN_NOTHING;
 }
 
-// Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
-// Reads each work-item's run straight from global memory: the fallback is rare, and an element array
-// here would cost registers on the common path too.
-inline elem_t reduce_tile(const global elem_t* src, ulong n, ulong tile, local elem_t* scratch) {
-  const elem_t run_total = reduce_run(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n);
-  elem_t total;
-  group_exclusive_scan(run_total, scratch, &total);
-  return total;
-}
+// The local memory of one work-group's walk (tile_exclusive_prefix): what the look-back work-items
+// peeked, and what work-item 0 decided from it.
+typedef struct {
+  int peek_kind[CLSCAN_LOOKBACK];
+  carry_t peek_value[CLSCAN_LOOKBACK];
+  int state;
+  long next;
+  carry_t prefix;
+} lookback_locals;
 
-// The three steps of one look-back round, between the work-group barriers of the kernel's loop
-// (kernels/single_pass.cl), which keeps the loop and the local variables the steps share.
+// The steps of one look-back round, between the work-group barriers of tile_exclusive_prefix.
 //
 // 1. Work-items below CLSCAN_LOOKBACK each read what predecessor next - lid has published.
-inline void peek_predecessors(global status_t* status, uint tag, long next, local int* peek_kind,
-                              local elem_t* peek_value) {
+inline void peek_predecessors(global status_t* status, uint tag, long next, local lookback_locals* lb) {
   const uint lid = (uint)get_local_id(0);
   if (lid >= CLSCAN_LOOKBACK) return;
   const long p = next - (long)lid;
   int kind = CLSCAN_NOTHING;
-  elem_t value = CLSCAN_IDENTITY;
+  carry_t value = CLSCAN_CARRY_IDENTITY;
   if (p >= 0) kind = read_status(status, (ulong)p, tag, &value);
-  peek_kind[lid] = kind;
-  peek_value[lid] = value;
+  lb->peek_kind[lid] = kind;
+  lb->peek_value[lid] = value;
 }
 
 #define CLSCAN_LOOK_ON 0   // go on looking back
@@ -191,14 +197,14 @@ inline void peek_predecessors(global status_t* status, uint tag, long next, loca
 // 2. Work-item 0 combines, nearest first, what was peeked in front of `behind` (the tiles
 // [next + 1, tile)) up to the first inclusive prefix: the new `behind` and nearest predecessor not yet
 // combined. Falls back after CLSCAN_SPIN_LIMIT rounds without news.
-inline int take_news(long next, elem_t behind, int* rounds_without_news, local const int* peek_kind,
-                     local const elem_t* peek_value, long* next_out, elem_t* behind_out) {
+inline int take_news(long next, carry_t behind, int* rounds_without_news, local const lookback_locals* lb,
+                     long* next_out, carry_t* behind_out) {
   int state = CLSCAN_LOOK_ON;
   int taken = 0;
-  elem_t acc = behind;
-  while (taken < CLSCAN_LOOKBACK && next - taken >= 0 && peek_kind[taken] != CLSCAN_NOTHING) {
-    acc = combine(peek_value[taken], acc);
-    if (peek_kind[taken++] == CLSCAN_PREFIX) {
+  carry_t acc = behind;
+  while (taken < CLSCAN_LOOKBACK && next - taken >= 0 && lb->peek_kind[taken] != CLSCAN_NOTHING) {
+    acc = carry_combine(lb->peek_value[taken], acc);
+    if (lb->peek_kind[taken++] == CLSCAN_PREFIX) {
       state = CLSCAN_LOOK_DONE;
       break;
     }
@@ -218,18 +224,110 @@ inline int take_news(long next, elem_t behind, int* rounds_without_news, local c
 // 3. After the work-group reduced silent predecessor `next` itself (`reduced`), work-item 0 combines
 // it in, unless a prefix that predecessor published meanwhile is to win (take_published: in place, its
 // input may already hold its output once it has published). Returns CLSCAN_LOOK_DONE or _ON.
-inline int take_fallback(global status_t* status, uint tag, long next, elem_t behind, elem_t reduced,
-                         elem_t seed, int take_published, elem_t* behind_out) {
+inline int take_fallback(global status_t* status, uint tag, long next, carry_t behind, carry_t reduced,
+                         carry_t seed, int take_published, carry_t* behind_out) {
   mem_fence(CLK_GLOBAL_MEM_FENCE);
-  elem_t published;
+  carry_t published;
   if (take_published && try_read(prefix_slot(status, (ulong)next), tag, &published)) {
-    *behind_out = combine(published, behind);
+    *behind_out = carry_combine(published, behind);
     return CLSCAN_LOOK_DONE;
   }
-  *behind_out = combine(reduced, behind);
+  *behind_out = carry_combine(reduced, behind);
   if (next != 0) return CLSCAN_LOOK_ON;
-  *behind_out = combine(seed, *behind_out);
+  *behind_out = carry_combine(seed, *behind_out);
   return CLSCAN_LOOK_DONE;
+}
+
+// Sets every status word to 0 (untagged), the ticket counter included. A kernel rather than
+// clEnqueueFillBuffer so that memory checkers such as Oclgrind see the words as initialized.
+kernel void clear_status(global status_t* status, ulong words) {
+  for (ulong i = get_global_id(0); i < words; i += get_global_size(0))
+    status[i] = 0;
+}
+
+// The tile's place in line: the next ticket, so that tiles are handed out in the order work-groups
+// start (OpenCL does not launch work-groups in order, so get_group_id() says nothing about who runs
+// first). Every work-item must call.
+inline ulong claim_tile(global status_t* status, uint ticket_base, local uint* shared_tile) {
+  if (get_local_id(0) == 0) *shared_tile = atomic_inc((volatile global uint*)status) - ticket_base;
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  return *shared_tile;
+}
+
+// The walk: publishes tile `tile`'s total (when `publishes`: a successor will read it), walks back
+// over its predecessors until an inclusive prefix, reducing any predecessor that stays silent itself
+// with tile_aggregate() (which the algorithm defines before including this file, with its inputs as
+// the parameters CLSCAN_INPUT_PARAMS), and publishes the tile's inclusive prefix. `seed` goes in
+// front of tile 0. Every work-item must call; when it returns, lb->prefix holds everything before
+// the tile, seed included. (Read from local memory after the last barrier: a private copy kept
+// across it made the compiled single-pass kernel crash on PoCL 3.1 in the fallback path,
+// CLSCAN_SPIN_LIMIT=0, tests/reliability/faults_lookback.cpp.)
+inline void tile_exclusive_prefix(global status_t* status, uint tag, ulong tile, carry_t tile_total,
+                                  carry_t seed, int publishes, int take_published, local lookback_locals* lb,
+                                  local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
+  const uint lid = (uint)get_local_id(0);
+#ifdef CLSCAN_TEST_SILENT_TILE
+  // Tests only: this tile never publishes, as if its work-group were never scheduled, so that its
+  // successor's bounded wait runs out and it reduces the tile itself (tests/reliability/faults_lookback.cpp;
+  // out of place only, since in place the silent tile's output overwrites the input the successor reads).
+  if (tile == CLSCAN_TEST_SILENT_TILE) publishes = 0;
+#endif
+  if (tile == 0) {
+    if (lid == 0) {
+      if (publishes) publish(prefix_slot(status, 0), tag, carry_combine(seed, tile_total));
+      lb->prefix = seed;
+    }
+  } else {
+    if (lid == 0 && publishes) publish(aggregate_slot(status, tile), tag, tile_total);
+    // `behind` combines the tiles [next + 1, tile) in order; every work-item keeps the same copy,
+    // updated from local memory.
+    carry_t behind = CLSCAN_CARRY_IDENTITY;
+    long next = (long)tile - 1; // nearest predecessor not yet combined
+    int rounds_without_news = 0;
+    for (;;) {
+      peek_predecessors(status, tag, next, lb);
+      group_barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid == 0) {
+        long nearest;
+        carry_t combined;
+        lb->state = take_news(next, behind, &rounds_without_news, lb, &nearest, &combined);
+        lb->next = nearest;
+        lb->prefix = combined;
+      }
+      group_barrier(CLK_LOCAL_MEM_FENCE);
+      const int state = lb->state;
+      next = lb->next;
+      behind = lb->prefix;
+      if (state == CLSCAN_LOOK_DONE) break;
+      if (state == CLSCAN_FALL_BACK) {
+        // Nobody has published tile `next` for a long time: reduce it here.
+        const carry_t reduced = tile_aggregate((ulong)next, scratch, CLSCAN_INPUT_ARGS);
+        if (lid == 0) {
+          carry_t combined;
+          lb->state = take_fallback(status, tag, next, behind, reduced, seed, take_published, &combined);
+          lb->prefix = combined;
+          rounds_without_news = 0;
+        }
+        group_barrier(CLK_LOCAL_MEM_FENCE);
+        behind = lb->prefix;
+        next -= 1;
+        if (lb->state == CLSCAN_LOOK_DONE) break;
+        group_barrier(CLK_LOCAL_MEM_FENCE); // lb->state is rewritten by the next round
+      }
+    }
+#ifdef CLSCAN_TEST_WRONG_LOOKBACK
+    // Tests only: every tile but the first forgets its predecessors, as on a device whose look-back
+    // read stale words, so that the qualification has a wrong kernel to catch on every device
+    // (tests/cmake/qualify_check.cmake).
+    if (lid == 0) lb->prefix = seed;
+#endif
+    // lb->prefix now holds everything before this tile, seed included.
+    if (lid == 0 && publishes) {
+      publish(prefix_slot(status, tile), tag, carry_combine(lb->prefix, tile_total));
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+    }
+  }
+  group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 
 #endif // CLSCAN_TILE_PREFIX_CL

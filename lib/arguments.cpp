@@ -30,6 +30,66 @@ template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char*
   return value;
 }
 
+void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
+    cl_context event_context = nullptr;
+    const cl_int status =
+        clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
+    if (status == CL_INVALID_EVENT)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
+    check(status, "clGetEventInfo");
+    if (event_context != context)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
+                             "] belongs to another context than the queue");
+  }
+}
+
+// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
+bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
+  if (a == b) return false;
+  return a < b ? b - a < n : a - b < n;
+}
+
+// True when byte ranges [a, a + a_bytes) and [b, b + b_bytes) intersect (both lengths > 0).
+bool intersecting(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::size_t b_bytes) {
+  return a < b ? b - a < a_bytes : a - b < b_bytes;
+}
+
+// Checks an OpenCL C expression the caller gives (a custom operator, a predicate) before it goes into
+// a program.
+void check_expression(const std::string& text, const char* what) {
+  if (text.find('\0') != std::string::npos)
+    throw invalid_argument(std::string(what) +
+                           " contains a NUL character, which OpenCL C source cannot hold");
+  if (text.size() > max_custom_op_bytes)
+    throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
+                           " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
+}
+
+void validate_request(const scan_request& request, const device_capabilities& caps) {
+  if (request.type == element_type::float64 && !caps.fp64)
+    throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
+                            "' does not have");
+  const bool bitwise =
+      request.operation == op::bit_and || request.operation == op::bit_or || request.operation == op::bit_xor;
+  if (bitwise && is_floating(request.type))
+    throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
+                           opencl_name(request.type));
+  if (request.operation == op::custom) {
+    if (!request.custom_op || request.custom_op->empty())
+      throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
+    check_expression(*request.custom_op, "options::custom_op");
+  }
+  // A forced single-pass scan combines floating-point values in an order that depends on how
+  // work-groups are scheduled, so it cannot be deterministic; integer results are exact in any order.
+  if (request.deterministic && request.algo == algorithm::single_pass && is_floating(request.type))
+    throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
+                           "results depend on scheduling; use algorithm::automatic or three_stage");
+}
+
+} // namespace
+
 // `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
 // input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
 // it in place), so the input must not be write-only and the output must be readable and writable.
@@ -78,72 +138,18 @@ memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, st
   return view;
 }
 
-void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
-  for (cl_uint i = 0; i < count; ++i) {
-    if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
-    cl_context event_context = nullptr;
-    const cl_int status =
-        clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
-    if (status == CL_INVALID_EVENT)
-      throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
-    check(status, "clGetEventInfo");
-    if (event_context != context)
-      throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
-                             "] belongs to another context than the queue");
-  }
+// Sub-buffers of one parent (or a buffer and its sub-buffer), or buffers over one host range. OpenCL
+// leaves writing through one handle while reading through another undefined, even for the very same
+// range.
+bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range) {
+  if (a_range.bytes == 0 || b_range.bytes == 0) return false;
+  if (a.root == b.root &&
+      intersecting(a.origin + a_range.offset, a_range.bytes, b.origin + b_range.offset, b_range.bytes))
+    return true;
+  return a.host && b.host &&
+         intersecting(reinterpret_cast<std::uintptr_t>(a.host) + a_range.offset, a_range.bytes,
+                      reinterpret_cast<std::uintptr_t>(b.host) + b_range.offset, b_range.bytes);
 }
-
-// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
-bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
-  if (a == b) return false;
-  return a < b ? b - a < n : a - b < n;
-}
-
-// True when byte ranges [a, a + bytes) and [b, b + bytes) intersect (bytes > 0).
-bool intersecting(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
-  return a < b ? b - a < bytes : a - b < bytes;
-}
-
-// True when two different buffer handles reach the same memory in their scanned ranges: sub-buffers of
-// one parent (or a buffer and its sub-buffer), or buffers over one host range. OpenCL leaves writing
-// through one while reading through the other undefined, even for the very same range.
-bool views_overlap(const memory_view& in, std::size_t in_bytes, const memory_view& out, std::size_t out_bytes,
-                   std::size_t bytes) {
-  if (bytes == 0) return false;
-  if (in.root == out.root && intersecting(in.origin + in_bytes, out.origin + out_bytes, bytes)) return true;
-  return in.host && out.host &&
-         intersecting(reinterpret_cast<std::uintptr_t>(in.host) + in_bytes,
-                      reinterpret_cast<std::uintptr_t>(out.host) + out_bytes, bytes);
-}
-
-void validate_request(const scan_request& request, const device_capabilities& caps) {
-  if (request.type == element_type::float64 && !caps.fp64)
-    throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
-                            "' does not have");
-  const bool bitwise =
-      request.operation == op::bit_and || request.operation == op::bit_or || request.operation == op::bit_xor;
-  if (bitwise && is_floating(request.type))
-    throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
-                           opencl_name(request.type));
-  if (request.operation == op::custom) {
-    if (!request.custom_op || request.custom_op->empty())
-      throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
-    if (request.custom_op->find('\0') != std::string::npos)
-      throw invalid_argument(
-          "options::custom_op contains a NUL character, which OpenCL C source cannot hold");
-    if (request.custom_op->size() > max_custom_op_bytes)
-      throw invalid_argument("options::custom_op is " + std::to_string(request.custom_op->size()) +
-                             " bytes; an operator expression may have at most " +
-                             std::to_string(max_custom_op_bytes));
-  }
-  // A forced single-pass scan combines floating-point values in an order that depends on how
-  // work-groups are scheduled, so it cannot be deterministic; integer results are exact in any order.
-  if (request.deterministic && request.algo == algorithm::single_pass && is_floating(request.type))
-    throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
-                           "results depend on scheduling; use algorithm::automatic or three_stage");
-}
-
-} // namespace
 
 std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment) {
   const auto power_of_two = [](std::uintptr_t address) {
@@ -178,8 +184,8 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
                                             CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
   if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
     throw invalid_argument("clscan: input and output ranges overlap without being the same range");
-  if (!in_place && views_overlap(in_view, request.in_offset * element_size, out_view,
-                                 request.out_offset * element_size, n * element_size))
+  if (!in_place && views_overlap(in_view, {request.in_offset * element_size, n * element_size}, out_view,
+                                 {request.out_offset * element_size, n * element_size}))
     throw invalid_argument(
         "clscan: the input and output buffers are different handles whose ranges overlap "
         "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
@@ -201,6 +207,78 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
   call.out = out_view;
   call.waits = user_wait_events;
   call.wait_count = user_wait_count;
+  return call;
+}
+
+namespace {
+
+const char* call_name(primitive kind) {
+  switch (kind) {
+  case primitive::select_if: return "select_if";
+  case primitive::select_flagged: return "select_flagged";
+  case primitive::partition_if: return "partition_if";
+  case primitive::unique: return "unique";
+  case primitive::inclusive_by_key: return "inclusive_by_key";
+  case primitive::exclusive_by_key: return "exclusive_by_key";
+  }
+  return "?";
+}
+
+} // namespace
+
+checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
+                                       const cl::Buffer* aux, const cl::Buffer& out, const cl::Buffer* count,
+                                       std::size_t n, const primitive_request& request) {
+  const std::string name = std::string("clscan::") + call_name(request.kind);
+  const bool by_key =
+      request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
+  const scan_request& scan = request.scan;
+  if (!by_key && in() && in() == out() && scan.in_offset == scan.out_offset && n > 0)
+    throw invalid_argument(name +
+                           ": the input and output are the same range; a selection cannot run in place "
+                           "(use another buffer, or another range of this one)");
+  checked_call call = check_arguments(queue, in, out, n, scan);
+  const device_capabilities& caps = cached_capabilities(call.device);
+  const std::size_t element_size = size_of(scan.type);
+  const byte_range in_range{scan.in_offset * element_size, n * element_size};
+  const byte_range out_range{scan.out_offset * element_size, n * element_size};
+
+  const bool has_predicate = request.predicate && !request.predicate->empty();
+  if (request.kind == primitive::select_if || request.kind == primitive::partition_if) {
+    if (!has_predicate)
+      throw invalid_argument(name +
+                             ": select_options::predicate is empty; give an OpenCL C expression of x and "
+                             "i, e.g. \"x > 0\"");
+    check_expression(*request.predicate, "select_options::predicate");
+  } else if (!by_key && has_predicate) {
+    throw invalid_argument(name + ": select_options::predicate must be empty (this call selects by " +
+                           (request.kind == primitive::unique ? "comparing neighbours" : "the flags") + ")");
+  }
+
+  if (request.kind == primitive::select_flagged || by_key) {
+    if (!aux) throw invalid_argument(name + ": no " + (by_key ? "keys" : "flags") + " buffer");
+    const char* role = by_key ? "keys" : "flags";
+    const std::size_t aux_size = by_key ? size_of(request.key_type) : 1;
+    const std::size_t aux_offset = by_key ? scan.in_offset : request.flags_offset;
+    const memory_view aux_view =
+        check_buffer((*aux)(), role, call.context, aux_offset, n, aux_size, CL_MEM_WRITE_ONLY);
+    if (by_key && request.key_type == element_type::float64 && !caps.fp64)
+      throw unsupported_error(name + ": cl_double keys need fp64 (cl_khr_fp64), which device '" + caps.name +
+                              "' does not have");
+    if (views_overlap(aux_view, {aux_offset * aux_size, n * aux_size}, call.out, out_range))
+      throw invalid_argument(name + ": the " + role +
+                             " and the output overlap; the output is written while the " + role +
+                             " are read");
+  }
+  if (!by_key) {
+    if (!count || !(*count)()) throw invalid_argument(name + ": the count buffer is null");
+    const memory_view count_view = check_buffer((*count)(), "count", call.context, request.count_offset, 1,
+                                                sizeof(cl_ulong), CL_MEM_READ_ONLY);
+    const byte_range count_range{request.count_offset * sizeof(cl_ulong), sizeof(cl_ulong)};
+    if (views_overlap(count_view, count_range, call.in, in_range) ||
+        views_overlap(count_view, count_range, call.out, out_range))
+      throw invalid_argument(name + ": the count overlaps the input or the output");
+  }
   return call;
 }
 

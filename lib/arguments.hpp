@@ -4,6 +4,7 @@
 #pragma once
 
 #include <clscan/device.hpp>
+#include <clscan/primitives.hpp>
 #include <clscan/scan.hpp>
 
 #include <cstddef>
@@ -33,6 +34,24 @@ struct checked_call {
 
 checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                              std::size_t n, const scan_request& request);
+
+// The checks of a call beyond scans (primitives.hpp): those of a scan for the input and output, then
+// the flags or keys (aux), the count buffer, the predicate and the key type.
+checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
+                                       const cl::Buffer* aux, const cl::Buffer& out, const cl::Buffer* count,
+                                       std::size_t n, const primitive_request& request);
+
+// Checks one buffer of a call: not null, of the queue's context, not created with the access flags in
+// `forbidden_flags`, holding offset + n elements, element-aligned. `role` names it in messages.
+memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
+                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags);
+
+// True when two buffer handles reach the same memory in the byte ranges they are used in.
+struct byte_range {
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+};
+bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range);
 
 // The largest power of two that divides the address of byte `offset` of `view` (at most
 // `base_alignment` where the implementation chose the address).

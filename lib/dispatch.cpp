@@ -1,5 +1,6 @@
 #include "dispatch.hpp"
 
+#include "algorithms/algorithm_unit.hpp"
 #include "algorithms/single_pass.hpp"
 #include "element.hpp"
 #include "qualify.hpp"
@@ -7,6 +8,7 @@
 
 #include <clscan/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -76,6 +78,85 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   key.lookback = *algo == algorithm::single_pass ? shape.lookback : 0;
   key.spin_limit = *algo == algorithm::single_pass ? shape.spin_limit : 0;
   // Whole vectors through aligned pointers only where both buffers' element addresses allow it.
+  key.aligned = vector_alignment >= shape.vector_width * size_of(type);
+  return plan;
+}
+
+element_type single_pass_verdict_type(const primitive_request& request) {
+  const bool by_key =
+      request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
+  return by_key ? request.scan.type : element_type::uint64;
+}
+
+std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& request, std::size_t n,
+                                        std::size_t vector_alignment,
+                                        const single_pass_qualification* verdict) {
+  const scan_request& scan = request.scan;
+  const element_type type = scan.type;
+  const bool by_key =
+      request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
+  // partition_if writes the unselected elements after all the selected ones, so it needs the total
+  // first: it runs on counts scanned beforehand, as does anything that must not depend on scheduling.
+  const bool needs_totals_first = request.kind == primitive::partition_if;
+  const bool needs_fixed_order = by_key && scan.deterministic && is_floating(type);
+  const element_type verdict_type = single_pass_verdict_type(request);
+  algorithm algo = algorithm::three_stage;
+  if (scan.algo == algorithm::single_pass) {
+    if (needs_totals_first)
+      throw invalid_argument("clscan::partition_if: algorithm::single_pass cannot write the unselected "
+                             "elements before the total is known; use algorithm::automatic");
+    if (needs_fixed_order)
+      throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
+                             "results depend on scheduling; use algorithm::automatic or three_stage");
+    if (!single_pass_supported(ws.caps, verdict_type))
+      throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
+                              ws.caps.name + "' does not have");
+    if (!verdict) return std::nullopt;
+    if (!verdict->passed)
+      throw unsupported_error("algorithm::single_pass was disqualified on device '" + ws.caps.name +
+                              "' (its check scans were wrong: " + verdict->detail +
+                              "); CLSCAN_QUALIFY=0 runs it anyway");
+    algo = algorithm::single_pass;
+  } else if (scan.algo == algorithm::automatic && !needs_totals_first && !needs_fixed_order &&
+             single_pass_supported(ws.caps, verdict_type)) {
+    if (!verdict) return std::nullopt;
+    if (verdict->passed) algo = algorithm::single_pass;
+  }
+
+  scan_plan plan;
+  plan.algo = algo;
+  // One launch shape for both ways of chaining the tiles: the single-pass scan's for this type and
+  // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in
+  // a ulong) and its local memory within the device's.
+  plan.small_inputs = n * size_of(type) <= small_input_bytes(ws.caps, algorithm::single_pass);
+  tuning shape = ws.shape(type, algorithm::single_pass, plan.small_inputs);
+  if (ws.caps.is_gpu())
+    shape.items_per_thread = std::max(shape.vector_width, std::min<std::size_t>(shape.items_per_thread, 64));
+  variant_key& key = plan.key;
+  key.algo = algo;
+  key.call = request.kind;
+  key.type = type;
+  key.key_type = by_key ? request.key_type : element_type::int32;
+  if (by_key) {
+    key.operation = scan.operation;
+    if (scan.operation == op::custom) {
+      key.custom_op = ws.intern(*scan.custom_op);
+      key.custom_identity = scan.custom_identity;
+    }
+  } else {
+    key.operation = op::sum;
+    if (request.kind == primitive::select_if || request.kind == primitive::partition_if)
+      key.predicate = ws.intern(*request.predicate);
+  }
+  const algorithm_unit& unit = unit_of(key);
+  while (unit.local_memory_bytes(shape, ws.caps, type) > ws.caps.local_mem_size &&
+         shape.items_per_thread > shape.vector_width)
+    shape.items_per_thread /= 2;
+  key.work_group_size = shape.work_group_size;
+  key.items_per_thread = shape.items_per_thread;
+  key.vector_width = shape.vector_width;
+  key.lookback = shape.lookback;
+  key.spin_limit = shape.spin_limit;
   key.aligned = vector_alignment >= shape.vector_width * size_of(type);
   return plan;
 }

@@ -1,6 +1,7 @@
 // clscan: prefix sums (scans) on any OpenCL device. The one header to include.
 #pragma once
 
+#include <clscan/by_key.hpp>
 #include <clscan/cache.hpp>
 #include <clscan/config.hpp>
 #include <clscan/device.hpp>
@@ -9,4 +10,5 @@
 #include <clscan/names.hpp>
 #include <clscan/options.hpp>
 #include <clscan/scan.hpp>
+#include <clscan/select.hpp>
 #include <clscan/types.hpp>

@@ -24,15 +24,21 @@ struct scan_operands {
   std::size_t out_offset = 0;
   const scan_request* request = nullptr;
   element_value identity;
+  algorithm algo = algorithm::three_stage; // as dispatch resolved it
   // The size class dispatch chose (tuning.hpp small_input_bytes): the shape the kernels were built for.
   bool small_inputs = false;
   // Some event of the wait list had not completed when the scan was enqueued: it may still fail, and
   // then this scan's commands never run (single-pass keeps its ticket state right across that).
   bool waits_pending = false;
+  // The calls beyond scans (primitives.hpp): the request, the flags or keys buffer, and the count
+  // buffer of the selections.
+  const primitive_request* call = nullptr;
+  cl_mem aux = nullptr;
+  cl_mem count = nullptr;
 };
 
 struct algorithm_unit {
-  algorithm id;
+  algorithm id;            // for the units of the other calls: the algorithm of their one-pass family
   const char* kernel_file; // in kernels/
   // compiled_variant::kernels[i] is the kernel named kernel_names[i] (nullptr: unused slot).
   const char* kernel_names[max_variant_kernels];
@@ -46,8 +52,10 @@ struct algorithm_unit {
                   launch_sequence& launch);
 };
 
-// The unit of `algo` (algorithm::automatic has none: dispatch resolves it first).
+// The unit of a scan algorithm (algorithm::automatic has none: dispatch resolves it first).
 const algorithm_unit& unit_of(algorithm algo);
+// The unit that runs a program variant: a scan's algorithm, or the unit of the call.
+const algorithm_unit& unit_of(const variant_key& key);
 
 // Local memory of the work-group scan every unit's kernels share (kernels/group_scan.cl
 // CLSCAN_SCRATCH_SIZE): a raking scan over segments of group_scan_segment work-items.

@@ -9,16 +9,6 @@
 #include <algorithm>
 
 namespace clscan::detail {
-namespace {
-
-// Must match kernels/tile_prefix.cl: CLSCAN_WIDE_STATUS picks 64-bit status words with 32-bit
-// payloads, else 32-bit words with 16-bit payloads; the tag takes the other half of the word.
-struct status_layout {
-  std::size_t word_bytes;
-  std::size_t payload_bits;
-};
-
-} // namespace
 
 bool wide_status_words(const device_capabilities& caps) {
   // CLSCAN_NARROW_STATUS=1 gives devices with 64-bit atomics the layout of those without, so that
@@ -33,26 +23,26 @@ bool acq_rel_status(const device_capabilities& caps) {
   return !caps.acq_rel_cl_std.empty() && (!wide_status_words(caps) || caps.int64_extended_atomics);
 }
 
-status_layout layout_for(const device_capabilities& caps) {
-  return wide_status_words(caps) ? status_layout{8, 32} : status_layout{4, 16};
-}
-
 namespace {
 
-constexpr std::size_t scan_kernel = 0, clear_status_kernel = 1;
+// Must match kernels/tile_prefix.cl: CLSCAN_WIDE_STATUS picks 64-bit status words with 32-bit
+// payloads, else 32-bit words with 16-bit payloads; the tag takes the other half of the word.
+std::size_t status_word_bytes(const device_capabilities& caps) { return wide_status_words(caps) ? 8 : 4; }
 
-// The work-group scan's scratch, the look-back's state and, on GPUs, the tile with one vector of
-// padding per work-item (CLSCAN_TILE_VECTORS).
-std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
-  const std::size_t element_size = size_of(type);
-  const std::size_t wg = shape.work_group_size;
-  std::size_t bytes = group_scan_local_bytes(wg, element_size);
-  bytes += std::min(shape.lookback, wg) * (sizeof(cl_int) + element_size) + 64;
-  if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * element_size;
-  return bytes;
+} // namespace
+
+std::size_t status_words_per_slot(const device_capabilities& caps, std::size_t value_bytes,
+                                  std::size_t flag_words) {
+  const std::size_t payload_bits = status_word_bytes(caps) * 4;
+  return value_bytes * 8 / payload_bits + flag_words;
 }
 
-std::string prelude(const variant_key& /*key*/, const device_capabilities& caps) {
+std::size_t lookback_local_bytes(const tuning& shape, std::size_t carry_bytes) {
+  return std::min(shape.lookback, shape.work_group_size) * (sizeof(cl_int) + carry_bytes) + 2 * carry_bytes +
+         64;
+}
+
+std::string lookback_prelude(const variant_key& /*key*/, const device_capabilities& caps) {
   // One status-word width per device, so that words left by any earlier launch on the same
   // workspace are read with the layout they were written with.
   std::string lines =
@@ -66,36 +56,25 @@ std::string prelude(const variant_key& /*key*/, const device_capabilities& caps)
   return lines;
 }
 
-std::string build_options(const variant_key& key, const device_capabilities& caps) {
+std::string lookback_build_options(const variant_key& key, const device_capabilities& caps) {
   return " -DCLSCAN_LOOKBACK=" + std::to_string(key.lookback) +
          " -DCLSCAN_SPIN_LIMIT=" + std::to_string(key.spin_limit) +
          (acq_rel_status(caps) ? " -cl-std=" + caps.acq_rel_cl_std : std::string());
 }
 
-void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
-             launch_sequence& launch) {
-  const std::size_t element_size = size_of(op.request->type);
-  const status_layout layout = layout_for(ws.caps);
-  const std::size_t words_per_value = element_size * 8 / layout.payload_bits;
-  const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
-  // Inputs of at most small_input_bytes run on smaller tiles, so a smaller n can need more tiles:
-  // the buffer is sized for both, so that no smaller n allocates again.
-  std::size_t capacity_tiles = tiles;
-  if (!op.small_inputs) {
-    if (const std::size_t small_n = small_input_bytes(ws.caps, algorithm::single_pass) / element_size) {
-      const tuning& small_shape = ws.shape(op.request->type, algorithm::single_pass, true);
-      const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
-      capacity_tiles = std::max(capacity_tiles, (small_n + small_tile - 1) / small_tile);
-    }
-  }
+lookback_launch begin_lookback(workspace& ws, temporaries& temps, cl_kernel clear_status,
+                               std::size_t words_per_slot, std::size_t capacity_tiles,
+                               launch_sequence& launch) {
+  const std::size_t word_bytes = status_word_bytes(ws.caps);
   // Word 0 is the ticket counter, then an aggregate and a prefix slot per tile.
-  const std::size_t status_bytes = (1 + capacity_tiles * 2 * words_per_value) * layout.word_bytes;
+  const std::size_t status_bytes = (1 + capacity_tiles * 2 * words_per_slot) * word_bytes;
   const cl::Buffer& status = temps.scratch(ws.context, 0, status_bytes);
-  const cl_mem status_mem = status();
+  lookback_launch started;
+  started.status = status();
 
-  // The workspace's ticket and epoch state changes only once the kernel is enqueued: a failed enqueue
-  // must leave it matching what the device will see.
-  const cl_uint max_tag = layout.payload_bits == 32 ? 0xffffffffu : 0xffffu;
+  // The workspace's ticket and epoch state changes only once the kernel is enqueued (end_lookback): a
+  // failed enqueue must leave it matching what the device will see.
+  const cl_uint max_tag = word_bytes == 8 ? 0xffffffffu : 0xffffu;
   // The ticket counter is predicted from the launches enqueued before, which holds only if they run.
   // One that waited for events still pending when it was enqueued may never run (an event can fail)
   // while this one does: unless it has completed by now, the counter is reset to 0 first, and if that
@@ -111,28 +90,77 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
       unconfirmed_clear = temps.unconfirmed_launch_cleared;
     }
   }
-  const bool clear = temps.status_words_initialized == 0 || temps.epoch >= max_tag || unconfirmed_clear;
-  const bool reset_ticket = unconfirmed && !clear;
+  started.cleared = temps.status_words_initialized == 0 || temps.epoch >= max_tag || unconfirmed_clear;
+  const bool reset_ticket = unconfirmed && !started.cleared;
   // After a clear, tags restart at 1 (every word reads as untagged, 0) and so does the ticket counter.
-  const cl_uint tag = clear ? 1 : temps.epoch + 1;
-  const cl_uint ticket_base = clear || reset_ticket ? 0 : temps.next_ticket;
-  if (clear) {
+  started.tag = started.cleared ? 1 : temps.epoch + 1;
+  started.ticket_base = started.cleared || reset_ticket ? 0 : temps.next_ticket;
+  if (started.cleared) {
     temps.status_words_initialized = 0; // until the kernel after the fill is enqueued too
     // The whole buffer, not just this launch's part: words beyond it hold tags of earlier launches,
     // which restarting tags would make look current to a later, larger launch.
     std::size_t capacity = 0;
     check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr),
           "clGetMemObjectInfo");
-    const cl_ulong words = capacity / layout.word_bytes;
-    set_arg(kernels.kernels[clear_status_kernel](), 0, status_mem);
-    set_arg(kernels.kernels[clear_status_kernel](), 1, words);
-    launch.run_before_waits(kernels.kernels[clear_status_kernel](), std::min<std::size_t>(words, 1u << 16));
+    const cl_ulong words = capacity / word_bytes;
+    set_arg(clear_status, 0, started.status);
+    set_arg(clear_status, 1, words);
+    launch.run_before_waits(clear_status, std::min<std::size_t>(words, 1u << 16));
   } else if (reset_ticket) {
     // Word 0 only: tags keep counting up, so words of a launch that did run never look current.
-    set_arg(kernels.kernels[clear_status_kernel](), 0, status_mem);
-    set_arg(kernels.kernels[clear_status_kernel](), 1, cl_ulong{1});
-    launch.run_before_waits(kernels.kernels[clear_status_kernel](), 1);
+    set_arg(clear_status, 0, started.status);
+    set_arg(clear_status, 1, cl_ulong{1});
+    launch.run_before_waits(clear_status, 1);
   }
+  return started;
+}
+
+void end_lookback(temporaries& temps, const lookback_launch& started, std::size_t tiles, bool waits_pending,
+                  launch_sequence& launch) {
+  temps.status_words_initialized = 1;
+  temps.epoch = started.tag;
+  temps.next_ticket = started.ticket_base + static_cast<cl_uint>(tiles);
+  if (waits_pending) {
+    temps.unconfirmed_launch = launch.finish();
+    temps.unconfirmed_launch_cleared = started.cleared;
+  } else if (temps.unconfirmed_launch()) {
+    // This launch runs only after the unconfirmed one has ended on this in-order queue (or the set
+    // was free); once it runs, its own reset or clear made the state right again.
+    temps.unconfirmed_launch = cl::Event();
+  }
+}
+
+namespace {
+
+constexpr std::size_t scan_kernel = 0, clear_status_kernel = 1;
+
+// The work-group scan's scratch, the look-back's state and, on GPUs, the tile with one vector of
+// padding per work-item (CLSCAN_TILE_VECTORS).
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
+  const std::size_t element_size = size_of(type);
+  const std::size_t wg = shape.work_group_size;
+  std::size_t bytes = group_scan_local_bytes(wg, element_size) + lookback_local_bytes(shape, element_size);
+  if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * element_size;
+  return bytes;
+}
+
+void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
+             launch_sequence& launch) {
+  const std::size_t element_size = size_of(op.request->type);
+  const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
+  // Inputs of at most small_input_bytes run on smaller tiles, so a smaller n can need more tiles:
+  // the buffer is sized for both, so that no smaller n allocates again.
+  std::size_t capacity_tiles = tiles;
+  if (!op.small_inputs) {
+    if (const std::size_t small_n = small_input_bytes(ws.caps, algorithm::single_pass) / element_size) {
+      const tuning& small_shape = ws.shape(op.request->type, algorithm::single_pass, true);
+      const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
+      capacity_tiles = std::max(capacity_tiles, (small_n + small_tile - 1) / small_tile);
+    }
+  }
+  const lookback_launch started =
+      begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
+                     status_words_per_slot(ws.caps, element_size), capacity_tiles, launch);
 
   cl_kernel k = kernels.kernels[scan_kernel]();
   const cl_mem in = op.in, out = op.out;
@@ -144,24 +172,13 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   set_arg(k, 2, out);
   set_arg(k, 3, out_offset);
   set_arg(k, 4, n);
-  set_arg(k, 5, status_mem);
-  set_arg(k, 6, ticket_base);
-  set_arg(k, 7, tag);
+  set_arg(k, 5, started.status);
+  set_arg(k, 6, started.ticket_base);
+  set_arg(k, 7, started.tag);
   set_arg(k, 8, exclusive);
   set_arg_bytes(k, 9, element_size, seed.bytes);
   launch.run(k, tiles, kernels.work_group_size, true);
-
-  temps.status_words_initialized = 1;
-  temps.epoch = tag;
-  temps.next_ticket = ticket_base + static_cast<cl_uint>(tiles);
-  if (op.waits_pending) {
-    temps.unconfirmed_launch = launch.finish();
-    temps.unconfirmed_launch_cleared = clear;
-  } else if (temps.unconfirmed_launch()) {
-    // This launch runs only after the unconfirmed one has ended on this in-order queue (or the set
-    // was free); once it runs, its own reset or clear made the state right again.
-    temps.unconfirmed_launch = cl::Event();
-  }
+  end_lookback(temps, started, tiles, op.waits_pending, launch);
 }
 
 } // namespace
@@ -170,8 +187,8 @@ const algorithm_unit single_pass_unit = {algorithm::single_pass,
                                          "single_pass.cl",
                                          {"scan_single_pass", "clear_status"},
                                          local_memory_bytes,
-                                         prelude,
-                                         build_options,
+                                         lookback_prelude,
+                                         lookback_build_options,
                                          enqueue};
 
 bool single_pass_supported(const device_capabilities& caps, element_type /*type*/) {

@@ -1,4 +1,6 @@
 // The algorithm units (algorithm_unit.hpp): adding an algorithm adds a line here.
+#include "algorithms/by_key.hpp"
+#include "algorithms/select.hpp"
 #include "algorithms/single_pass.hpp"
 #include "algorithms/three_stage.hpp"
 
@@ -13,6 +15,19 @@ const algorithm_unit& unit_of(algorithm algo) {
   case algorithm::automatic: break;
   }
   throw error("clscan internal error: no algorithm unit for algorithm::automatic");
+}
+
+const algorithm_unit& unit_of(const variant_key& key) {
+  if (!key.call) return unit_of(key.algo);
+  switch (*key.call) {
+  case primitive::select_if:
+  case primitive::select_flagged:
+  case primitive::partition_if:
+  case primitive::unique: return select_unit;
+  case primitive::inclusive_by_key:
+  case primitive::exclusive_by_key: return by_key_unit;
+  }
+  throw error("clscan internal error: no algorithm unit for this call");
 }
 
 } // namespace clscan::detail

@@ -86,7 +86,7 @@ std::size_t kernel_work_group_limit(const cl::Kernel& kernel, const cl::Device& 
 
 compiled_variant compile(const cl::Context& context, const cl::Device& device,
                          const device_capabilities& caps, const variant_key& key) {
-  const algorithm_unit& unit = unit_of(key.algo);
+  const algorithm_unit& unit = unit_of(key);
   compiled_variant built;
   built.program = build_program(context, device, caps, program_source(key, caps), program_options(key, caps));
   for (std::size_t i = 0; i < max_variant_kernels; ++i)

@@ -31,15 +31,17 @@ const char* op_define(op operation) {
 bool variant_key::operator<(const variant_key& other) const {
   const auto tie = [](const variant_key& k) {
     const std::string_view custom = k.custom_op ? std::string_view(*k.custom_op) : std::string_view();
-    return std::make_tuple(k.algo, k.type, k.operation, k.work_group_size, k.items_per_thread, k.vector_width,
-                           k.lookback, k.spin_limit, k.aligned, custom);
+    const std::string_view test = k.predicate ? std::string_view(*k.predicate) : std::string_view();
+    return std::make_tuple(k.algo, k.call, k.key_type, k.type, k.operation, k.work_group_size,
+                           k.items_per_thread, k.vector_width, k.lookback, k.spin_limit, k.aligned, custom,
+                           test);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;
 }
 
 std::string program_source(const variant_key& key, const device_capabilities& caps) {
-  const algorithm_unit& unit = unit_of(key.algo);
+  const algorithm_unit& unit = unit_of(key);
   std::string source;
   if (key.type == element_type::float64) source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   source += std::string("#define CLSCAN_T ") + opencl_name(key.type) + "\n";
@@ -68,7 +70,7 @@ std::string program_options(const variant_key& key, const device_capabilities& c
          " -DCLSCAN_RAKE_SEGMENT=" + std::to_string(group_scan_segment) +
          " -DCLSCAN_ITEMS=" + std::to_string(key.items_per_thread) +
          " -DCLSCAN_VEC=" + std::to_string(key.vector_width) +
-         " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") + unit_of(key.algo).build_options(key, caps) +
+         " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") + unit_of(key).build_options(key, caps) +
          (extra.empty() ? std::string() : " " + std::string(extra));
 }
 

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <clscan/device.hpp>
+#include <clscan/primitives.hpp>
 #include <clscan/scan.hpp>
+
+#include <optional>
 
 #include <string>
 
@@ -10,7 +13,13 @@ namespace clscan::detail {
 
 // Identifies one compiled program: algorithm, element type, operator, launch shape and alignment.
 struct variant_key {
+  // A scan's algorithm, or for the other calls (primitive) whether the look-back (single_pass) or the
+  // tile aggregates known beforehand (three_stage) chain the tiles.
   algorithm algo = algorithm::three_stage;
+  std::optional<primitive> call;               // empty: a scan
+  element_type key_type = element_type::int32; // by-key calls
+  // select_if and partition_if: the predicate, interned as custom_op is.
+  const std::string* predicate = nullptr;
   element_type type = element_type::int32;
   op operation = op::sum;
   // Only for op::custom: the expression, interned by the workspace (workspace::intern), so that equal
@@ -34,6 +43,6 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
 std::string program_options(const variant_key& key, const device_capabilities& caps);
 
 // Most kernels one algorithm's program holds (compiled_variant::kernels).
-constexpr std::size_t max_variant_kernels = 2;
+constexpr std::size_t max_variant_kernels = 5;
 
 } // namespace clscan::detail

@@ -118,6 +118,27 @@ std::vector<T> scan(const std::vector<T>& in, clscan::scan_kind kind, clscan::op
   return scan(in, kind, start, [operation](T a, T b) { return combine(operation, a, b); });
 }
 
+// A scan of each segment of `in` on its own, a segment being a maximal run of equal consecutive keys
+// (compared with ==): clscan::inclusive_by_key / exclusive_by_key. Every segment starts from `initial`
+// when given (combined on the left), else from nothing: an exclusive segment's first element is the
+// identity.
+template <typename K, typename T>
+std::vector<T> scan_by_key(const std::vector<K>& keys, const std::vector<T>& in, clscan::scan_kind kind,
+                           clscan::op operation, std::optional<T> initial = std::nullopt) {
+  std::vector<T> out(in.size());
+  T running{};
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const bool head = i == 0 || !(keys[i] == keys[i - 1]);
+    if (kind == clscan::scan_kind::exclusive)
+      out[i] = head ? (initial ? *initial : identity<T>(operation))
+                    : (initial ? combine(operation, *initial, running) : running);
+    running = head ? in[i] : combine(operation, running, in[i]);
+    if (kind == clscan::scan_kind::inclusive)
+      out[i] = initial ? combine(operation, *initial, running) : running;
+  }
+  return out;
+}
+
 // The same bits, or both NaN: a NaN's payload is not kept through fmin and fmax (NVIDIA returns its
 // canonical NaN), so any NaN matches any NaN.
 template <typename T> bool same_value(const T& a, const T& b) {

@@ -1,0 +1,253 @@
+// Segmented scans by key (inclusive_by_key, exclusive_by_key): a segment is a maximal run of equal
+// consecutive keys, and each is scanned on its own. One pass, tiles chained by the look-back of
+// tile_prefix.cl as in the single-pass scan; or, where the look-back is not used, on tile aggregates
+// known beforehand (by_key_tile_aggregates, scan_tile_aggregates, by_key_tiles).
+//
+// What a range of elements carries to what follows is a pair: `value`, the elements since the last
+// segment start in the range combined (all of them if none starts in it), and `flag`, whether a
+// segment starts in it. Pairs combine associatively: (a, b) -> (b.flag ? b.value : a.value op
+// b.value, a.flag | b.flag).
+//
+// The host defines CLSCAN_KEY_T, the key type.
+
+#include "prelude.cl"
+
+#ifndef CLSCAN_KEY_T
+#define CLSCAN_KEY_T int
+#endif
+typedef CLSCAN_KEY_T key_t;
+
+typedef struct {
+  elem_t value;
+  uint flag;
+} carry_t;
+#define CLSCAN_CARRY_DEFINED
+#define CLSCAN_CARRY_FLAGGED 1
+#define CLSCAN_CARRY_SIZE CLSCAN_ELEM_SIZE
+#if CLSCAN_ELEM_SIZE == 8
+#define CLSCAN_CARRY_TO_BITS(x) as_ulong(x)
+#else
+#define CLSCAN_CARRY_TO_BITS(x) as_uint(x)
+#endif
+#define CLSCAN_CARRY_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
+inline carry_t make_carry(elem_t value, uint flag) {
+  carry_t c;
+  c.value = value;
+  c.flag = flag;
+  return c;
+}
+#define CLSCAN_CARRY_IDENTITY make_carry(CLSCAN_IDENTITY, 0u)
+inline carry_t carry_combine(carry_t a, carry_t b) {
+  return make_carry(b.flag ? b.value : combine(a.value, b.value), a.flag | b.flag);
+}
+
+// What the look-back's fallback reads to reduce a silent predecessor itself.
+#define CLSCAN_INPUT_PARAMS const global key_t *keys, const global elem_t *src, ulong n
+#define CLSCAN_INPUT_ARGS keys, src, n
+
+#include "group_scan.cl"
+#include "tile_io.cl"
+
+// Key i - 1, the key element i is compared with (i > 0; any value for i == 0, which always starts a
+// segment).
+inline key_t key_before(const global key_t* keys, ulong i) { return i > 0 ? keys[i - 1] : (key_t)0; }
+
+// Adds element x, which starts a segment when `head`, to the pair of the elements before it.
+inline carry_t add_element(carry_t acc, elem_t x, uint head) {
+  return make_carry(head ? x : combine(acc.value, x), acc.flag | head);
+}
+
+// The pair of the run of CLSCAN_ITEMS elements at `first` (none at or past n), read from global memory
+// in unrolled chunks (see CLSCAN_RUN_CHUNK in tile_io.cl).
+inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first) {
+  const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  carry_t acc = CLSCAN_CARRY_IDENTITY;
+  key_t prev = first < n ? key_before(keys, first) : (key_t)0;
+  ulong i = first;
+#if CLSCAN_RUN_CHUNK > 1
+  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+      const key_t k = keys[i + c];
+      acc = add_element(acc, src[i + c], i + c == 0 || k != prev);
+      prev = k;
+    }
+  }
+#endif
+  for (; i < end; ++i) {
+    const key_t k = keys[i];
+    acc = add_element(acc, src[i], i == 0 || k != prev);
+    prev = k;
+  }
+  return acc;
+}
+
+inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
+  const carry_t run = reduce_keyed_run(keys, src, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS);
+  carry_t total;
+  group_exclusive_scan(run, scratch, &total);
+  return total;
+}
+
+#include "tile_prefix.cl"
+
+#if !CLSCAN_REREAD && CLSCAN_ITEMS > 64
+#error "a work-item keeps one bit per element of its run in a ulong: CLSCAN_ITEMS must be at most 64"
+#endif
+
+// The output for element x, given the value of its segment before it (`running`, ignored at a
+// segment start): inclusive or exclusive, with the caller's initial value in front of every segment
+// when it gave one. Updates `running`.
+inline elem_t keyed_output(elem_t x, uint head, elem_t* running, int exclusive, int has_initial,
+                           elem_t initial) {
+  const elem_t before = head ? CLSCAN_IDENTITY : *running;
+  *running = head ? x : combine(before, x);
+  const elem_t result = exclusive ? before : *running;
+  return has_initial ? combine(initial, result) : result;
+}
+
+// Scans the run at `first` into dst (CPUs: straight from and to global memory, in order). `running`:
+// the value of the segment open before `first`.
+inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, elem_t running,
+                           int exclusive, int has_initial, elem_t initial) {
+  const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  key_t prev = first < n ? key_before(keys, first) : (key_t)0;
+  ulong i = first;
+#if CLSCAN_RUN_CHUNK > 1
+  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+      const key_t k = keys[i + c];
+      const elem_t x = src[i + c];
+      dst[i + c] = keyed_output(x, i + c == 0 || k != prev, &running, exclusive, has_initial, initial);
+      prev = k;
+    }
+  }
+#endif
+  for (; i < end; ++i) {
+    const key_t k = keys[i];
+    const elem_t x = src[i];
+    dst[i] = keyed_output(x, i == 0 || k != prev, &running, exclusive, has_initial, initial);
+    prev = k;
+  }
+}
+
+// The local memory of one tile (kernels declare it; the tile's function uses it).
+typedef struct {
+  carry_t scratch[CLSCAN_SCRATCH_SIZE];
+  lookback_locals lb;
+  uint tile;
+#if !CLSCAN_REREAD
+  vec_t tile_elements[CLSCAN_TILE_VECTORS];
+#endif
+} tile_locals;
+
+// The tile of one work-group: its pair, the pair of everything before it (from the look-back when
+// tile_prefixes is null, else tile_prefixes[tile]), then its output. keys/src/dst: the user's buffers
+// plus the offset.
+inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global carry_t* tile_prefixes,
+                        int exclusive, int has_initial, elem_t initial, global status_t* status,
+                        uint ticket_base, uint tag, local tile_locals* locals) {
+  const uint lid = (uint)get_local_id(0);
+  const ulong tiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
+  const ulong tile = tile_prefixes ? get_group_id(0) : claim_tile(status, ticket_base, &locals->tile);
+  const ulong tile_first = tile * CLSCAN_TILE;
+  const ulong run_first = tile_first + lid * CLSCAN_ITEMS;
+
+#if CLSCAN_REREAD
+  const carry_t run = reduce_keyed_run(keys, src, n, run_first);
+#else
+  // GPUs: the values come in through local memory, coalesced; each work-item reads its run's keys and
+  // keeps its values and segment starts.
+  load_local_tile(src, tile_first, n, locals->tile_elements);
+  local vec_t* run_vectors = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
+  elem_t v[CLSCAN_ITEMS];
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+    CLSCAN_VSTORE(run_vectors[k], k, v);
+  key_t prev = run_first < n ? key_before(keys, run_first) : (key_t)0;
+  ulong heads = 0; // bit k: element k of the run starts a segment
+  carry_t run = CLSCAN_CARRY_IDENTITY;
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+    if (run_first + k < n) {
+      const key_t key = keys[run_first + k];
+      const uint head = run_first + k == 0 || key != prev;
+      heads |= (ulong)head << k;
+      run = add_element(run, v[k], head);
+      prev = key;
+    }
+  }
+#endif
+  carry_t tile_total;
+  const carry_t item_before = group_exclusive_scan(run, locals->scratch, &tile_total);
+
+  if (tile_prefixes) {
+    if (lid == 0) locals->lb.prefix = tile_prefixes[tile];
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+  } else {
+#if CLSCAN_SPIN_LIMIT == 0
+    // In place, a predecessor's input may already hold its output once its prefix is published, so a
+    // published prefix must win over the reduction (see take_fallback).
+    const int take_published = src == dst;
+#else
+    const int take_published = 1;
+#endif
+    tile_exclusive_prefix(status, tag, tile, tile_total, CLSCAN_CARRY_IDENTITY, tile + 1 < tiles,
+                          take_published, &locals->lb, locals->scratch, CLSCAN_INPUT_ARGS);
+  }
+  elem_t running = carry_combine(locals->lb.prefix, item_before).value;
+
+#if CLSCAN_REREAD
+  scan_keyed_run(keys, src, n, dst, run_first, running, exclusive, has_initial, initial);
+#else
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_ITEMS; ++k)
+    v[k] = keyed_output(v[k], (uint)(heads >> k) & 1u, &running, exclusive, has_initial, initial);
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+    run_vectors[k] = CLSCAN_VLOAD(k, v);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  store_local_tile(dst, tile_first, n, locals->tile_elements);
+#endif
+}
+
+// The one-pass scan by key: tiles in ticket order, chained by the look-back. tag is this launch's
+// epoch (never 0). keys and src share src_offset.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+by_key_single_pass(const global key_t* keys, const global elem_t* src, ulong src_offset, global elem_t* dst,
+                   ulong dst_offset, ulong n, int exclusive, int has_initial, elem_t initial,
+                   global status_t* status, uint ticket_base, uint tag) {
+  local tile_locals locals;
+  by_key_tile(keys + src_offset, src + src_offset, n, dst + dst_offset, 0, exclusive, has_initial, initial,
+              status, ticket_base, tag, &locals);
+}
+
+// Tile t writes its pair to aggregates[t] (the first pass on aggregates known beforehand).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+by_key_tile_aggregates(const global key_t* keys, const global elem_t* src, ulong src_offset, ulong n,
+                       global carry_t* aggregates) {
+  local carry_t scratch[CLSCAN_SCRATCH_SIZE];
+  const carry_t total = tile_aggregate(get_group_id(0), scratch, keys + src_offset, src + src_offset, n);
+  if (get_local_id(0) == 0) aggregates[get_group_id(0)] = total;
+}
+
+// The last pass on known aggregates: tile_prefixes[t] is the pair of the tiles before tile t.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+by_key_tiles(const global key_t* keys, const global elem_t* src, ulong src_offset, global elem_t* dst,
+             ulong dst_offset, ulong n, int exclusive, int has_initial, elem_t initial,
+             const global carry_t* tile_prefixes) {
+  local tile_locals locals;
+  by_key_tile(keys + src_offset, src + src_offset, n, dst + dst_offset, tile_prefixes, exclusive, has_initial,
+              initial, 0, 0, 0, &locals);
+}
+
+#include "tile_aggregates.cl"

@@ -1,0 +1,263 @@
+// Stream compaction: select_if, select_flagged and unique keep the selected elements in order, in one
+// pass (tiles chained by the look-back of tile_prefix.cl, as the single-pass scan); partition_if also
+// writes the others, in order, after them, and so runs on tile counts known beforehand
+// (select_tile_counts, then scan_tile_aggregates, then select_tiles with the scanned counts).
+//
+// What a tile carries to its successors is the number of elements selected in it, a ulong, so that
+// counts past 2^32 are exact.
+//
+// The host picks the selection with CLSCAN_SELECT_FLAGGED (flags[i] != 0), CLSCAN_SELECT_UNIQUE (the
+// first element of every run of equal elements) or CLSCAN_PREDICATE, an OpenCL C expression of x
+// (the element) and i (its index in the input, a ulong).
+
+#define CLSCAN_CARRY_DEFINED
+typedef ulong carry_t;
+#define CLSCAN_CARRY_IDENTITY 0ul
+#define CLSCAN_CARRY_SIZE 8
+#define CLSCAN_CARRY_TO_BITS(x) (x)
+#define CLSCAN_CARRY_FROM_BITS(x) (x)
+inline carry_t carry_combine(carry_t a, carry_t b) { return a + b; }
+
+// What the look-back's fallback reads to count a silent predecessor's selections itself.
+#define CLSCAN_INPUT_PARAMS const global elem_t *src, const global uchar *flags, ulong n
+#define CLSCAN_INPUT_ARGS src, flags, n
+
+#include "group_scan.cl"
+#include "tile_io.cl"
+
+#if !defined(CLSCAN_SELECT_FLAGGED) && !defined(CLSCAN_SELECT_UNIQUE) && !defined(CLSCAN_PREDICATE)
+#define CLSCAN_PREDICATE (x != 0)
+#endif
+
+// Whether element i (value x; prev is element i - 1, for i > 0) is selected. i < n.
+inline uint is_selected(CLSCAN_INPUT_PARAMS, ulong i, elem_t x, elem_t prev) {
+  (void)src;
+  (void)flags;
+  (void)n;
+  (void)prev;
+#if defined(CLSCAN_SELECT_FLAGGED)
+  (void)x;
+  return flags[i] != 0;
+#elif defined(CLSCAN_SELECT_UNIQUE)
+  return i == 0 || x != prev;
+#else
+  return (CLSCAN_PREDICATE) ? 1u : 0u;
+#endif
+}
+
+// Element i - 1 of src, for the selection of element i (unique compares neighbours).
+inline elem_t element_before(const global elem_t* src, ulong i) {
+#if defined(CLSCAN_SELECT_UNIQUE)
+  return i > 0 ? src[i - 1] : CLSCAN_IDENTITY;
+#else
+  (void)src;
+  (void)i;
+  return CLSCAN_IDENTITY;
+#endif
+}
+
+// Selected elements in the run of CLSCAN_ITEMS elements at `first` (none at or past n), read from
+// global memory in unrolled chunks (see CLSCAN_RUN_CHUNK in tile_io.cl).
+inline uint count_run(CLSCAN_INPUT_PARAMS, ulong first) {
+  const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  uint count = 0;
+  elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
+  ulong i = first;
+#if CLSCAN_RUN_CHUNK > 1
+  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+      const elem_t x = src[i + c];
+      count += is_selected(src, flags, n, i + c, x, prev);
+      prev = x;
+    }
+  }
+#endif
+  for (; i < end; ++i) {
+    const elem_t x = src[i];
+    count += is_selected(src, flags, n, i, x, prev);
+    prev = x;
+  }
+  return count;
+}
+
+inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
+  const carry_t run_count = count_run(src, flags, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS);
+  carry_t total;
+  group_exclusive_scan(run_count, scratch, &total);
+  return total;
+}
+
+#include "tile_prefix.cl"
+
+#if !CLSCAN_REREAD && CLSCAN_ITEMS > 64
+#error "a work-item keeps one bit per element of its run in a ulong: CLSCAN_ITEMS must be at most 64"
+#endif
+
+// Where an element of the input goes: selected ones at `selected_before` (the selected elements before
+// it), the others (partition only) at `total` + the unselected elements before it.
+inline ulong destination(uint selected, ulong i, ulong selected_before, ulong total) {
+  return selected ? selected_before : total + (i - selected_before);
+}
+
+// Writes the run of CLSCAN_ITEMS elements at `first` (CPUs: straight to global memory, in order).
+// selected_before: the selected elements before `first`.
+inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ulong selected_before,
+                        int partition, ulong total) {
+  const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
+  ulong i = first;
+#if CLSCAN_RUN_CHUNK > 1
+  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
+#pragma unroll
+    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+      const elem_t x = src[i + c];
+      const uint selected = is_selected(src, flags, n, i + c, x, prev);
+      if (selected || partition) dst[destination(selected, i + c, selected_before, total)] = x;
+      selected_before += selected;
+      prev = x;
+    }
+  }
+#endif
+  for (; i < end; ++i) {
+    const elem_t x = src[i];
+    const uint selected = is_selected(src, flags, n, i, x, prev);
+    if (selected || partition) dst[destination(selected, i, selected_before, total)] = x;
+    selected_before += selected;
+    prev = x;
+  }
+}
+
+// The local memory of one tile (kernels declare it; the tile's function uses it).
+typedef struct {
+  carry_t scratch[CLSCAN_SCRATCH_SIZE];
+  lookback_locals lb;
+  uint tile;
+#if !CLSCAN_REREAD
+  vec_t tile_elements[CLSCAN_TILE_VECTORS];
+#endif
+} tile_locals;
+
+// The tile of one work-group: counts its selections, learns how many were selected before it (from
+// the look-back when tile_prefixes is null, else tile_prefixes[tile]) and writes its elements.
+// src/dst/flags: the user's buffers plus their offsets. count receives the number selected (at
+// count[0], from the last tile). tile_prefixes (partition) holds the total at [tiles].
+inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* count,
+                        const global carry_t* tile_prefixes, int partition, global status_t* status,
+                        uint ticket_base, uint tag, local tile_locals* locals) {
+  const uint lid = (uint)get_local_id(0);
+  const ulong tiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
+  const ulong tile = tile_prefixes ? get_group_id(0) : claim_tile(status, ticket_base, &locals->tile);
+  const ulong tile_first = tile * CLSCAN_TILE;
+  const int has_successor = tile + 1 < tiles;
+  const ulong run_first = tile_first + lid * CLSCAN_ITEMS;
+
+#if CLSCAN_REREAD
+  const carry_t run_count = count_run(src, flags, n, run_first);
+#else
+  // GPUs: the tile comes in through local memory, coalesced, and each work-item keeps its run.
+  load_local_tile(src, tile_first, n, locals->tile_elements);
+  local const vec_t* run = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
+  elem_t v[CLSCAN_ITEMS];
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+    CLSCAN_VSTORE(run[k], k, v);
+  elem_t prev = run_first < n ? element_before(src, run_first) : CLSCAN_IDENTITY;
+  ulong selections = 0; // bit k: element k of the run is selected
+  uint run_count = 0;
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint selected = run_first + k < n ? is_selected(src, flags, n, run_first + k, v[k], prev) : 0u;
+    selections |= (ulong)selected << k;
+    run_count += selected;
+    prev = v[k];
+  }
+#endif
+  carry_t tile_count;
+  const carry_t item_before = group_exclusive_scan((carry_t)run_count, locals->scratch, &tile_count);
+
+  ulong total = 0;
+  if (tile_prefixes) {
+    if (lid == 0) locals->lb.prefix = tile_prefixes[tile];
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+    total = tile_prefixes[tiles];
+  } else {
+#if CLSCAN_SPIN_LIMIT == 0
+    const int take_published = 0; // never in place
+#else
+    const int take_published = 1;
+#endif
+    tile_exclusive_prefix(status, tag, tile, tile_count, 0ul, has_successor, take_published, &locals->lb,
+                          locals->scratch, CLSCAN_INPUT_ARGS);
+  }
+  const ulong tile_before = locals->lb.prefix;
+
+#if CLSCAN_REREAD
+  scatter_run(src, flags, n, dst, run_first, tile_before + item_before, partition, total);
+#else
+  // Selected elements (then, for a partition, the others) gather in local memory in their order, and
+  // leave it in coalesced stores.
+  local elem_t* gathered = (local elem_t*)locals->tile_elements;
+  group_barrier(CLK_LOCAL_MEM_FENCE); // every work-item has its run in v[]
+  uint selected_before = (uint)item_before;
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint selected = (uint)(selections >> k) & 1u;
+    if (selected)
+      gathered[selected_before] = v[k];
+    else if (partition && run_first + k < n)
+      gathered[(uint)tile_count + (lid * CLSCAN_ITEMS + k - selected_before)] = v[k];
+    selected_before += selected;
+  }
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  const uint tile_n = (uint)min((ulong)CLSCAN_TILE, n - tile_first);
+  const uint written = partition ? tile_n : (uint)tile_count;
+  for (uint k = lid; k < written; k += CLSCAN_WG) {
+    const int selected = k < (uint)tile_count;
+    const ulong i = tile_first + (selected ? 0 : (ulong)k - tile_count); // index of an unselected one
+    dst[selected ? tile_before + k : total + (i - tile_before)] = gathered[k];
+  }
+#endif
+  if (!has_successor && lid == 0) count[0] = tile_before + tile_count;
+}
+
+// The one-pass selection (select_if, select_flagged, unique): tiles in ticket order, chained by the
+// look-back. tag is this launch's epoch (never 0).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+select_single_pass(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
+                   global elem_t* dst, ulong dst_offset, global ulong* count, ulong count_offset, ulong n,
+                   global status_t* status, uint ticket_base, uint tag) {
+  local tile_locals locals;
+  select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
+              count + count_offset, 0, 0, status, ticket_base, tag, &locals);
+}
+
+// Tile t of the input writes its selection count to counts[t] (the first pass of a selection on
+// counts known beforehand).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+select_tile_counts(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
+                   ulong n, global carry_t* counts) {
+  local carry_t scratch[CLSCAN_SCRATCH_SIZE];
+  const carry_t total =
+      tile_aggregate(get_group_id(0), scratch, src + src_offset, flags ? flags + flags_offset : flags, n);
+  if (get_local_id(0) == 0) counts[get_group_id(0)] = total;
+}
+
+// The last pass on known counts: tile_prefixes[t] is the number selected before tile t, and
+// tile_prefixes[tiles] the total. partition: the unselected elements follow the selected ones.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+select_tiles(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
+             global elem_t* dst, ulong dst_offset, global ulong* count, ulong count_offset, ulong n,
+             const global carry_t* tile_prefixes, int partition) {
+  local tile_locals locals;
+  select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
+              count + count_offset, tile_prefixes, partition, 0, 0, 0, &locals);
+}
+
+#include "tile_aggregates.cl"

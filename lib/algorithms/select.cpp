@@ -1,0 +1,107 @@
+// Stream compaction (kernels/select.cl). What a tile carries is its count of selected elements, a
+// cl_ulong, through the look-back (tile_prefix.cl) or through counts scanned beforehand
+// (partition_if, which must know the total before it writes the unselected elements, and
+// algorithm::three_stage).
+#include "algorithms/select.hpp"
+
+#include "algorithms/single_pass.hpp"
+
+#include <algorithm>
+
+namespace clscan::detail {
+namespace {
+
+constexpr std::size_t one_pass_kernel = 0, clear_status_kernel = 1, tile_counts_kernel = 2,
+                      scan_counts_kernel = 3, tiles_kernel = 4;
+constexpr std::size_t count_bytes = sizeof(cl_ulong);
+
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
+  const std::size_t wg = shape.work_group_size;
+  std::size_t bytes = group_scan_local_bytes(wg, count_bytes) + lookback_local_bytes(shape, count_bytes);
+  if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type);
+  return bytes;
+}
+
+std::string prelude(const variant_key& key, const device_capabilities& caps) {
+  std::string lines = lookback_prelude(key, caps);
+  switch (key.call.value_or(primitive::select_if)) {
+  case primitive::select_flagged: lines += "#define CLSCAN_SELECT_FLAGGED 1\n"; break;
+  case primitive::unique: lines += "#define CLSCAN_SELECT_UNIQUE 1\n"; break;
+  default: {
+    // One expression of x and i; on one line, since a #define ends at the line's end.
+    std::string expression = key.predicate ? *key.predicate : std::string("x != 0");
+    std::replace(expression.begin(), expression.end(), '\n', ' ');
+    std::replace(expression.begin(), expression.end(), '\r', ' ');
+    lines += "#define CLSCAN_PREDICATE (" + expression + ")\n";
+  }
+  }
+  return lines;
+}
+
+void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
+             launch_sequence& launch) {
+  const primitive_request& call = *op.call;
+  const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
+  const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
+  const cl_ulong flags_offset = call.flags_offset, count_offset = call.count_offset;
+  const auto set_inputs = [&](cl_kernel k) {
+    set_arg(k, 0, op.in);
+    set_arg(k, 1, in_offset);
+    set_arg(k, 2, op.aux);
+    set_arg(k, 3, flags_offset);
+  };
+  const auto set_outputs = [&](cl_kernel k) { // arguments 4 to 8
+    set_arg(k, 4, op.out);
+    set_arg(k, 5, out_offset);
+    set_arg(k, 6, op.count);
+    set_arg(k, 7, count_offset);
+    set_arg(k, 8, n);
+  };
+
+  if (op.algo == algorithm::single_pass) {
+    const lookback_launch started =
+        begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
+                       status_words_per_slot(ws.caps, count_bytes), tiles, launch);
+    cl_kernel k = kernels.kernels[one_pass_kernel]();
+    set_inputs(k);
+    set_outputs(k);
+    set_arg(k, 9, started.status);
+    set_arg(k, 10, started.ticket_base);
+    set_arg(k, 11, started.tag);
+    launch.run(k, tiles, kernels.work_group_size, true);
+    end_lookback(temps, started, tiles, op.waits_pending, launch);
+    return;
+  }
+
+  // Counts per tile, their exclusive scan (and the total after them), then the tiles.
+  const cl_mem counts = temps.scratch(ws.context, 1, (tiles + 1) * count_bytes)();
+  const cl_ulong tile_count = tiles;
+  cl_kernel count_tiles = kernels.kernels[tile_counts_kernel]();
+  set_inputs(count_tiles);
+  set_arg(count_tiles, 4, n);
+  set_arg(count_tiles, 5, counts);
+  launch.run(count_tiles, tiles, kernels.work_group_size, false);
+  cl_kernel scan_counts = kernels.kernels[scan_counts_kernel]();
+  set_arg(scan_counts, 0, counts);
+  set_arg(scan_counts, 1, tile_count);
+  launch.run(scan_counts, 1, kernels.work_group_size, false);
+  cl_kernel write_tiles = kernels.kernels[tiles_kernel]();
+  set_inputs(write_tiles);
+  set_outputs(write_tiles);
+  set_arg(write_tiles, 9, counts);
+  set_arg(write_tiles, 10, cl_int{call.kind == primitive::partition_if ? 1 : 0});
+  launch.run(write_tiles, tiles, kernels.work_group_size, true);
+}
+
+} // namespace
+
+const algorithm_unit select_unit = {
+    algorithm::single_pass,
+    "select.cl",
+    {"select_single_pass", "clear_status", "select_tile_counts", "scan_tile_aggregates", "select_tiles"},
+    local_memory_bytes,
+    prelude,
+    lookback_build_options,
+    enqueue};
+
+} // namespace clscan::detail

@@ -1,0 +1,305 @@
+// Stream compaction (select_if, select_flagged, partition_if, unique) and segmented scans
+// (inclusive_by_key, exclusive_by_key), compared exactly against the standard library and a sequential
+// reference: every element type, both ways of chaining tiles (the look-back and totals scanned
+// beforehand), sizes around the device's tile, selections of none, all, half, alternating and only the
+// last element, runs and segments that straddle tiles, offsets, and guard elements (poisoned) around
+// every output, so that an element written where it must not be shows.
+#include "support/guarded.hpp"
+
+#include <common/reference.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace clscan_test;
+using namespace clscan_test::guarded;
+using clscan::algorithm;
+using clscan::scan_kind;
+
+namespace {
+
+constexpr std::uint64_t data_seed = 0x2026'1122'5e1eull;
+constexpr std::size_t guard = 3; // poisoned elements before and after every output range
+
+template <typename T> bool device_supports() {
+  return !std::is_same_v<T, cl_double> || env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+}
+
+// Elements per tile of the single-pass shape for T on this device, at large and small sizes.
+template <typename T> std::vector<std::size_t> interesting_sizes() {
+  const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_traits<T>::type);
+  std::vector<std::size_t> sizes = {1, 2, 3, 17};
+  for (const clscan::tuning& shape : {plan.single_pass, plan.single_pass_small}) {
+    const std::size_t tile = shape.work_group_size * std::min<std::size_t>(shape.items_per_thread, 64);
+    for (std::size_t t : {tile - 1, tile, tile + 1, 3 * tile + 5})
+      if (t > 0 && t * sizeof(T) <= (std::size_t{8} << 20)) sizes.push_back(t);
+  }
+  sizes.push_back(100'003);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+enum class pattern { none, all, half_random, alternating, last_only };
+const char* pattern_name(pattern p) {
+  switch (p) {
+  case pattern::none: return "none selected";
+  case pattern::all: return "all selected";
+  case pattern::half_random: return "half, at random";
+  case pattern::alternating: return "alternating";
+  case pattern::last_only: return "only the last";
+  }
+  return "?";
+}
+
+bool chosen(pattern p, std::size_t i, std::size_t n, clscan_reference::splitmix64& r) {
+  switch (p) {
+  case pattern::none: return false;
+  case pattern::all: return true;
+  case pattern::half_random: return (r.next() >> 40) & 1;
+  case pattern::alternating: return i % 2 == 1;
+  case pattern::last_only: return i + 1 == n;
+  }
+  return false;
+}
+
+// Data whose "x > 0" is the pattern (small integers, exact in every type), and the pattern as flags.
+template <typename T>
+void make_selection(pattern p, std::size_t n, std::vector<T>& data, std::vector<cl_uchar>& flags) {
+  clscan_reference::splitmix64 r{data_seed ^ n ^ (static_cast<std::uint64_t>(p) << 32)};
+  data.resize(n);
+  flags.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool keep = chosen(p, i, n, r);
+    const auto magnitude = static_cast<long long>(1 + r.next() % 1000);
+    if constexpr (std::is_signed_v<T> || std::is_floating_point_v<T>)
+      data[i] = static_cast<T>(keep ? magnitude : -magnitude + 1); // -999 .. 0 when not kept
+    else
+      data[i] = static_cast<T>(keep ? magnitude : 0);
+    flags[i] = keep ? static_cast<cl_uchar>(1 + r.next() % 255) : 0;
+  }
+}
+
+// Runs of equal values of random lengths (1 .. 2 * max_run), values that repeat after a different one.
+template <typename T> std::vector<T> make_runs(std::size_t n, std::size_t max_run, std::uint64_t seed) {
+  clscan_reference::splitmix64 r{seed ^ n};
+  std::vector<T> data(n);
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t run = 1 + r.next() % (2 * max_run);
+    const T value = static_cast<T>(r.next() % 3); // few distinct values: equal runs meet often
+    for (std::size_t j = 0; j < run && i < n; ++j)
+      data[i++] = value;
+  }
+  return data;
+}
+
+enum class selection_call { select_if, select_flagged, partition_if, unique };
+
+// One call with poisoned guards around the output and the count; checks the output, the count, the
+// guards, and that no element of `out` past the count was written (the partition writes them all).
+template <typename T>
+void check_selection(selection_call call, const std::vector<T>& in, const std::vector<cl_uchar>& flags,
+                     algorithm algo) {
+  const std::size_t n = in.size();
+  clscan::select_options<T> opts;
+  opts.algorithm = algo;
+  opts.in_offset = 1;
+  opts.out_offset = guard;
+  opts.count_offset = 2;
+  opts.flags_offset = 5;
+  if (call == selection_call::select_if || call == selection_call::partition_if) opts.predicate = "x > 0";
+
+  std::vector<T> expected;
+  switch (call) {
+  case selection_call::select_if:
+    std::copy_if(in.begin(), in.end(), std::back_inserter(expected), [](T x) { return x > 0; });
+    break;
+  case selection_call::select_flagged:
+    for (std::size_t i = 0; i < n; ++i)
+      if (flags[i]) expected.push_back(in[i]);
+    break;
+  case selection_call::partition_if:
+    expected = in;
+    std::stable_partition(expected.begin(), expected.end(), [](T x) { return x > 0; });
+    break;
+  case selection_call::unique: std::unique_copy(in.begin(), in.end(), std::back_inserter(expected)); break;
+  }
+  const std::size_t expected_count =
+      call == selection_call::partition_if
+          ? static_cast<std::size_t>(std::count_if(in.begin(), in.end(), [](T x) { return x > 0; }))
+          : expected.size();
+
+  std::vector<T> in_image(n + 1, poison_value<T>());
+  std::copy(in.begin(), in.end(), in_image.begin() + 1);
+  std::vector<cl_uchar> flags_image(n + 5, 0xA5);
+  std::copy(flags.begin(), flags.end(), flags_image.begin() + 5);
+  const cl::Buffer in_buffer = make_buffer(in_image);
+  const cl::Buffer flags_buffer = make_buffer(flags_image);
+  const cl::Buffer out_buffer = make_buffer(std::vector<T>(guard + n + guard, poison_value<T>()));
+  const cl::Buffer count_buffer = make_buffer(std::vector<cl_ulong>(4, poison_value<cl_ulong>()));
+
+  cl::Event done;
+  switch (call) {
+  case selection_call::select_if:
+    done = clscan::select_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  case selection_call::select_flagged:
+    done = clscan::select_flagged(env().queue, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  case selection_call::partition_if:
+    done = clscan::partition_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  case selection_call::unique:
+    done = clscan::unique(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  }
+  REQUIRE(done.wait() == CL_SUCCESS);
+  const std::vector<T> out = read_buffer<T>(out_buffer, guard + n + guard);
+  const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count_buffer, 4);
+  CHECK(counts[2] == expected_count);
+  CHECK(same_bits(counts[1], poison_value<cl_ulong>()));
+  CHECK(same_bits(counts[3], poison_value<cl_ulong>()));
+  check_exact("output", out, guard, expected);
+  check_guards("output", out, guard, expected.size());
+  CHECK(read_buffer<T>(in_buffer, n + 1) == in_image);
+}
+
+template <typename T> void selection_suite() {
+  if (!device_supports<T>()) {
+    WARN("skipped for " << clscan::opencl_name(clscan::element_traits<T>::type) << ": no fp64");
+    return;
+  }
+  for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+    for (std::size_t n : interesting_sizes<T>()) {
+      for (pattern p :
+           {pattern::none, pattern::all, pattern::half_random, pattern::alternating, pattern::last_only}) {
+        CAPTURE(clscan::to_string(algo), n, pattern_name(p));
+        std::vector<T> data;
+        std::vector<cl_uchar> flags;
+        make_selection(p, n, data, flags);
+        check_selection(selection_call::select_if, data, flags, algo);
+        check_selection(selection_call::select_flagged, data, flags, algo);
+        check_selection(selection_call::partition_if, data, flags, algo);
+      }
+      for (std::size_t max_run : {std::size_t{1}, std::size_t{40}, n}) {
+        CAPTURE(clscan::to_string(algo), n, max_run);
+        check_selection(selection_call::unique, make_runs<T>(n, max_run, data_seed), {}, algo);
+      }
+    }
+  }
+}
+
+template <typename K, typename T>
+void check_by_key(scan_kind kind, const std::vector<K>& keys, const std::vector<T>& in,
+                  const clscan::options<T>& opts, bool in_place) {
+  const std::size_t n = in.size();
+  const std::vector<T> expected = clscan_reference::scan_by_key(keys, in, kind, opts.operation, opts.initial);
+  std::vector<K> keys_image(opts.in_offset + n);
+  std::copy(keys.begin(), keys.end(), keys_image.begin() + static_cast<std::ptrdiff_t>(opts.in_offset));
+  std::vector<T> in_image(opts.in_offset + n + guard, poison_value<T>());
+  std::copy(in.begin(), in.end(), in_image.begin() + static_cast<std::ptrdiff_t>(opts.in_offset));
+  const cl::Buffer keys_buffer = make_buffer(keys_image);
+  const cl::Buffer in_buffer = make_buffer(in_image);
+  const cl::Buffer out_buffer =
+      in_place ? in_buffer : make_buffer(std::vector<T>(opts.out_offset + n + guard, poison_value<T>()));
+  cl::Event done =
+      kind == scan_kind::inclusive
+          ? clscan::inclusive_by_key<K, T>(env().queue, keys_buffer, in_buffer, out_buffer, n, opts)
+          : clscan::exclusive_by_key<K, T>(env().queue, keys_buffer, in_buffer, out_buffer, n, opts);
+  REQUIRE(done.wait() == CL_SUCCESS);
+  const std::vector<T> out = read_buffer<T>(out_buffer, opts.out_offset + n + guard);
+  check_exact("output", out, opts.out_offset, expected);
+  check_guards("output", out, opts.out_offset, n);
+  if (!in_place) CHECK(read_buffer<T>(in_buffer, in_image.size()) == in_image);
+}
+
+template <typename K, typename T> void by_key_suite() {
+  if (!device_supports<T>() || !device_supports<K>()) {
+    WARN("skipped: no fp64");
+    return;
+  }
+  for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+    for (std::size_t n : interesting_sizes<T>()) {
+      // Segments of length 1, short random ones, long ones that straddle tiles, and one of everything.
+      for (std::size_t max_run : {std::size_t{0}, std::size_t{4}, std::size_t{700}, n}) {
+        CAPTURE(clscan::to_string(algo), n, max_run);
+        std::vector<K> keys(n);
+        if (max_run == 0)
+          for (std::size_t i = 0; i < n; ++i)
+            keys[i] = static_cast<K>(i % 2);
+        else
+          keys = make_runs<K>(n, max_run, data_seed + 1);
+        if (max_run == n) std::fill(keys.begin(), keys.end(), K{7});
+        std::vector<T> values(n);
+        clscan_reference::splitmix64 r{data_seed ^ n};
+        for (auto& x : values)
+          x = static_cast<T>(r.next() % 100);
+        clscan::options<T> opts;
+        opts.algorithm = algo;
+        opts.out_offset = guard;
+        check_by_key(scan_kind::inclusive, keys, values, opts, false);
+        check_by_key(scan_kind::exclusive, keys, values, opts, false);
+        opts.in_offset = guard;
+        opts.initial = T{5};
+        check_by_key(scan_kind::inclusive, keys, values, opts, true);
+        opts.operation = clscan::op::max;
+        check_by_key(scan_kind::exclusive, keys, values, opts, false);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("select: select_if, select_flagged, partition_if and unique match the standard library",
+          "[select]") {
+  selection_suite<cl_int>();
+  selection_suite<cl_uint>();
+  selection_suite<cl_long>();
+  selection_suite<cl_ulong>();
+  selection_suite<cl_float>();
+  selection_suite<cl_double>();
+}
+
+TEST_CASE("select: n == 0 writes a zero count and nothing else", "[select]") {
+  const cl::Buffer in = make_buffer(std::vector<cl_int>(4, 1));
+  const cl::Buffer out = make_buffer(std::vector<cl_int>(4, poison_value<cl_int>()));
+  const cl::Buffer count = make_buffer(std::vector<cl_ulong>(2, poison_value<cl_ulong>()));
+  clscan::select_options<cl_int> opts;
+  opts.predicate = "x > 0";
+  opts.count_offset = 1;
+  REQUIRE(clscan::select_if(env().queue, in, out, count, 0, opts).wait() == CL_SUCCESS);
+  const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count, 2);
+  CHECK(counts[1] == 0);
+  CHECK(same_bits(counts[0], poison_value<cl_ulong>()));
+  check_guards("output", read_buffer<cl_int>(out, 4), 0, 0);
+}
+
+TEST_CASE("select: the predicate sees the element's index i", "[select]") {
+  const std::size_t n = 5000;
+  std::vector<cl_int> data(n);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<cl_int>(i % 7);
+  std::vector<cl_int> expected;
+  for (std::size_t i = 0; i < n; ++i)
+    if ((i & 1) == 0 && data[i] != 0) expected.push_back(data[i]);
+  const cl::Buffer in = make_buffer(data);
+  const cl::Buffer out = make_buffer(std::vector<cl_int>(n, poison_value<cl_int>()));
+  const cl::Buffer count = make_buffer(std::vector<cl_ulong>(1, 0));
+  clscan::select_options<cl_int> opts;
+  opts.predicate = "(i & 1) == 0 && x != 0";
+  REQUIRE(clscan::select_if(env().queue, in, out, count, n, opts).wait() == CL_SUCCESS);
+  CHECK(read_buffer<cl_ulong>(count, 1)[0] == expected.size());
+  check_exact("output", read_buffer<cl_int>(out, n), 0, expected);
+}
+
+TEST_CASE("by_key: inclusive and exclusive scans by key match a sequential reference", "[by_key]") {
+  by_key_suite<cl_int, cl_int>();
+  by_key_suite<cl_long, cl_uint>();
+  by_key_suite<cl_uint, cl_long>();
+  by_key_suite<cl_int, cl_ulong>();
+  by_key_suite<cl_float, cl_float>();
+  by_key_suite<cl_double, cl_double>();
+}
