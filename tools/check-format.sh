@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that clscan's C++ sources and OpenCL kernels are formatted by the repository's .clang-format:
+# Checks that clscan's C and C++ sources and OpenCL kernels are formatted by the repository's .clang-format:
 # prints each file that is not (with clang-format's description of the first differences) and exits
 # non-zero on any, or when clang-format is missing. The ctest "clang-format" (label hygiene) runs it.
 #
@@ -26,7 +26,7 @@ fi
 
 cd "$source_dir"
 mapfile -t files < <(find include lib tools tests kernels -type f \
-                       \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cl' \) | sort)
+                       \( -name '*.cpp' -o -name '*.hpp' -o -name '*.c' -o -name '*.h' -o -name '*.cl' \) | sort)
 if [[ ${1:-} == --fix ]]; then
   "$format" -i "${files[@]}"
   exit 0

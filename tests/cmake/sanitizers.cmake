@@ -13,7 +13,7 @@
 #   clang-tidy       tools/run-clang-tidy.sh: clang-tidy with the checks of .clang-tidy over lib/*.cpp
 #                    and tools/*.cpp, with this build's compile_commands.json; fails on any finding, and
 #                    fails (says so) where clang-tidy is not installed (Debian: clang-tidy).
-#   clang-format     tools/check-format.sh: every .cpp, .hpp and .cl file formatted by .clang-format;
+#   clang-format     tools/check-format.sh: every .cpp, .hpp, .c, .h and .cl file formatted by .clang-format;
 #                    fails (says so) where clang-format is not installed (Debian: clang-format).
 #
 # The sanitizer build directories are kept between runs, so only the first run compiles everything;
