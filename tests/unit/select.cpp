@@ -24,7 +24,8 @@ constexpr std::uint64_t data_seed = 0x2026'1122'5e1eull;
 constexpr std::size_t guard = 3; // poisoned elements before and after every output range
 
 template <typename T> bool device_supports() {
-  return !std::is_same_v<T, cl_double> || env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+  // As clscan sees the device (CLSCAN_DEVICE_LIMITS may take fp64 away).
+  return !std::is_same_v<T, cl_double> || clscan::capabilities(env().device).fp64;
 }
 
 // Elements per tile of the single-pass shape for T on this device, at large and small sizes.
