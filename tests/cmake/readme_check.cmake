@@ -1,5 +1,6 @@
 # Checks that README.md shows what the project really runs (label hygiene):
 #   - its Usage code block is tools/clscan_demo.cpp word for word;
+#   - its ```python block is python/example.py word for word;
 #   - its second quick-start command is the command in .ci/run.
 # Usage: cmake -DSOURCE_DIR=<clscan checkout> -P readme_check.cmake
 file(READ "${SOURCE_DIR}/README.md" readme)
@@ -8,6 +9,13 @@ string(FIND "${readme}" "```cpp\n${demo}```\n" demo_at)
 if(demo_at EQUAL -1)
   message(FATAL_ERROR "README.md has no ```cpp block equal to tools/clscan_demo.cpp; copy the file into "
                       "the Usage section again")
+endif()
+
+file(READ "${SOURCE_DIR}/python/example.py" python_example)
+string(FIND "${readme}" "```python\n${python_example}```\n" python_example_at)
+if(python_example_at EQUAL -1)
+  message(FATAL_ERROR "README.md has no ```python block equal to python/example.py; copy the file into "
+                      "the Python section again")
 endif()
 
 file(STRINGS "${SOURCE_DIR}/.ci/run" ci_lines REGEX "^apt-get ")
@@ -19,4 +27,5 @@ string(FIND "${readme}" "   ${ci_lines}\n" ci_at)
 if(ci_at EQUAL -1)
   message(FATAL_ERROR "README.md's quick start does not hold .ci/run's command:\n${ci_lines}")
 endif()
-message(STATUS "README.md: the Usage block is tools/clscan_demo.cpp, and the quick start holds .ci/run")
+message(STATUS "README.md: the Usage block is tools/clscan_demo.cpp, the Python block python/example.py, "
+               "and the quick start holds .ci/run")
