@@ -25,7 +25,7 @@ if [[ -z $format ]] || ! command -v "$format" >/dev/null 2>&1; then
 fi
 
 cd "$source_dir"
-mapfile -t files < <(find include lib tools tests kernels -type f \
+mapfile -t files < <(find include lib tools tests kernels python -type f \
                        \( -name '*.cpp' -o -name '*.hpp' -o -name '*.c' -o -name '*.h' -o -name '*.cl' \) | sort)
 if [[ ${1:-} == --fix ]]; then
   "$format" -i "${files[@]}"
