@@ -229,12 +229,13 @@ const char* call_name(primitive kind) {
 checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
                                        const cl::Buffer* aux, const cl::Buffer& out, const cl::Buffer* count,
                                        std::size_t n, const primitive_request& request) {
-  const std::string name = std::string("clscan::") + call_name(request.kind);
+  // Built only for a message: a call that passes allocates nothing here.
+  const auto name = [&] { return std::string("clscan::") + call_name(request.kind); };
   const bool by_key =
       request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
   const scan_request& scan = request.scan;
   if (!by_key && in() && in() == out() && scan.in_offset == scan.out_offset && n > 0)
-    throw invalid_argument(name +
+    throw invalid_argument(name() +
                            ": the input and output are the same range; a selection cannot run in place "
                            "(use another buffer, or another range of this one)");
   checked_call call = check_arguments(queue, in, out, n, scan);
@@ -246,38 +247,38 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   const bool has_predicate = request.predicate && !request.predicate->empty();
   if (request.kind == primitive::select_if || request.kind == primitive::partition_if) {
     if (!has_predicate)
-      throw invalid_argument(name +
+      throw invalid_argument(name() +
                              ": select_options::predicate is empty; give an OpenCL C expression of x and "
                              "i, e.g. \"x > 0\"");
     check_expression(*request.predicate, "select_options::predicate");
   } else if (!by_key && has_predicate) {
-    throw invalid_argument(name + ": select_options::predicate must be empty (this call selects by " +
+    throw invalid_argument(name() + ": select_options::predicate must be empty (this call selects by " +
                            (request.kind == primitive::unique ? "comparing neighbours" : "the flags") + ")");
   }
 
   if (request.kind == primitive::select_flagged || by_key) {
-    if (!aux) throw invalid_argument(name + ": no " + (by_key ? "keys" : "flags") + " buffer");
+    if (!aux) throw invalid_argument(name() + ": no " + (by_key ? "keys" : "flags") + " buffer");
     const char* role = by_key ? "keys" : "flags";
     const std::size_t aux_size = by_key ? size_of(request.key_type) : 1;
     const std::size_t aux_offset = by_key ? scan.in_offset : request.flags_offset;
     const memory_view aux_view =
         check_buffer((*aux)(), role, call.context, aux_offset, n, aux_size, CL_MEM_WRITE_ONLY);
     if (by_key && request.key_type == element_type::float64 && !caps.fp64)
-      throw unsupported_error(name + ": cl_double keys need fp64 (cl_khr_fp64), which device '" + caps.name +
-                              "' does not have");
+      throw unsupported_error(name() + ": cl_double keys need fp64 (cl_khr_fp64), which device '" +
+                              caps.name + "' does not have");
     if (views_overlap(aux_view, {aux_offset * aux_size, n * aux_size}, call.out, out_range))
-      throw invalid_argument(name + ": the " + role +
+      throw invalid_argument(name() + ": the " + role +
                              " and the output overlap; the output is written while the " + role +
                              " are read");
   }
   if (!by_key) {
-    if (!count || !(*count)()) throw invalid_argument(name + ": the count buffer is null");
+    if (!count || !(*count)()) throw invalid_argument(name() + ": the count buffer is null");
     const memory_view count_view = check_buffer((*count)(), "count", call.context, request.count_offset, 1,
                                                 sizeof(cl_ulong), CL_MEM_READ_ONLY);
     const byte_range count_range{request.count_offset * sizeof(cl_ulong), sizeof(cl_ulong)};
     if (views_overlap(count_view, count_range, call.in, in_range) ||
         views_overlap(count_view, count_range, call.out, out_range))
-      throw invalid_argument(name + ": the count overlaps the input or the output");
+      throw invalid_argument(name() + ": the count overlaps the input or the output");
   }
   return call;
 }

@@ -129,7 +129,13 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in
   // a ulong) and its local memory within the device's.
   plan.small_inputs = n * size_of(type) <= small_input_bytes(ws.caps, algorithm::single_pass);
-  tuning shape = ws.shape(type, algorithm::single_pass, plan.small_inputs);
+  const tuning& scan_shape = ws.shape(type, algorithm::single_pass, plan.small_inputs);
+  tuning shape; // its numbers only: copying the origin text would allocate on every call
+  shape.work_group_size = scan_shape.work_group_size;
+  shape.items_per_thread = scan_shape.items_per_thread;
+  shape.vector_width = scan_shape.vector_width;
+  shape.lookback = scan_shape.lookback;
+  shape.spin_limit = scan_shape.spin_limit;
   if (ws.caps.is_gpu())
     shape.items_per_thread = std::max(shape.vector_width, std::min<std::size_t>(shape.items_per_thread, 64));
   variant_key& key = plan.key;

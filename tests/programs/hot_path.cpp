@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <new>
 #include <numeric>
 #include <random>
@@ -195,6 +196,64 @@ std::string run_smaller_sizes(const cl::Context& context, const cl::Device& devi
   return problems;
 }
 
+// select_if and inclusive_by_key, each repeated as the scans are: no allocation and no log event
+// after the first call, and the right result.
+std::string run_primitive(const cl::Context& context, const cl::Device& device, bool by_key,
+                          clscan::algorithm algo) {
+  const cl::CommandQueue queue(context, device);
+  const std::size_t n = 200'000;
+  std::vector<cl_int> data(n), keys(n);
+  std::mt19937 random(11);
+  for (std::size_t i = 0; i < n; ++i) {
+    data[i] = static_cast<cl_int>(random() % 1000) - 400;
+    keys[i] = static_cast<cl_int>(i / (1 + random() % 50));
+  }
+  cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+  cl::Buffer key_buffer(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+  cl::Buffer out(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+  cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
+  queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data());
+  queue.enqueueWriteBuffer(key_buffer, CL_TRUE, 0, n * sizeof(cl_int), keys.data());
+  clscan::select_options<cl_int> select;
+  select.predicate = "x > 0";
+  select.algorithm = algo;
+  clscan::options<cl_int> scan;
+  scan.algorithm = algo;
+  const auto call = [&] {
+    return by_key ? clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n, scan)
+                  : clscan::select_if<cl_int>(queue, in, out, count, n, select);
+  };
+  call().wait(); // builds or loads the kernels and allocates the temporaries
+  std::size_t counted = 0;
+  const int events_before = log_events.load();
+  for (int i = 0; i < repeats; ++i) {
+    counting = true;
+    allocations = 0;
+    cl::Event done = call();
+    counting = false;
+    counted += allocations;
+    done.wait();
+  }
+  const int events = log_events.load() - events_before;
+
+  std::vector<cl_int> expected;
+  if (by_key)
+    expected = clscan_reference::scan_by_key(keys, data, clscan::scan_kind::inclusive, clscan::op::sum);
+  else
+    std::copy_if(data.begin(), data.end(), std::back_inserter(expected), [](cl_int x) { return x > 0; });
+  std::vector<cl_int> got(expected.size());
+  queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data());
+  cl_ulong selected = expected.size();
+  if (!by_key) queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected);
+
+  std::string problems;
+  if (counted)
+    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
+  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
+  if (got != expected || selected != expected.size()) problems += "wrong result; ";
+  return problems;
+}
+
 } // namespace
 
 int main() {
@@ -239,6 +298,14 @@ int main() {
       std::printf("%-45s %s\n", c.name.c_str(), problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();
     }
+    for (const bool by_key : {false, true})
+      for (const clscan::algorithm algo : {clscan::algorithm::automatic, clscan::algorithm::three_stage}) {
+        const std::string name =
+            std::string(by_key ? "inclusive_by_key, " : "select_if, ") + clscan::to_string(algo);
+        const std::string problems = run_primitive(context, device, by_key, algo);
+        std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
+        failed += !problems.empty();
+      }
     // A fresh context, so that its first scan is the largest.
     const std::string problems = run_smaller_sizes(cl::Context(device), device);
     std::printf("%-45s %s\n", "smaller n after larger: no new temporaries",

@@ -21,7 +21,7 @@ using clscan::scan_kind;
 namespace {
 
 constexpr std::uint64_t data_seed = 0x2026'1122'5e1eull;
-constexpr std::size_t guard = 3; // poisoned elements before and after every output range
+constexpr std::size_t guard = 3;           // poisoned elements before and after every output range
 constexpr std::size_t large_size = 20'000; // sizes above run fewer patterns
 
 template <typename T> bool device_supports() {
@@ -310,4 +310,93 @@ TEST_CASE("by_key: inclusive and exclusive scans by key match a sequential refer
   by_key_suite<cl_int, cl_ulong>();
   by_key_suite<cl_float, cl_float>();
   by_key_suite<cl_double, cl_double>();
+}
+
+namespace {
+
+// Expects `call` to throw E whose message contains `needle`, with the output and count untouched.
+template <typename E, typename Call>
+void expect_rejected(const char* what, const std::string& needle, const cl::Buffer& out,
+                     const cl::Buffer& count, Call call) {
+  INFO(what);
+  bool thrown = false;
+  try {
+    call();
+  } catch (const E& e) {
+    thrown = true;
+    INFO("message: " << e.what());
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+  }
+  CHECK(thrown);
+  REQUIRE(env().queue.finish() == CL_SUCCESS);
+  check_guards("output", read_buffer<cl_int>(out, 64), 0, 0);
+  check_guards("count", read_buffer<cl_ulong>(count, 2), 0, 0);
+}
+
+} // namespace
+
+TEST_CASE("select: bad arguments throw before anything is enqueued, and leave the buffers as they were",
+          "[select]") {
+  std::vector<cl_int> data(64);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<cl_int>(i % 5) - 2;
+  const cl::Buffer in = make_buffer(data);
+  const cl::Buffer out = make_buffer(std::vector<cl_int>(64, poison_value<cl_int>()));
+  const cl::Buffer count = make_buffer(std::vector<cl_ulong>(2, poison_value<cl_ulong>()));
+  const cl::Buffer flags = make_buffer(std::vector<cl_uchar>(10, 1));
+  const cl::Buffer keys = make_buffer(std::vector<cl_int>(10, 1));
+  const auto& q = env().queue;
+  clscan::select_options<cl_int> good;
+  good.predicate = "x > 0";
+
+  expect_rejected<clscan::invalid_argument>("empty predicate", "predicate is empty", out, count,
+                                            [&] { clscan::select_if<cl_int>(q, in, out, count, 64, {}); });
+  clscan::select_options<cl_int> with_predicate = good;
+  expect_rejected<clscan::invalid_argument>("unique with a predicate", "must be empty", out, count, [&] {
+    clscan::unique<cl_int>(q, in, out, count, 64, with_predicate);
+  });
+  expect_rejected<clscan::invalid_argument>("in place", "in place", out, count,
+                                            [&] { clscan::select_if<cl_int>(q, out, out, count, 64, good); });
+  clscan::select_options<cl_int> far_count = good;
+  far_count.count_offset = 2;
+  expect_rejected<clscan::invalid_argument>("count past its buffer", "count", out, count, [&] {
+    clscan::select_if<cl_int>(q, in, out, count, 64, far_count);
+  });
+  expect_rejected<clscan::invalid_argument>("null count", "count buffer is null", out, count, [&] {
+    clscan::select_if<cl_int>(q, in, out, cl::Buffer(), 64, good);
+  });
+  expect_rejected<clscan::invalid_argument>("short flags", "flags", out, count, [&] {
+    clscan::select_flagged<cl_int>(q, in, flags, out, count, 64);
+  });
+  clscan::select_options<cl_int> nul = good;
+  nul.predicate = std::string("x > 0\0", 6);
+  expect_rejected<clscan::invalid_argument>("NUL in the predicate", "NUL", out, count,
+                                            [&] { clscan::select_if<cl_int>(q, in, out, count, 64, nul); });
+  clscan::select_options<cl_int> forced = good;
+  forced.algorithm = algorithm::single_pass;
+  expect_rejected<clscan::invalid_argument>("partition_if on the look-back", "partition_if", out, count, [&] {
+    clscan::partition_if<cl_int>(q, in, out, count, 64, forced);
+  });
+  expect_rejected<clscan::invalid_argument>("short keys", "keys", out, count, [&] {
+    clscan::inclusive_by_key<cl_int, cl_int>(q, keys, in, out, 64);
+  });
+  expect_rejected<clscan::invalid_argument>("keys overlapping the output", "overlap", out, count, [&] {
+    clscan::inclusive_by_key<cl_int, cl_int>(q, out, in, out, 64);
+  });
+
+  clscan::select_options<cl_int> broken = good;
+  broken.predicate = "x >> no_such_name";
+  bool built = true;
+  try {
+    clscan::select_if<cl_int>(q, in, out, count, 64, broken);
+  } catch (const clscan::build_error& e) {
+    built = false;
+    INFO("build log: " << e.build_log());
+    CHECK(e.build_log().find("no_such_name") != std::string::npos);
+  }
+  CHECK_FALSE(built);
+  REQUIRE(q.finish() == CL_SUCCESS);
+  check_guards("output", read_buffer<cl_int>(out, 64), 0, 0);
+  check_guards("count", read_buffer<cl_ulong>(count, 2), 0, 0);
+  CHECK(read_buffer<cl_int>(in, 64) == data);
 }
