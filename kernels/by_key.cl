@@ -139,8 +139,15 @@ typedef struct {
   uint tile;
 #if !CLSCAN_REREAD
   vec_t tile_elements[CLSCAN_TILE_VECTORS];
+  // The tile's keys, each run padded by one (key_index), and the key before the tile.
+  key_t tile_keys[CLSCAN_WG * (CLSCAN_ITEMS + 1)];
+  key_t key_before_tile;
 #endif
 } tile_locals;
+
+// Where key j of a tile lies in tile_locals::tile_keys: runs padded by one key, so that work-items
+// reading their runs side by side hit different banks.
+inline uint key_index(uint j) { return j + j / CLSCAN_ITEMS; }
 
 // The tile of one work-group: its pair, the pair of everything before it (from the look-back when
 // tile_prefixes is null, else tile_prefixes[tile]), then its output. keys/src/dst: the user's buffers
@@ -157,9 +164,12 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #if CLSCAN_REREAD
   const carry_t run = reduce_keyed_run(keys, src, n, run_first);
 #else
-  // GPUs: the values come in through local memory, coalesced; each work-item reads its run's keys and
-  // keeps its values and segment starts.
-  load_local_tile(src, tile_first, n, locals->tile_elements);
+  // GPUs: keys and values come in through local memory, coalesced; each work-item then keeps its run's
+  // values and segment starts.
+  for (uint j = lid; j < CLSCAN_TILE; j += CLSCAN_WG)
+    locals->tile_keys[key_index(j)] = tile_first + j < n ? keys[tile_first + j] : (key_t)0;
+  if (lid == 0) locals->key_before_tile = key_before(keys, tile_first);
+  load_local_tile(src, tile_first, n, locals->tile_elements); // ends with a barrier
   local vec_t* run_vectors = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
   elem_t v[CLSCAN_ITEMS];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
@@ -167,7 +177,8 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
     CLSCAN_VSTORE(run_vectors[k], k, v);
-  key_t prev = run_first < n ? key_before(keys, run_first) : (key_t)0;
+  local const key_t* run_keys = locals->tile_keys + lid * (CLSCAN_ITEMS + 1);
+  key_t prev = lid == 0 ? locals->key_before_tile : run_keys[-2]; // the previous run's last key
   ulong heads = 0; // bit k: element k of the run starts a segment
   carry_t run = CLSCAN_CARRY_IDENTITY;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
@@ -175,7 +186,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #endif
   for (int k = 0; k < CLSCAN_ITEMS; ++k) {
     if (run_first + k < n) {
-      const key_t key = keys[run_first + k];
+      const key_t key = run_keys[k];
       const uint head = run_first + k == 0 || key != prev;
       heads |= (ulong)head << k;
       run = add_element(run, v[k], head);

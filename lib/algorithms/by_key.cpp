@@ -16,7 +16,10 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& c
   const std::size_t wg = shape.work_group_size;
   const std::size_t carry = by_key_carry_bytes(type);
   std::size_t bytes = group_scan_local_bytes(wg, carry) + lookback_local_bytes(shape, carry);
-  if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type);
+  // GPUs: the tile of values, and its keys (of any type: counted at 8 bytes) with one of padding per run.
+  if (caps.is_gpu())
+    bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type) +
+             (wg * (shape.items_per_thread + 1) + 1) * sizeof(cl_ulong);
   return bytes;
 }
 
