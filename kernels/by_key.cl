@@ -63,22 +63,11 @@ inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   carry_t acc = CLSCAN_CARRY_IDENTITY;
   key_t prev = first < n ? key_before(keys, first) : (key_t)0;
-  ulong i = first;
-#if CLSCAN_RUN_CHUNK > 1
-  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
-#pragma unroll
-    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-      const key_t k = keys[i + c];
-      acc = add_element(acc, src[i + c], i + c == 0 || k != prev);
-      prev = k;
-    }
-  }
-#endif
-  for (; i < end; ++i) {
+  CLSCAN_FOR_RUN(i, first, end, {
     const key_t k = keys[i];
     acc = add_element(acc, src[i], i == 0 || k != prev);
     prev = k;
-  }
+  })
   return acc;
 }
 
@@ -112,24 +101,12 @@ inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first,
                            int exclusive, int has_initial, elem_t initial) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   key_t prev = first < n ? key_before(keys, first) : (key_t)0;
-  ulong i = first;
-#if CLSCAN_RUN_CHUNK > 1
-  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
-#pragma unroll
-    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-      const key_t k = keys[i + c];
-      const elem_t x = src[i + c];
-      dst[i + c] = keyed_output(x, i + c == 0 || k != prev, &running, exclusive, has_initial, initial);
-      prev = k;
-    }
-  }
-#endif
-  for (; i < end; ++i) {
+  CLSCAN_FOR_RUN(i, first, end, {
     const key_t k = keys[i];
     const elem_t x = src[i];
     dst[i] = keyed_output(x, i == 0 || k != prev, &running, exclusive, has_initial, initial);
     prev = k;
-  }
+  })
 }
 
 // The local memory of one tile (kernels declare it; the tile's function uses it).

@@ -62,22 +62,11 @@ inline uint count_run(CLSCAN_INPUT_PARAMS, ulong first) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   uint count = 0;
   elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
-  ulong i = first;
-#if CLSCAN_RUN_CHUNK > 1
-  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
-#pragma unroll
-    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-      const elem_t x = src[i + c];
-      count += is_selected(src, flags, n, i + c, x, prev);
-      prev = x;
-    }
-  }
-#endif
-  for (; i < end; ++i) {
+  CLSCAN_FOR_RUN(i, first, end, {
     const elem_t x = src[i];
     count += is_selected(src, flags, n, i, x, prev);
     prev = x;
-  }
+  })
   return count;
 }
 
@@ -106,26 +95,13 @@ inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ul
                         int partition, ulong total) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
-  ulong i = first;
-#if CLSCAN_RUN_CHUNK > 1
-  for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
-#pragma unroll
-    for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-      const elem_t x = src[i + c];
-      const uint selected = is_selected(src, flags, n, i + c, x, prev);
-      if (selected || partition) dst[destination(selected, i + c, selected_before, total)] = x;
-      selected_before += selected;
-      prev = x;
-    }
-  }
-#endif
-  for (; i < end; ++i) {
+  CLSCAN_FOR_RUN(i, first, end, {
     const elem_t x = src[i];
     const uint selected = is_selected(src, flags, n, i, x, prev);
     if (selected || partition) dst[destination(selected, i, selected_before, total)] = x;
     selected_before += selected;
     prev = x;
-  }
+  })
 }
 
 // The local memory of one tile (kernels declare it; the tile's function uses it).

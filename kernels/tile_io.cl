@@ -196,6 +196,30 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 #endif
 #endif
 
+// for (ulong i = first; i < end; ++i) { ... }, with the body given after `end`, walked in unrolled
+// chunks of CLSCAN_RUN_CHUNK as above; the body may use `i` and the caller's variables.
+#if CLSCAN_RUN_CHUNK > 1
+#define CLSCAN_FOR_RUN(i, first, end, ...)                                                                   \
+  {                                                                                                          \
+    ulong i##_chunk = (first);                                                                               \
+    for (; i##_chunk + CLSCAN_RUN_CHUNK <= (end); i##_chunk += CLSCAN_RUN_CHUNK) {                           \
+      _Pragma("unroll") for (int i##_in_chunk = 0; i##_in_chunk < CLSCAN_RUN_CHUNK; ++i##_in_chunk) {        \
+        const ulong i = i##_chunk + (ulong)i##_in_chunk;                                                     \
+        __VA_ARGS__                                                                                          \
+      }                                                                                                      \
+    }                                                                                                        \
+    for (; i##_chunk < (end); ++i##_chunk) {                                                                 \
+      const ulong i = i##_chunk;                                                                             \
+      __VA_ARGS__                                                                                            \
+    }                                                                                                        \
+  }
+#else
+#define CLSCAN_FOR_RUN(i, first, end, ...)                                                                   \
+  for (ulong i = (first); i < (end); ++i) {                                                                  \
+    __VA_ARGS__                                                                                              \
+  }
+#endif
+
 inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
