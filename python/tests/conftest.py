@@ -8,6 +8,7 @@ skipped test, never a passed one.
 
 import numpy as np
 import pyopencl as cl
+import pyopencl.array as cla
 import pytest
 
 import clscan
@@ -82,3 +83,8 @@ def exclusive_sum(x, initial=0):
     np.cumsum(x[:-1], dtype=x.dtype, out=out[1:])
     out[1:] += x.dtype.type(initial)
     return out
+
+
+def at_offset(queue, x, start):
+    """x on the device as a slice that starts `start` elements into its buffer (poisoned before it)."""
+    return cla.to_device(queue, np.concatenate((poison(x.dtype, start), x)))[start:]
