@@ -2,7 +2,8 @@
 # rejects what is not a number in range (text, negative, overflowing, trailing garbage) with a message
 # naming the flag and the text as written and exit status 2, never a crash ("terminate called");
 # clscan-tune refuses to store a tuning measured at a size too small to mean anything, before it
-# measures; clscan-bench's error rows make its exit status 1; clscan-demo has a --help.
+# measures; clscan-bench's error rows make its exit status 1, and its --primitive names only what it
+# knows; clscan-demo has a --help.
 #
 #   cmake -DTOOL=<program> -DNAME=<clscan-tune|clscan-bench|clscan-demo|clscan-info> -DWORK=<scratch dir>
 #         -P cli_check.cmake
@@ -101,6 +102,26 @@ elseif(NAME STREQUAL "clscan-bench")
   # 0 elements has nothing to time (only --smoke takes it).
   run(--sizes 2^10,0)
   expect(2 "${NAME}: --sizes: '2^10,0': a size of 0 elements")
+  # --primitive: an unknown name (alone or in a list) and flags that do not apply to the primitives
+  # chosen are usage errors, before anything is measured.
+  foreach(value bogus "select,bogus" "" Select)
+    run(--primitive "${value}" --sizes 1000 --reps 2)
+    expect(2 "${NAME}: --primitive: unknown '")
+    if(NOT err MATCHES "\\(scan, select, partition, unique, by_key, all\\)" OR out MATCHES "verified|ok")
+      fail("the names offered are missing, or it measured anyway")
+    endif()
+  endforeach()
+  run(--help)
+  expect(0 "")
+  if(NOT out MATCHES "\n  --primitive P  ")
+    fail("--help does not describe --primitive")
+  endif()
+  run(--primitive select --sizes 1000 --op max)
+  expect(2 "${NAME}: --op applies to --primitive scan and by_key only")
+  run(--primitive select,unique --sizes 1000 --kind exclusive)
+  expect(2 "${NAME}: --kind applies to --primitive scan and by_key only")
+  run(--primitive by_key --first-call)
+  expect(2 "${NAME}: --first-call measures scans only (--primitive scan)")
   # A size no device can hold in one buffer is an error row, and an error row fails the run.
   run(--sizes 2^40 --reps 1)
   expect(1 "")
@@ -109,6 +130,8 @@ elseif(NAME STREQUAL "clscan-bench")
   endif()
   run(--sizes 2^40 --reps 1 --csv)
   expect(1 "clscan-bench: error n=1099511627776 automatic: ")
+  run(--primitive by_key --sizes 2^40 --reps 1 --csv)
+  expect(1 "clscan-bench: error n=1099511627776 by_key automatic: ")
 
 elseif(NAME STREQUAL "clscan-demo")
   run(--help)

@@ -1,7 +1,8 @@
 # Smoke tests of the command-line tools (label "tools"). Included from tests/CMakeLists.txt.
 #
-# clscan-bench --smoke checks scans of small and odd sizes against a CPU reference and exits non-zero
-# on a wrong result or an error; "automatic" covers whatever dispatch picks.
+# clscan-bench --smoke checks scans (or with --primitive the other calls) of small and odd sizes against
+# a CPU reference and exits non-zero on a wrong result or an error; "automatic" covers whatever
+# dispatch picks.
 if(TARGET clscan-bench)
   add_test(NAME bench-smoke-three-stage COMMAND clscan-bench --smoke --algorithm three_stage)
   add_test(NAME bench-smoke-single-pass COMMAND clscan-bench --smoke --algorithm single_pass)
@@ -9,6 +10,19 @@ if(TARGET clscan-bench)
   add_test(NAME bench-smoke-exclusive-long-max
            COMMAND clscan-bench --smoke --algorithm three_stage --type long --op max --kind exclusive)
   set_tests_properties(bench-smoke-three-stage bench-smoke-single-pass bench-smoke-automatic bench-smoke-exclusive-long-max
+      PROPERTIES LABELS "tools" TIMEOUT 300
+                 ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # --primitive: select and by_key rows measured and verified (each CSV row must end in ",ok,,<std_us>,
+  # <primitive>"; a wrong result or an error row does not), and a smoke run of the four primitives
+  # other than scan, n = 0 included. About 2 s together on PoCL.
+  add_test(NAME bench-primitive-select COMMAND clscan-bench --primitive select --sizes 1000,2^16+3 --reps 2 --csv)
+  set_tests_properties(bench-primitive-select PROPERTIES
+      PASS_REGULAR_EXPRESSION ",1000,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select\n[^\n]*,65539,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select\n")
+  add_test(NAME bench-primitive-by-key COMMAND clscan-bench --primitive by_key --sizes 1000,2^16+3 --reps 2 --csv)
+  set_tests_properties(bench-primitive-by-key PROPERTIES
+      PASS_REGULAR_EXPRESSION ",1000,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key\n[^\n]*,65539,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key\n")
+  add_test(NAME bench-smoke-primitives COMMAND clscan-bench --smoke --primitive select,partition,unique,by_key)
+  set_tests_properties(bench-primitive-select bench-primitive-by-key bench-smoke-primitives
       PROPERTIES LABELS "tools" TIMEOUT 300
                  ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
   # --progress reports every phase of a size, down to its verification (the pass expression makes

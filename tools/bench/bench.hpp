@@ -1,6 +1,7 @@
 // clscan-bench's pieces: the settings read from the command line (options.cpp), one measured row
-// (measure.cpp), the benchmark's loop and summary (run.cpp), its output formats (report.cpp) and the
-// first-call latency in fresh processes (first_call.cpp). tools/bench/main.cpp ties them together.
+// (measure.cpp, with the primitives' data, calls and checks in workloads.hpp), the benchmark's loop and
+// summary (run.cpp), its output formats (report.cpp) and the first-call latency in fresh processes
+// (first_call.cpp). tools/bench/main.cpp ties them together.
 #pragma once
 
 #include <clscan/clscan.hpp>
@@ -22,10 +23,25 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 
 enum class output_format { table, csv, json };
 
+// What is measured (--primitive): the scans, or one of the calls built on them.
+enum class primitive { scan, select, partition, unique, by_key };
+
+// --primitive's spelling, also the rows' "primitive" field: "scan", "select", "partition", "unique",
+// "by_key".
+const char* primitive_name(primitive p);
+
+// The predicate of select and partition, and the share of the inputs that satisfies it.
+constexpr const char* select_predicate = "x > 0";
+constexpr int selected_percent = 43;
+// by_key: segment lengths are uniform in [1, 2 * average_segment - 1].
+constexpr std::size_t average_segment = 1000;
+
 struct settings {
   std::vector<std::size_t> sizes;
   bool sizes_given = false;
+  std::vector<primitive> primitives{primitive::scan};
   std::vector<clscan::algorithm> algorithms{clscan::algorithm::automatic};
+  bool all_algorithms = false; // --algorithm all: each primitive runs those it can
   clscan::element_type type = clscan::element_type::int32;
   clscan::op operation = clscan::op::sum;
   clscan::scan_kind kind = clscan::scan_kind::inclusive;
@@ -62,9 +78,11 @@ struct bench_env {
   cl::Buffer spacer_src, spacer_dst;
 };
 
+// The figures of a primitive other than scan go in the scan_* fields (the call measured), and
+// std_scan_us holds its serial host equivalent (std::copy_if, ...; see the help text).
 struct row {
   std::size_t n = 0;
-  std::string type, op, kind, algorithm;
+  std::string primitive, type, op, kind, algorithm;
   std::size_t reps = 0, buffers = 0;
   double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""), copy_gbps = std::nan(""),
          ratio = std::nan(""), host_enqueue_us = std::nan(""), first_call_ms = std::nan(""),
@@ -73,9 +91,10 @@ struct row {
   std::string message;
 };
 
-// Measures and verifies n elements of s.type with `algo`. first_call_ms is this algorithm's first call
-// in the process: NaN until a row of it sets it (that row reports it too).
-row measure(bench_env& env, const settings& s, std::size_t n, clscan::algorithm algo, double& first_call_ms);
+// Measures and verifies `p` on n elements of s.type with `algo`. first_call_ms is this primitive's and
+// algorithm's first call in the process: NaN until a row of it sets it (that row reports it too).
+row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clscan::algorithm algo,
+            double& first_call_ms);
 
 // `text` on one line, cut at 300 characters.
 std::string one_line(std::string text);
@@ -86,7 +105,10 @@ std::string one_line(std::string text);
 int run_benchmark(bench_env& env, const settings& s);
 
 void print_device_header(const device_info& d, std::FILE* out);
-void print_table_header();
+// The table's column names, and the line that names the serial host equivalent of `p`.
+void print_table_header(primitive p, clscan::scan_kind kind);
+// The serial host equivalent of `p` that std_us times: "std::inclusive_scan", "std::copy_if", ...
+const char* std_reference_name(primitive p, clscan::scan_kind kind);
 void print_table_row(const row& r);
 extern const char* const csv_header;
 void print_csv_row(const device_info& d, const row& r);

@@ -1,9 +1,11 @@
-// clscan-bench: scan speed as a ratio to clEnqueueCopyBuffer of the same bytes on the same device, in
-// the same process. Run with --help for what is measured and how.
+// clscan-bench: the speed of scans (and, with --primitive, of select, partition, unique and scans by
+// key) as a ratio to clEnqueueCopyBuffer of the same input bytes on the same device, in the same
+// process. Run with --help for what is measured and how.
 //
 // The pieces (tools/bench/): options.cpp reads the command line, measure.cpp times and verifies one
 // row, run.cpp runs every row, report.cpp prints them, first_call.cpp measures first calls in fresh
-// processes; scan.hpp holds the per-type scan, inputs and check.
+// processes; scan.hpp holds the per-type scan, inputs and check, workloads.hpp each primitive's data,
+// call, host equivalent and check.
 #include "bench.hpp"
 
 #include "common/cli.hpp"

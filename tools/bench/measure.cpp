@@ -1,7 +1,7 @@
-// clscan-bench: one row, a size of one algorithm timed against clEnqueueCopyBuffer of the same bytes
-// and verified (the method is in the help text, tools/bench/options.cpp).
+// clscan-bench: one row, a size of one primitive and algorithm timed against clEnqueueCopyBuffer of
+// one input's values and verified (the method is in the help text, tools/bench/options.cpp).
 #include "bench.hpp"
-#include "scan.hpp"
+#include "workloads.hpp"
 
 #include "common/cli.hpp"
 #include "common/opencl.hpp"
@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -25,36 +24,51 @@ constexpr std::size_t rotation_bytes = 256 * mib; // rotated inputs touch up to 
 constexpr std::size_t max_rotation = 8;
 constexpr double default_budget_s = 2.0; // per size and algorithm, with the default --reps
 
-// Number of input buffers to rotate among for `bytes`, with `available` bytes of device memory.
-std::size_t rotation_for(std::size_t bytes, std::size_t available) {
+// Number of inputs of `input_bytes` each to rotate among, beside two buffers of `bytes` (the output and
+// the copy's destination), with `available` bytes of device memory.
+std::size_t rotation_for(std::size_t input_bytes, std::size_t bytes, std::size_t available) {
   std::size_t k = std::min<std::size_t>(
-      max_rotation, std::max<std::size_t>(1, rotation_bytes / std::max<std::size_t>(bytes, 1)));
-  while (k > 1 && (k + 2) * bytes > available)
+      max_rotation, std::max<std::size_t>(1, rotation_bytes / std::max<std::size_t>(input_bytes, 1)));
+  while (k > 1 && k * input_bytes + 2 * bytes > available)
     --k;
   return k;
 }
 
-template <typename T>
-row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorithm algo,
-              double& first_call_ms) {
+// The row's op and kind fields: what the call does beyond its primitive's name.
+void describe_call(row& r, const settings& s, primitive p) {
+  switch (p) {
+  case primitive::scan:
+  case primitive::by_key:
+    r.op = op_flag_name(s.operation);
+    r.kind = clscan::to_string(s.kind);
+    break;
+  case primitive::select:
+  case primitive::partition: r.op = select_predicate; break;
+  case primitive::unique: break;
+  }
+}
+
+template <typename Workload>
+row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, std::size_t n,
+              clscan::algorithm algo, double& first_call_ms) {
+  using T = typename Workload::value_type;
   row r;
   r.n = n;
+  r.primitive = primitive_name(p);
   r.type = clscan::to_string(s.type);
-  r.op = op_flag_name(s.operation);
-  r.kind = clscan::to_string(s.kind);
+  describe_call(r, s, p);
   r.algorithm = clscan::to_string(algo);
-  const clscan::op operation = s.operation;
-  const clscan::options<T> opts = make_options<T>(algo, operation);
   const std::size_t bytes = n * sizeof(T);
   const std::size_t alloc = std::max<std::size_t>(bytes, sizeof(T));
   const std::size_t available = static_cast<std::size_t>(env.dev.caps.global_mem_size / 2);
-  const std::size_t k = rotation_for(bytes, available);
+  const std::size_t k = rotation_for(work.input_bytes(), alloc, available);
   r.buffers = k;
   const clscan_tools::stopwatch size_watch;
+  const std::string what = (p == primitive::scan ? "" : r.primitive + " ") + r.type + " " + r.algorithm;
   const auto progress = [&](const char* phase) {
     if (s.progress)
-      std::fprintf(stderr, "clscan-bench: n=%zu %s %s: %s after %.3f s\n", n, r.type.c_str(),
-                   r.algorithm.c_str(), phase, size_watch.seconds());
+      std::fprintf(stderr, "clscan-bench: n=%zu %s: %s after %.3f s\n", n, what.c_str(), phase,
+                   size_watch.seconds());
   };
 
   try {
@@ -64,44 +78,33 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
                           " bytes, more than the device allows in one buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE " +
                           std::to_string(env.dev.caps.max_mem_alloc_size) + ")");
     // Host data for each input, then the device buffers.
-    std::vector<std::vector<T>> host(k, std::vector<T>(n));
-    for (std::size_t i = 0; i < k; ++i)
-      fill_random(host[i], 0x5eed0000u + 977 * n + i);
+    work.make_host(k);
     progress("host data ready");
-    std::vector<cl::Buffer> inputs;
-    for (std::size_t i = 0; i < k; ++i) {
-      inputs.push_back(make_buffer(env.context, alloc));
-      if (n)
-        check(env.queue.enqueueWriteBuffer(inputs.back(), CL_TRUE, 0, bytes, host[i].data()),
-              "clEnqueueWriteBuffer");
-      progress("input buffer written");
-    }
-    cl::Buffer output = make_buffer(env.context, alloc);
+    work.make_device(env.context, env.queue);
+    progress("input buffers written");
+    // Touched once so that lazy allocation is not timed (the workload touches its outputs); a copy, as
+    // value_workload::upload_values explains.
     cl::Buffer copy_dst = make_buffer(env.context, alloc);
-    // Touch the output and copy destination once so that lazy allocation is not timed. A copy rather
-    // than clEnqueueFillBuffer: NVIDIA's fill with a 1-byte pattern never finished on 2 GiB buffers,
-    // and on PoCL a 4-byte-pattern fill left the host's std::inclusive_scan timing 60% slower.
-    check(env.queue.enqueueCopyBuffer(inputs[0], output, 0, 0, alloc), "clEnqueueCopyBuffer");
-    check(env.queue.enqueueCopyBuffer(inputs[0], copy_dst, 0, 0, alloc), "clEnqueueCopyBuffer");
+    check(env.queue.enqueueCopyBuffer(work.values(0), copy_dst, 0, 0, alloc), "clEnqueueCopyBuffer");
     check(env.queue.finish(), "clFinish");
     progress("device buffers written");
 
-    std::size_t next = 0; // rotation counter shared by scans and copies
+    std::size_t next = 0; // rotation counter shared by the calls and copies
     const auto take_input = [&]() -> std::size_t { return next++ % k; };
     const auto copy_once = [&](std::size_t i) {
       cl::Event e;
       if (n)
-        check(env.queue.enqueueCopyBuffer(inputs[i], copy_dst, 0, 0, bytes, nullptr, &e),
+        check(env.queue.enqueueCopyBuffer(work.values(i), copy_dst, 0, 0, bytes, nullptr, &e),
               "clEnqueueCopyBuffer");
       else
         check(env.queue.enqueueMarkerWithWaitList(nullptr, &e), "clEnqueueMarkerWithWaitList");
       return e;
     };
 
-    // Warm-up; the first call of this algorithm also builds or loads its kernels.
+    // Warm-up; the first call of this primitive and algorithm also builds or loads its kernels.
     {
       const clscan_tools::stopwatch watch;
-      check(run_scan<T>(env.queue, inputs[take_input()], output, n, s.kind, opts).wait(), "clWaitForEvents");
+      check(work.call(env.queue, take_input()).wait(), "clWaitForEvents");
       const double ms = watch.milliseconds();
       if (n && std::isnan(first_call_ms)) {
         first_call_ms = ms;
@@ -111,7 +114,7 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
     progress("first call done");
     const std::size_t warmups = s.smoke ? 1 : 3;
     for (std::size_t w = 1; w < warmups; ++w)
-      run_scan<T>(env.queue, inputs[take_input()], output, n, s.kind, opts);
+      work.call(env.queue, take_input());
     for (std::size_t w = 0; w < warmups; ++w)
       copy_once(take_input());
     check(env.queue.finish(), "clFinish");
@@ -121,7 +124,7 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
     std::size_t reps = s.smoke ? 2 : s.reps;
     if (!s.smoke && !s.reps_given) {
       const clscan_tools::stopwatch watch;
-      run_scan<T>(env.queue, inputs[take_input()], output, n, s.kind, opts);
+      work.call(env.queue, take_input());
       copy_once(take_input());
       check(env.queue.finish(), "clFinish");
       const double pair_s = watch.seconds();
@@ -148,7 +151,7 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
       check(status, env.marker_timestamps ? "clEnqueueMarkerWithWaitList" : "clEnqueueCopyBuffer");
       last_scan_input = take_input();
       const clscan_tools::stopwatch enqueue_watch;
-      cl::Event done = run_scan<T>(env.queue, inputs[last_scan_input], output, n, s.kind, opts);
+      cl::Event done = work.call(env.queue, last_scan_input);
       const double enqueue_us = enqueue_watch.microseconds();
       cl::Event copy_event = copy_once(take_input());
       check(copy_event.wait(), "clWaitForEvents");
@@ -186,33 +189,14 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
     r.copy_gbps = n ? moved / (r.copy_us * 1e3) : std::nan("");
     r.ratio = n ? r.copy_us / r.scan_us : std::nan("");
 
-    // The serial CPU scan of the same input on this host (sums only; the median of 5 runs), for the
-    // "faster than std::inclusive_scan" comparison.
-    if (n && operation == clscan::op::sum) {
-      std::vector<T> scanned(n);
-      std::vector<double> std_us;
-      for (int run = 0; run < 5; ++run) {
-        const clscan_tools::stopwatch watch;
-        // Integer sums wrap (signed overflow in std::plus would be undefined behaviour).
-        const auto plus = [](T a, T b) { return clscan_reference::wrapping_sum(a, b); };
-        if (s.kind == clscan::scan_kind::exclusive)
-          std::exclusive_scan(host[0].begin(), host[0].end(), scanned.begin(), T{}, plus);
-        else
-          std::inclusive_scan(host[0].begin(), host[0].end(), scanned.begin(), plus);
-        std_us.push_back(watch.microseconds());
-        volatile T keep = scanned[n - 1]; // the result is used, so the scan is not optimized away
-        (void)keep;
-      }
-      r.std_scan_us = clscan_tools::median(std_us);
-      progress("host std scan timed");
-    }
+    // The serial CPU equivalent of the same input on this host (std::inclusive_scan, std::copy_if, ...;
+    // the median of 5 runs), for the "faster than the standard library" comparison.
+    r.std_scan_us = work.std_us();
+    if (!std::isnan(r.std_scan_us)) progress("host std reference timed");
 
-    // Verify the last timed scan.
-    std::vector<T> got(n);
-    if (n) check(env.queue.enqueueReadBuffer(output, CL_TRUE, 0, bytes, got.data()), "clEnqueueReadBuffer");
-    const std::string mismatch = verify(host[last_scan_input], got, operation, s.kind);
-    r.status = mismatch.empty() ? "ok" : "FAIL";
-    r.message = mismatch;
+    // Verify the last timed call.
+    r.message = work.verify(env.queue, last_scan_input);
+    r.status = r.message.empty() ? "ok" : "FAIL";
     progress("verified");
   } catch (const clscan::build_error& e) {
     r.status = "error";
@@ -231,9 +215,17 @@ row bench_one(bench_env& env, const settings& s, std::size_t n, clscan::algorith
 
 } // namespace
 
-row measure(bench_env& env, const settings& s, std::size_t n, clscan::algorithm algo, double& first_call_ms) {
-  return clscan_tools::with_element_type(
-      s.type, [&](auto zero) { return bench_one<decltype(zero)>(env, s, n, algo, first_call_ms); });
+row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clscan::algorithm algo,
+            double& first_call_ms) {
+  return clscan_tools::with_element_type(s.type, [&](auto zero) {
+    using T = decltype(zero);
+    const auto bench = [&](auto&& work) { return bench_one(env, s, p, work, n, algo, first_call_ms); };
+    switch (p) {
+    case primitive::scan: return bench(scan_workload<T>(s, algo, n));
+    case primitive::by_key: return bench(by_key_workload<T>(s, algo, n));
+    default: return bench(select_workload<T>(p, algo, n));
+    }
+  });
 }
 
 std::string one_line(std::string text) {

@@ -17,19 +17,37 @@ std::string fmt(double v, int decimals) {
   return buf;
 }
 
-void print_table_header() {
-  std::printf("%-10s %-6s %-4s %-12s %5s %12s %12s %9s %9s %7s %9s  %s\n", "n", "type", "op", "algorithm",
-              "reps", "scan_us", "copy_us", "scan_GB/s", "copy_GB/s", "ratio", "host_us", "verified");
-  std::printf("%-10s (std_us: serial std::inclusive_scan of the same input on this host's CPU)\n", "");
+const char* std_reference_name(primitive p, clscan::scan_kind kind) {
+  const bool inclusive = kind == clscan::scan_kind::inclusive;
+  switch (p) {
+  case primitive::scan: return inclusive ? "std::inclusive_scan" : "std::exclusive_scan";
+  case primitive::select: return "std::copy_if";
+  case primitive::partition: return "std::stable_partition";
+  case primitive::unique: return "std::unique_copy";
+  case primitive::by_key: return "scan-by-key loop";
+  }
+  return "?";
+}
+
+void print_table_header(primitive p, clscan::scan_kind kind) {
+  // The time of a call other than a scan goes in the scan columns too; its header says what it is.
+  const char* const time = p == primitive::scan ? "scan_us" : "call_us";
+  const char* const rate = p == primitive::scan ? "scan_GB/s" : "call_GB/s";
+  std::printf("%-10s %-6s %-5s %-12s %5s %12s %12s %9s %9s %7s %9s  %s\n", "n", "type",
+              p == primitive::select || p == primitive::partition ? "pred" : "op", "algorithm", "reps", time,
+              "copy_us", rate, "copy_GB/s", "ratio", "host_us", "verified");
+  std::printf("%-10s (std_us: serial %s of the same input on this host's CPU%s)\n", "",
+              std_reference_name(p, kind),
+              p == primitive::scan || p == primitive::by_key ? ", sums only" : "");
   std::fflush(stdout);
 }
 
 void print_table_row(const row& r) {
   if (r.status == "error") {
-    std::printf("%-10s %-6s %-4s %-12s  error: %s\n", clscan_tools::count_text(r.n, 1).c_str(),
+    std::printf("%-10s %-6s %-5s %-12s  error: %s\n", clscan_tools::count_text(r.n, 1).c_str(),
                 r.type.c_str(), r.op.c_str(), r.algorithm.c_str(), r.message.c_str());
   } else {
-    std::printf("%-10s %-6s %-4s %-12s %5zu %12s %12s %9s %9s %7s %9s  %s  std_us %s\n",
+    std::printf("%-10s %-6s %-5s %-12s %5zu %12s %12s %9s %9s %7s %9s  %s  std_us %s\n",
                 clscan_tools::count_text(r.n, 1).c_str(), r.type.c_str(), r.op.c_str(), r.algorithm.c_str(),
                 r.reps, fmt(r.scan_us, 1).c_str(), fmt(r.copy_us, 1).c_str(), fmt(r.scan_gbps, 2).c_str(),
                 fmt(r.copy_gbps, 2).c_str(), fmt(r.ratio, 3).c_str(), fmt(r.host_enqueue_us, 1).c_str(),
@@ -41,15 +59,16 @@ void print_table_row(const row& r) {
 
 const char* const csv_header =
     "device,platform,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,copy_gbps,"
-    "ratio,host_enqueue_us,verified,error,std_scan_us";
+    "ratio,host_enqueue_us,verified,error,std_scan_us,primitive";
 
 void print_csv_row(const device_info& d, const row& r) {
-  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_field(d.caps.name).c_str(),
-              csv_field(d.caps.platform_name).c_str(), csv_field(d.caps.driver_version).c_str(), r.n,
-              r.type.c_str(), r.op.c_str(), r.kind.c_str(), r.algorithm.c_str(), r.reps, r.buffers,
-              fmt(r.scan_us, 3).c_str(), fmt(r.copy_us, 3).c_str(), fmt(r.scan_gbps, 4).c_str(),
-              fmt(r.copy_gbps, 4).c_str(), fmt(r.ratio, 4).c_str(), fmt(r.host_enqueue_us, 3).c_str(),
-              r.status.c_str(), csv_field(r.message).c_str(), fmt(r.std_scan_us, 3).c_str());
+  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+              csv_field(d.caps.name).c_str(), csv_field(d.caps.platform_name).c_str(),
+              csv_field(d.caps.driver_version).c_str(), r.n, r.type.c_str(), csv_field(r.op).c_str(),
+              r.kind.c_str(), r.algorithm.c_str(), r.reps, r.buffers, fmt(r.scan_us, 3).c_str(),
+              fmt(r.copy_us, 3).c_str(), fmt(r.scan_gbps, 4).c_str(), fmt(r.copy_gbps, 4).c_str(),
+              fmt(r.ratio, 4).c_str(), fmt(r.host_enqueue_us, 3).c_str(), r.status.c_str(),
+              csv_field(r.message).c_str(), fmt(r.std_scan_us, 3).c_str(), r.primitive.c_str());
   std::fflush(stdout);
 }
 
@@ -60,10 +79,11 @@ std::string json_row(const device_info& d, const row& r) {
   json.field("device", d.caps.name);
   json.field("platform", d.caps.platform_name);
   json.field("driver", d.caps.driver_version);
+  json.field("primitive", r.primitive);
   json.field("n", r.n);
   json.field("type", r.type);
-  json.field("op", r.op);
-  json.field("kind", r.kind);
+  json.text_or_null("op", r.op);
+  json.text_or_null("kind", r.kind);
   json.field("algorithm", r.algorithm);
   json.field("reps", r.reps);
   json.field("buffers", r.buffers);

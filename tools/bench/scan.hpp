@@ -43,7 +43,14 @@ template <typename T> void fill_random(std::vector<T>& v, std::uint64_t seed) {
   }
 }
 
-// Compares `got` with the host scan of `in`. Returns an empty string when it matches, else a
+// "mismatch at i of n: expected E, got A", with T's digits.
+template <typename T, typename V>
+std::string mismatch_text(std::size_t i, std::size_t n, V expected, V actual) {
+  std::ostringstream s;
+  s.precision(std::numeric_limits<T>::max_digits10);
+  s << "mismatch at " << i << " of " << n << ": expected " << +expected << ", got " << +actual;
+  return s.str();
+}
 
 // Compares `got` with the host scan of `in`. Returns an empty string when it matches, else a
 // description of the first mismatch. Floating-point sums within 16 * epsilon * (sum of |x| up to that
@@ -54,10 +61,7 @@ std::string verify(const std::vector<T>& in, const std::vector<T>& got, clscan::
                    clscan::scan_kind kind) {
   const std::size_t n = in.size();
   const auto describe = [&](std::size_t i, auto expected, auto actual) {
-    std::ostringstream s;
-    s.precision(std::numeric_limits<T>::max_digits10);
-    s << "mismatch at " << i << " of " << n << ": expected " << +expected << ", got " << +actual;
-    return s.str();
+    return mismatch_text<T>(i, n, expected, actual);
   };
   if constexpr (std::is_floating_point_v<T>) {
     if (operation == clscan::op::sum) {
