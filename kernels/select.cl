@@ -91,14 +91,21 @@ inline ulong destination(uint selected, ulong i, ulong selected_before, ulong to
 
 // Writes the run of CLSCAN_ITEMS elements at `first` (CPUs: straight to global memory, in order).
 // selected_before: the selected elements before `first`.
+// selected_end: selected_before plus the run's own selections. A selection writes every element up to
+// the run's last selected one at the next free place, selected or not: an unselected one is
+// overwritten by the next selected one, and the store needs no branch on the selection, whose
+// mispredictions (random data) cost a CPU more than the extra stores.
 inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ulong selected_before,
-                        int partition, ulong total) {
+                        ulong selected_end, int partition, ulong total) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
   CLSCAN_FOR_RUN(i, first, end, {
     const elem_t x = src[i];
     const uint selected = is_selected(src, flags, n, i, x, prev);
-    if (selected || partition) dst[destination(selected, i, selected_before, total)] = x;
+    if (partition)
+      dst[destination(selected, i, selected_before, total)] = x;
+    else if (selected_before < selected_end)
+      dst[selected_before] = x;
     selected_before += selected;
     prev = x;
   })
@@ -173,7 +180,8 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   const ulong tile_before = locals->lb.prefix;
 
 #if CLSCAN_REREAD
-  scatter_run(src, flags, n, dst, run_first, tile_before + item_before, partition, total);
+  scatter_run(src, flags, n, dst, run_first, tile_before + item_before, tile_before + item_before + run_count,
+              partition, total);
 #else
   // Selected elements (then, for a partition, the others) gather in local memory in their order, and
   // leave it in coalesced stores.
