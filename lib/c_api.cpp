@@ -5,6 +5,7 @@
 #include <clscan/clscan.h>
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>
+#include <clscan/primitives.hpp>
 #include <clscan/scan.hpp>
 
 #include <cstring>
@@ -174,6 +175,39 @@ void check_options(const clscan_options& options) {
                                    std::to_string(options.wait_list_size));
 }
 
+// The C++ request of a scan or a by-key scan from clscan_options, which must outlive it (it points into
+// `custom_op`).
+clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
+                                             const clscan_options& opts, std::string& custom_op) {
+  check_options(opts);
+  clscan::detail::scan_request request;
+  request.kind = kind;
+  request.type = element_type_of(type);
+  request.algo = algorithm_of(integer_of(opts.algorithm));
+  request.operation = op_of(integer_of(opts.operation));
+  if (request.operation == clscan::op::custom) {
+    if (!opts.custom_op)
+      throw clscan::invalid_argument("clscan: CLSCAN_OP_CUSTOM needs clscan_options.custom_op, an OpenCL C "
+                                     "expression of a and b; it is NULL");
+    custom_op = opts.custom_op;
+  }
+  request.custom_op = &custom_op;
+  request.custom_identity = value_of(opts.custom_identity, request.type);
+  request.has_initial = opts.has_initial != 0;
+  if (request.has_initial) request.initial = value_of(opts.initial, request.type);
+  request.deterministic = opts.deterministic != 0;
+  request.in_offset = opts.in_offset;
+  request.out_offset = opts.out_offset;
+  return request;
+}
+
+// Hands the reference `done` holds over to the caller, where it asked for the event.
+void hand_over(cl::Event& done, cl_event* event) noexcept {
+  if (!event) return;
+  *event = done();
+  done() = nullptr;
+}
+
 clscan_status scan(clscan::scan_kind kind, cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
                    type_integer type, const clscan_options* options, cl_event* event) noexcept {
   if (event) *event = nullptr;
@@ -181,27 +215,8 @@ clscan_status scan(clscan::scan_kind kind, cl_command_queue queue, cl_mem in, cl
     clscan_options defaults;
     clscan_options_init(&defaults);
     const clscan_options& opts = options ? *options : defaults;
-    check_options(opts);
-
-    clscan::detail::scan_request request;
-    request.kind = kind;
-    request.type = element_type_of(type);
-    request.algo = algorithm_of(integer_of(opts.algorithm));
-    request.operation = op_of(integer_of(opts.operation));
     std::string custom_op;
-    if (request.operation == clscan::op::custom) {
-      if (!opts.custom_op)
-        throw clscan::invalid_argument("clscan: CLSCAN_OP_CUSTOM needs clscan_options.custom_op, an OpenCL C "
-                                       "expression of a and b; it is NULL");
-      custom_op = opts.custom_op;
-    }
-    request.custom_op = &custom_op;
-    request.custom_identity = value_of(opts.custom_identity, request.type);
-    request.has_initial = opts.has_initial != 0;
-    if (request.has_initial) request.initial = value_of(opts.initial, request.type);
-    request.deterministic = opts.deterministic != 0;
-    request.in_offset = opts.in_offset;
-    request.out_offset = opts.out_offset;
+    clscan::detail::scan_request request = scan_request_of(kind, type, opts, custom_op);
     const borrowed_events waits(opts.wait_list, opts.wait_list_size);
     request.wait_list = &waits.get();
 
@@ -211,11 +226,111 @@ clscan_status scan(clscan::scan_kind kind, cl_command_queue queue, cl_mem in, cl
     // In place when the handles are the same: the C++ API compares the buffers' handles.
     cl::Event done =
         clscan::detail::enqueue_scan(borrowed_queue.get(), borrowed_in.get(), borrowed_out.get(), n, request);
-    if (event) {
-      // The caller takes over the reference `done` holds.
-      *event = done();
-      done() = nullptr;
+    hand_over(done, event);
+  });
+}
+
+clscan_status scan_by_key(clscan::detail::primitive kind, cl_command_queue queue, cl_mem keys,
+                          type_integer key_type, cl_mem in, cl_mem out, size_t n, type_integer type,
+                          const clscan_options* options, cl_event* event) noexcept {
+  if (event) *event = nullptr;
+  return guarded([&] {
+    clscan_options defaults;
+    clscan_options_init(&defaults);
+    const clscan_options& opts = options ? *options : defaults;
+    std::string custom_op;
+    clscan::detail::primitive_request request;
+    request.kind = kind;
+    request.scan =
+        scan_request_of(kind == clscan::detail::primitive::inclusive_by_key ? clscan::scan_kind::inclusive
+                                                                            : clscan::scan_kind::exclusive,
+                        type, opts, custom_op);
+    request.key_type = element_type_of(key_type);
+    const borrowed_events waits(opts.wait_list, opts.wait_list_size);
+    request.scan.wait_list = &waits.get();
+
+    const borrowed<cl::CommandQueue> borrowed_queue(queue);
+    const borrowed<cl::Buffer> borrowed_keys(keys);
+    const borrowed<cl::Buffer> borrowed_in(in);
+    const borrowed<cl::Buffer> borrowed_out(out);
+    cl::Event done =
+        clscan::detail::enqueue_primitive(borrowed_queue.get(), borrowed_in.get(), &borrowed_keys.get(),
+                                          borrowed_out.get(), nullptr, n, request);
+    hand_over(done, event);
+  });
+}
+
+constexpr std::size_t first_select_options_size = sizeof(clscan_select_options);
+
+void check_select_options(const clscan_select_options& options) {
+  if (options.struct_size < first_select_options_size || options.struct_size > sizeof(clscan_select_options))
+    throw clscan::invalid_argument(
+        "clscan: clscan_select_options.struct_size is " + std::to_string(options.struct_size) +
+        ", not sizeof(clscan_select_options) (" + std::to_string(sizeof(clscan_select_options)) +
+        "); initialise options with CLSCAN_SELECT_OPTIONS_INIT or clscan_select_options_init()");
+  if (options.wait_list_size > 0 && !options.wait_list)
+    throw clscan::invalid_argument("clscan: clscan_select_options.wait_list is NULL but wait_list_size is " +
+                                   std::to_string(options.wait_list_size));
+}
+
+const char* c_name_of(clscan::detail::primitive kind) noexcept {
+  switch (kind) {
+  case clscan::detail::primitive::select_if: return "clscan_select_if";
+  case clscan::detail::primitive::select_flagged: return "clscan_select_flagged";
+  case clscan::detail::primitive::partition_if: return "clscan_partition_if";
+  case clscan::detail::primitive::unique: return "clscan_unique";
+  case clscan::detail::primitive::inclusive_by_key: return "clscan_inclusive_by_key";
+  case clscan::detail::primitive::exclusive_by_key: return "clscan_exclusive_by_key";
+  }
+  return "clscan";
+}
+
+// The selections. `flags` is used by select_flagged only; `predicate` by select_if and partition_if,
+// which must have one.
+clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, cl_mem in, cl_mem flags,
+                        cl_mem out, cl_mem count, size_t n, type_integer type, const char* predicate,
+                        const clscan_select_options* options, cl_event* event) noexcept {
+  if (event) *event = nullptr;
+  return guarded([&] {
+    clscan_select_options defaults;
+    clscan_select_options_init(&defaults);
+    const clscan_select_options& opts = options ? *options : defaults;
+    check_select_options(opts);
+
+    const bool takes_predicate =
+        kind == clscan::detail::primitive::select_if || kind == clscan::detail::primitive::partition_if;
+    std::string predicate_text;
+    if (takes_predicate) {
+      if (!predicate || !*predicate)
+        throw clscan::invalid_argument(std::string(c_name_of(kind)) + ": the predicate is " +
+                                       (predicate ? "empty" : "NULL") +
+                                       "; give an OpenCL C expression of x and i, e.g. \"x > 0\"");
+      predicate_text = predicate;
     }
+    if (!count) throw clscan::invalid_argument(std::string(c_name_of(kind)) + ": the count buffer is NULL");
+
+    clscan::detail::primitive_request request;
+    request.kind = kind;
+    request.scan.type = element_type_of(type);
+    request.scan.algo = algorithm_of(integer_of(opts.algorithm));
+    request.scan.in_offset = opts.in_offset;
+    request.scan.out_offset = opts.out_offset;
+    request.predicate = &predicate_text;
+    request.count_offset = opts.count_offset;
+    request.flags_offset = opts.flags_offset;
+    const borrowed_events waits(opts.wait_list, opts.wait_list_size);
+    request.scan.wait_list = &waits.get();
+
+    const borrowed<cl::CommandQueue> borrowed_queue(queue);
+    const borrowed<cl::Buffer> borrowed_in(in);
+    const borrowed<cl::Buffer> borrowed_flags(flags);
+    const borrowed<cl::Buffer> borrowed_out(out);
+    const borrowed<cl::Buffer> borrowed_count(count);
+    const bool flagged = kind == clscan::detail::primitive::select_flagged;
+    cl::Event done = clscan::detail::enqueue_primitive(borrowed_queue.get(), borrowed_in.get(),
+                                                       flagged ? &borrowed_flags.get() : nullptr,
+                                                       borrowed_out.get(), &borrowed_count.get(), n, request);
+    hand_over(done, event);
   });
 }
 
@@ -231,6 +346,47 @@ clscan_status clscan_inclusive(cl_command_queue queue, cl_mem in, cl_mem out, si
 clscan_status clscan_exclusive(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, clscan_type type,
                                const clscan_options* options, cl_event* event) {
   return scan(clscan::scan_kind::exclusive, queue, in, out, n, integer_of(type), options, event);
+}
+
+clscan_status clscan_select_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count, size_t n,
+                               clscan_type type, const char* predicate, const clscan_select_options* options,
+                               cl_event* event) {
+  return selection(clscan::detail::primitive::select_if, queue, in, nullptr, out, count, n, integer_of(type),
+                   predicate, options, event);
+}
+
+clscan_status clscan_select_flagged(cl_command_queue queue, cl_mem in, cl_mem flags, cl_mem out, cl_mem count,
+                                    size_t n, clscan_type type, const clscan_select_options* options,
+                                    cl_event* event) {
+  return selection(clscan::detail::primitive::select_flagged, queue, in, flags, out, count, n,
+                   integer_of(type), nullptr, options, event);
+}
+
+clscan_status clscan_partition_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count, size_t n,
+                                  clscan_type type, const char* predicate,
+                                  const clscan_select_options* options, cl_event* event) {
+  return selection(clscan::detail::primitive::partition_if, queue, in, nullptr, out, count, n,
+                   integer_of(type), predicate, options, event);
+}
+
+clscan_status clscan_unique(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count, size_t n,
+                            clscan_type type, const clscan_select_options* options, cl_event* event) {
+  return selection(clscan::detail::primitive::unique, queue, in, nullptr, out, count, n, integer_of(type),
+                   nullptr, options, event);
+}
+
+clscan_status clscan_inclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type, cl_mem in,
+                                      cl_mem out, size_t n, clscan_type type, const clscan_options* options,
+                                      cl_event* event) {
+  return scan_by_key(clscan::detail::primitive::inclusive_by_key, queue, keys, integer_of(key_type), in, out,
+                     n, integer_of(type), options, event);
+}
+
+clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type, cl_mem in,
+                                      cl_mem out, size_t n, clscan_type type, const clscan_options* options,
+                                      cl_event* event) {
+  return scan_by_key(clscan::detail::primitive::exclusive_by_key, queue, keys, integer_of(key_type), in, out,
+                     n, integer_of(type), options, event);
 }
 
 const char* clscan_last_error_message(void) { return last.message; }

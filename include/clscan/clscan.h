@@ -1,4 +1,5 @@
-/* clscan's C API: the scans of <clscan/clscan.hpp> for C programs and for every language that calls C.
+/* clscan's C API: the scans, stream compaction and segmented scans of <clscan/clscan.hpp> for C
+ * programs and for every language that calls C.
  *
  *   clscan_options opts = CLSCAN_OPTIONS_INIT;       (or clscan_options_init(&opts))
  *   cl_event done;
@@ -14,6 +15,10 @@
  * An event a call returns is a new reference that the caller releases with clReleaseEvent. */
 #ifndef CLSCAN_CLSCAN_H
 #define CLSCAN_CLSCAN_H
+/* A C header, which C++ reads too: clang-tidy's C++ spellings (using, nullptr, <cstddef>, () for (void))
+ * do not apply. */
+/* NOLINTBEGIN(modernize-use-using, modernize-use-nullptr) */
+/* NOLINTBEGIN(modernize-deprecated-headers, modernize-redundant-void-arg) */
 
 #include <CL/cl.h>
 #include <clscan/version.hpp>
@@ -163,6 +168,98 @@ CLSCAN_C_API clscan_status clscan_inclusive(cl_command_queue queue, cl_mem in, c
 CLSCAN_C_API clscan_status clscan_exclusive(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
                                             clscan_type type, const clscan_options* options, cl_event* event);
 
+/* Options of the selections (clscan_select_if, _select_flagged, _partition_if, _unique). Initialise with
+ * CLSCAN_SELECT_OPTIONS_INIT or clscan_select_options_init(), which set struct_size and make every
+ * other field its default (zero), then change what you need; struct_size works as in clscan_options. */
+typedef struct clscan_select_options {
+  size_t struct_size; /* sizeof(clscan_select_options) */
+  /* Element offsets into the input and output buffers. */
+  size_t in_offset;
+  size_t out_offset;
+  /* Where the count goes, in cl_ulong elements of the count buffer. */
+  size_t count_offset;
+  /* clscan_select_flagged: where the flags start, in cl_uchar elements of the flags buffer. */
+  size_t flags_offset;
+  /* AUTOMATIC: one pass (decoupled look-back) where the device qualifies for it; THREE_STAGE: count
+   * the tiles, scan the counts, then write (no atomics). clscan_partition_if always runs the latter, as
+   * it must know the total before it writes the unselected elements (SINGLE_PASS: INVALID_ARGUMENT). */
+  clscan_algorithm algorithm;
+  /* As in clscan_options: events the call waits for before it reads its input. */
+  cl_uint wait_list_size;
+  const cl_event* wait_list;
+} clscan_select_options;
+
+#if defined(__cplusplus)
+#define CLSCAN_SELECT_OPTIONS_INIT clscan_select_options_defaults()
+#else
+#define CLSCAN_SELECT_OPTIONS_INIT                                                                           \
+  { .struct_size = sizeof(clscan_select_options) }
+#endif
+
+static inline void clscan_select_options_init(clscan_select_options* options) {
+  options->struct_size = sizeof(clscan_select_options);
+  options->in_offset = 0;
+  options->out_offset = 0;
+  options->count_offset = 0;
+  options->flags_offset = 0;
+  options->algorithm = CLSCAN_ALGORITHM_AUTOMATIC;
+  options->wait_list_size = 0;
+  options->wait_list = NULL;
+}
+
+#if defined(__cplusplus)
+static inline clscan_select_options clscan_select_options_defaults(void) {
+  clscan_select_options options;
+  clscan_select_options_init(&options);
+  return options;
+}
+#endif
+
+/* Stream compaction. Each call writes the kept elements of in[0, n), in order, to out[0, k) and k, as a
+ * cl_ulong, to count[count_offset]; elements of `out` past k are not written (clscan_partition_if
+ * writes all n). n == 0 writes a zero count. `in` and `out` must not overlap, and the count overlaps
+ * neither. `options` and `event` work as for the scans; `event` completes when `out` and the count are
+ * written.
+ *
+ * `predicate` is an OpenCL C boolean expression of x (the element, of `type`) and i (its index in the
+ * input, a ulong), NUL-terminated, e.g. "x > 0" or "(i & 1) == 0 && x != 0": one expression, no
+ * statements or comments. One that does not compile returns CLSCAN_BUILD_ERROR with the build log.
+ *
+ *   select_if:      keeps in[i] where the predicate holds
+ *   select_flagged: keeps in[i] where flags[flags_offset + i] != 0; `flags` is a buffer of cl_uchar
+ *   partition_if:   out[0, k) the elements where the predicate holds, out[k, n) the others, both in
+ *                   order; count = k
+ *   unique:         keeps the first element of every run of equal consecutive elements (compared with
+ *                   ==, so every NaN is kept) */
+CLSCAN_C_API clscan_status clscan_select_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count,
+                                            size_t n, clscan_type type, const char* predicate,
+                                            const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_select_flagged(cl_command_queue queue, cl_mem in, cl_mem flags, cl_mem out,
+                                                 cl_mem count, size_t n, clscan_type type,
+                                                 const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_partition_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count,
+                                               size_t n, clscan_type type, const char* predicate,
+                                               const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_unique(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count,
+                                         size_t n, clscan_type type, const clscan_select_options* options,
+                                         cl_event* event);
+
+/* Segmented scans: a segment is a maximal run of equal consecutive keys (compared with ==; `keys` holds
+ * elements of `key_type`), and each segment is scanned on its own, with the operator of `options`.
+ *
+ *   inclusive: out[i] = in[s] op ... op in[i], where s starts i's segment
+ *   exclusive: out[s] = the identity, then out[i] = in[s] op ... op in[i-1]
+ *
+ * With has_initial, every segment starts from `initial`: inclusive out[i] = initial op in[s] op ... op
+ * in[i], exclusive out[s] = initial. in_offset applies to the keys and the input alike, out_offset to the
+ * output; in == out with equal offsets scans in place. Otherwise as the scans. */
+CLSCAN_C_API clscan_status clscan_inclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type,
+                                                   cl_mem in, cl_mem out, size_t n, clscan_type type,
+                                                   const clscan_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type,
+                                                   cl_mem in, cl_mem out, size_t n, clscan_type type,
+                                                   const clscan_options* options, cl_event* event);
+
 /* What went wrong in this thread's most recent call that returns a clscan_status: a message naming the
  * problem (with the build log for CLSCAN_BUILD_ERROR), or "" after a success. Valid until this thread's
  * next such call. */
@@ -196,4 +293,6 @@ CLSCAN_C_API clscan_status clscan_get_cache_limit(size_t* contexts);
 } /* extern "C" */
 #endif
 
+/* NOLINTEND(modernize-deprecated-headers, modernize-redundant-void-arg) */
+/* NOLINTEND(modernize-use-using, modernize-use-nullptr) */
 #endif /* CLSCAN_CLSCAN_H */
