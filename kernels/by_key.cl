@@ -20,6 +20,11 @@ typedef CLSCAN_KEY_T key_t;
 typedef struct {
   elem_t value;
   uint flag;
+#if CLSCAN_ELEM_SIZE == 8
+  // The padding after the flag, named and set, so that copies of a whole carry move no undefined
+  // bytes (Oclgrind reports them, in the fallback with one work-item per group).
+  uint unused;
+#endif
 } carry_t;
 #define CLSCAN_CARRY_DEFINED
 #define CLSCAN_CARRY_FLAGGED 1
@@ -34,6 +39,9 @@ inline carry_t make_carry(elem_t value, uint flag) {
   carry_t c;
   c.value = value;
   c.flag = flag;
+#if CLSCAN_ELEM_SIZE == 8
+  c.unused = 0;
+#endif
   return c;
 }
 #define CLSCAN_CARRY_IDENTITY make_carry(CLSCAN_IDENTITY, 0u)

@@ -11,9 +11,19 @@
 // (the element) and i (its index in the input, a ulong).
 
 #define CLSCAN_CARRY_DEFINED
+// Bits of a tile's count: 64, or (inputs of fewer than 2^32 elements) 32.
+#ifndef CLSCAN_COUNT_BITS
+#define CLSCAN_COUNT_BITS 64
+#endif
+#if CLSCAN_COUNT_BITS == 32
+typedef uint carry_t;
+#define CLSCAN_CARRY_IDENTITY 0u
+#define CLSCAN_CARRY_SIZE 4
+#else
 typedef ulong carry_t;
 #define CLSCAN_CARRY_IDENTITY 0ul
 #define CLSCAN_CARRY_SIZE 8
+#endif
 #define CLSCAN_CARRY_TO_BITS(x) (x)
 #define CLSCAN_CARRY_FROM_BITS(x) (x)
 inline carry_t carry_combine(carry_t a, carry_t b) { return a + b; }
@@ -150,11 +160,13 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   elem_t prev = run_first < n ? element_before(src, run_first) : CLSCAN_IDENTITY;
   ulong selections = 0; // bit k: element k of the run is selected
   uint run_count = 0;
+  // Whole runs (all but the last tile's) need no bound check per element.
+  const uint run_n = run_first + CLSCAN_ITEMS <= n ? CLSCAN_ITEMS : (run_first < n ? (uint)(n - run_first) : 0u);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint selected = run_first + k < n ? is_selected(src, flags, n, run_first + k, v[k], prev) : 0u;
+    const uint selected = (uint)k < run_n ? is_selected(src, flags, n, run_first + k, v[k], prev) : 0u;
     selections |= (ulong)selected << k;
     run_count += selected;
     prev = v[k];
@@ -200,12 +212,15 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
     selected_before += selected;
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
-  const uint tile_n = (uint)min((ulong)CLSCAN_TILE, n - tile_first);
-  const uint written = partition ? tile_n : (uint)tile_count;
-  for (uint k = lid; k < written; k += CLSCAN_WG) {
-    const int selected = k < (uint)tile_count;
-    const ulong i = tile_first + (selected ? 0 : (ulong)k - tile_count); // index of an unselected one
-    dst[selected ? tile_before + k : total + (i - tile_before)] = gathered[k];
+  global elem_t* selected_out = dst + tile_before;
+  for (uint k = lid; k < (uint)tile_count; k += CLSCAN_WG)
+    selected_out[k] = gathered[k];
+  if (partition) {
+    // The tile's unselected elements follow all the selected ones, after those of earlier tiles.
+    const uint tile_n = (uint)min((ulong)CLSCAN_TILE, n - tile_first);
+    global elem_t* unselected_out = dst + total + (tile_first - tile_before) - (ulong)tile_count;
+    for (uint k = (uint)tile_count + lid; k < tile_n; k += CLSCAN_WG)
+      unselected_out[k] = gathered[k];
   }
 #endif
   if (!has_successor && lid == 0) count[0] = tile_before + tile_count;
