@@ -60,6 +60,9 @@ set(CLSCAN_OCLGRIND_FAILURE
     "[Ii]nvalid|[Uu]ninitiali[sz]ed|[Dd]ata race|[Dd]ivergence|[Uu]naligned|not aligned|runtime error|[Ee]rror|[Ww]arning|FATAL|FAILED|WRONG")
 
 # The kernels: suites of tests/reliability/oclgrind_runner.cpp (see there for the shapes, types and operators).
+# Each runs the scans and the select and by-key calls (select_if, select_flagged, partition_if, unique,
+# inclusive_by_key, exclusive_by_key: kernels/select.cl, kernels/by_key.cl), the look-back fallback
+# (CLSCAN_SPIN_LIMIT=0) included.
 #   oclgrind               single-pass GPU variant (tile in local memory), the three-stage kernels,
 #                          every type and operator
 #   oclgrind-cpu-variant   single-pass CPU variant (CLSCAN_REREAD=1, work-groups of one work-item

@@ -18,13 +18,15 @@
 //
 // Suites (one oclgrind test each):
 //   local-tile  the single-pass kernel's GPU variant (tile in local memory), which dispatch picks on
-//               Oclgrind since its device reports every device type; shapes A-G below
+//               Oclgrind since its device reports every device type; scans on shapes A-G below,
+//               select and by-key calls on A (every case), B, C and I
 //   reread      the CPU variant (-DCLSCAN_REREAD=1, set here: each work-item rereads its run from
-//               global memory); shapes A, B, C, H
+//               global memory); scans on shapes A, B, C, H, select and by-key calls on B and I
+//               (every case)
 //   narrow      the 32-bit status-word layout (16-bit tag and payload: 2 words per 4-byte element, 4
 //               per 8-byte one) of devices without 64-bit atomics; refuses to run unless
 //               CLSCAN_NARROW_STATUS=1 forces it (it is read once per process); single-pass only,
-//               shapes A and G, GPU variant
+//               GPU variant; scans on shapes A and G, select and by-key calls on A (every case) and I
 //
 // Launch shapes (CLSCAN_TUNING, set here; the work-group scan rakes segments of 16 work-items):
 //   A  wg=4,items=8,vec=4,lookback=2     32-element tiles, 4-wide vectors
@@ -36,6 +38,9 @@
 //   G  wg=1,items=70,vec=2,lookback=1    one work-item per group (no work-group scan), runs longer
 //                                        than CLSCAN_MAX_UNROLL (loops not unrolled)
 //   H  wg=1,items=70,vec=2,lookback=16   G as the CPU default has it (look-back clamped to the group)
+//   I  wg=1,items=24,vec=2,lookback=1    one work-item per group with a short run: in the CPU variant
+//                                        one unrolled chunk of 16 (CLSCAN_RUN_CHUNK) and 8 more; select
+//                                        and by-key calls only (G and H take Oclgrind long to compile)
 //
 // Per shape (t = elements per tile): three-stage scan_tiles and add_tile_prefixes on int sums of
 // 1, 5, 2t + 3 and t^2 + 5 elements (two levels of tile totals), and long max with an initial value;
@@ -43,7 +48,7 @@
 // grows, so clear_status runs again), with an initial value, long sums, and a non-commutative custom
 // operator on uint (5t + 7); each inclusive and exclusive, in place and out of place, with offsets
 // that are multiples of 16 (aligned vector accesses) and odd ones; and the single-pass fallback
-// (CLSCAN_SPIN_LIMIT=0, 6t + 5 elements, out of place: see run_shape), in which every work-group
+// (CLSCAN_SPIN_LIMIT=0, 6t + 5 elements, out of place: see run_scans), in which every work-group
 // walks back over all its predecessors, one look-back round per tile. Shapes with tiles of more than
 // 70 elements (C, D, E) run no t^2 + 5, 4t + 1 instead of 10t + 1, 3t + 7 and 3t + 5 instead of
 // 5t + 7 and 6t + 5, and only two placements (sweep_t::pair) of the cases beyond the int sums.
@@ -52,6 +57,22 @@
 // bit_or, bit_xor, custom; float, double: sum, min, max, custom), both algorithms over several tiles,
 // in shape A of local-tile and shape H of reread. The narrow suite runs int, uint, long, ulong,
 // float and double through the single-pass kernel.
+//
+// Select and by-key calls (select.hpp, by_key.hpp; run_primitives), per shape that runs them, with
+// t = the elements per tile of their launch (at most 64 per GPU work-item): select_if ("x > 0"),
+// select_flagged, partition_if and unique, and inclusive_by_key and exclusive_by_key with sums, on
+// 1, 5, 2t + 3 and 5t + 7 elements (3t + 7 on shapes with large tiles), both with the look-back
+// (algorithm::single_pass) and with tile totals scanned beforehand (algorithm::three_stage; partition_if
+// only this way, the narrow suite only the look-back), each compared exactly with the host, the
+// count and the guards around the output and the count included; then the look-back's fallback
+// (CLSCAN_SPIN_LIMIT=0, 5t + 7 elements, out of place) for select_if, unique and exclusive_by_key. The
+// selections keep blocks of about a tile of all, none and half of the elements; unique and the keys
+// are runs of equal values up to two tiles long. "every" case: each selection on int and long, the
+// scans by key on int keys with int and long values, both kinds, and float keys (with -0 and NaN)
+// with double values where the device has fp64, and the fallback also for select_flagged and the
+// other by-key cases; otherwise each selection on one of int and long, and one int and one long scan
+// by key. A call and type keep one placement for all sizes: offsets aligned for vectors with one
+// algorithm and odd with the other.
 //
 // Single-pass scans always span several tiles, so every work-group but the first looks back. Oclgrind
 // runs work-groups in order, OCLGRIND_NUM_THREADS at a time (the tests set 2), so a look-back usually
@@ -62,9 +83,10 @@
 // (CLSCAN_SPIN_LIMIT=0) takes many rounds for certain: every work-group walks back over all of its
 // predecessors, one round per tile.
 //
-// Output: one line per scan, a line per shape with its time, then "oclgrind runner: <n> scans checked
-// on <device>". Words that the tests' failure expression looks for (tests/cmake/reliability.cmake: "error",
-// "invalid", "race", "aligned", ...) are never printed on success.
+// Output: one line per scan or call, lines per shape with the time of its select and by-key calls and
+// its total, then "oclgrind runner: <n> scans checked on <device>". Words that the tests' failure
+// expression looks for (tests/cmake/reliability.cmake: "error", "invalid", "race", "aligned", ...) are
+// never printed on success.
 #include <clscan/clscan.hpp>
 #include <clscan/names.hpp>
 
@@ -168,6 +190,73 @@ template <typename T> T input_value(clscan::op operation, std::uint64_t bits) {
   }
 }
 
+// The calls of select.hpp.
+enum class selection_call { select_if, select_flagged, partition_if, unique };
+
+const char* selection_name(selection_call call) {
+  switch (call) {
+  case selection_call::select_if: return "select_if";
+  case selection_call::select_flagged: return "select_flagged";
+  case selection_call::partition_if: return "partition_if";
+  case selection_call::unique: return "unique";
+  }
+  return "?";
+}
+
+template <typename T> T poison_value() {
+  T poison;
+  std::memset(&poison, 0xA5, sizeof poison);
+  return poison;
+}
+
+// Whether element i is selected: blocks of tile + 3 elements (so that they straddle tiles) take turns
+// at half of them at random, all of them, and none.
+bool block_selects(std::size_t i, std::size_t tile, clscan_reference::splitmix64& r) {
+  switch ((i / (tile + 3)) % 3) {
+  case 0: return (r.next() >> 40) & 1;
+  case 1: return true;
+  default: return false;
+  }
+}
+
+// Runs of equal values (the keys of the scans by key, the input of unique): mostly of 1 to 3
+// elements, every fourth one of up to two tiles; few distinct values, so that equal runs meet.
+// 8-byte integers differ in their upper halves only; floating-point values include -0 (equal to 0)
+// and NaN (equal to nothing, itself included).
+template <typename T> std::vector<T> runs_of_equal(std::size_t n, std::size_t tile) {
+  clscan_reference::splitmix64 r{0x7e57ull ^ (n << 8) ^ sizeof(T)};
+  std::vector<T> values(n);
+  for (std::size_t i = 0; i < n;) {
+    const std::uint64_t pick = r.next();
+    const std::size_t length = pick % 4 == 0 ? 1 + (pick >> 8) % (2 * tile) : 1 + (pick >> 8) % 3;
+    const unsigned which = static_cast<unsigned>((pick >> 32) % 4);
+    T value;
+    if constexpr (std::is_floating_point<T>::value) {
+      const T choices[] = {T(0), -T(0), T(1.5), std::numeric_limits<T>::quiet_NaN()};
+      value = choices[which];
+    } else if constexpr (sizeof(T) == 8) {
+      value = static_cast<T>(static_cast<std::uint64_t>(which % 3) << 33);
+    } else {
+      value = static_cast<T>(which % 3);
+    }
+    for (std::size_t j = 0; j < length && i < n; ++j)
+      values[i++] = value;
+  }
+  return values;
+}
+
+template <typename T> std::vector<unsigned char> bytes_of(const std::vector<T>& values) {
+  std::vector<unsigned char> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<unsigned char> read_bytes(const cl::CommandQueue& queue, const cl::Buffer& buffer) {
+  std::vector<unsigned char> bytes(buffer.getInfo<CL_MEM_SIZE>());
+  queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes.size(), bytes.data());
+  return bytes;
+}
+
 // How many placements of each size a case runs.
 enum class sweep_t {
   full,         // inclusive and exclusive x in place and out of place x aligned and odd offsets
@@ -181,6 +270,25 @@ struct runner {
   cl::Device device;
   std::size_t scans = 0;
   bool all_right = true;
+  // The buffers of the select and by-key cases, released only with their context (see held_buffer).
+  std::vector<cl::Buffer> held;
+
+  // A buffer that holds `image`, written by the host (so that Oclgrind sees every element
+  // initialized), and kept until its context ends. Oclgrind 21.10 reuses the number of a released
+  // buffer for the next one created but keeps the old buffer's size for its record of initialized
+  // bytes until the host writes the new one: a temporary of the library (written only by kernels)
+  // that got the number of a smaller released buffer reads as uninitialized past the old size, and
+  // Oclgrind reports values that are right. Holding the buffers leaves only the library's own
+  // released temporaries to reuse, and the next case's buffers take those before the library
+  // allocates again.
+  template <typename T>
+  cl::Buffer held_buffer(const cl::Context& context, const cl::CommandQueue& queue,
+                         const std::vector<T>& image) {
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE, image.size() * sizeof(T));
+    queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, image.size() * sizeof(T), image.data());
+    held.push_back(buffer);
+    return buffer;
+  }
 
   template <typename T>
   void run(const cl::Context& context, const cl::CommandQueue& queue, const spec& s, const char* note) {
@@ -292,27 +400,231 @@ struct runner {
       first = !first;
     }
   }
+
+  // Stream compaction (select.hpp): one call with poisoned guards around the output and the count;
+  // checks the output, the count and the guards (no element of `out` past the count is written, but
+  // by partition_if), and that the input and the flags are left as they were.
+  template <typename T>
+  void selection(const cl::Context& context, const cl::CommandQueue& queue, selection_call call,
+                 clscan::algorithm algo, std::size_t n, std::size_t tile, bool aligned, const char* note) {
+    ++scans;
+    std::vector<T> input = call == selection_call::unique ? runs_of_equal<T>(n, tile) : std::vector<T>(n);
+    std::vector<cl_uchar> flags(n);
+    clscan_reference::splitmix64 r{0x5e1ec7ull ^ n};
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool keep = block_selects(i, tile, r);
+      const auto magnitude = static_cast<long long>(1 + r.next() % 1000);
+      if (call != selection_call::unique) input[i] = static_cast<T>(keep ? magnitude : 1 - magnitude);
+      flags[i] = keep ? static_cast<cl_uchar>(1 + r.next() % 255) : 0;
+    }
+    const auto selected = [&](std::size_t i) {
+      switch (call) {
+      case selection_call::select_flagged: return flags[i] != 0;
+      case selection_call::unique: return i == 0 || !(input[i] == input[i - 1]);
+      default: return input[i] > 0;
+      }
+    };
+    std::vector<T> reference;
+    for (std::size_t i = 0; i < n; ++i)
+      if (selected(i)) reference.push_back(input[i]);
+    const std::size_t count = reference.size();
+    if (call == selection_call::partition_if)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!selected(i)) reference.push_back(input[i]);
+
+    clscan::select_options<T> opts;
+    opts.algorithm = algo;
+    if (call == selection_call::select_if || call == selection_call::partition_if) opts.predicate = "x > 0";
+    opts.in_offset = aligned ? 16 : 1;
+    opts.out_offset = aligned ? 32 : 3;
+    opts.flags_offset = aligned ? 16 : 5;
+    opts.count_offset = 1;
+    const std::string name = std::string(clscan::to_string(algo)) + " " + selection_name(call) + " " +
+                             type_name<T>() + note + " n=" + std::to_string(n) + " offsets " +
+                             std::to_string(opts.in_offset) + "/" + std::to_string(opts.out_offset) +
+                             ", count " + std::to_string(count);
+
+    const std::size_t back = 3;
+    const T poison = poison_value<T>();
+    std::vector<T> in_image(opts.in_offset + n + back, poison);
+    std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(opts.in_offset));
+    std::vector<cl_uchar> flags_image(opts.flags_offset + n + back, 0xA5);
+    std::copy(flags.begin(), flags.end(),
+              flags_image.begin() + static_cast<std::ptrdiff_t>(opts.flags_offset));
+    std::vector<T> expected(opts.out_offset + n + back, poison);
+    std::copy(reference.begin(), reference.end(),
+              expected.begin() + static_cast<std::ptrdiff_t>(opts.out_offset));
+    const cl_ulong count_poison = poison_value<cl_ulong>();
+    std::vector<cl_ulong> expected_counts = {count_poison, count, count_poison};
+
+    cl::Buffer in = held_buffer(context, queue, in_image);
+    cl::Buffer flag_buffer = held_buffer(context, queue, flags_image);
+    cl::Buffer out = held_buffer(context, queue, std::vector<T>(expected.size(), poison));
+    cl::Buffer counts = held_buffer(context, queue, std::vector<cl_ulong>(3, count_poison));
+    cl::Event done;
+    switch (call) {
+    case selection_call::select_if: done = clscan::select_if<T>(queue, in, out, counts, n, opts); break;
+    case selection_call::select_flagged:
+      done = clscan::select_flagged<T>(queue, in, flag_buffer, out, counts, n, opts);
+      break;
+    case selection_call::partition_if: done = clscan::partition_if<T>(queue, in, out, counts, n, opts); break;
+    case selection_call::unique: done = clscan::unique<T>(queue, in, out, counts, n, opts); break;
+    }
+    done.wait();
+    const bool right = read_bytes(queue, out) == bytes_of(expected) &&
+                       read_bytes(queue, counts) == bytes_of(expected_counts) &&
+                       read_bytes(queue, in) == bytes_of(in_image) &&
+                       read_bytes(queue, flag_buffer) == bytes_of(flags_image);
+    report(right, name);
+  }
+
+  // Scans by key (by_key.hpp) with a sum, in place or out of place, with guards around the output;
+  // checks the output, the guards, and that the keys (and out of place, the input) are left as they were.
+  template <typename K, typename T>
+  void keyed(const cl::Context& context, const cl::CommandQueue& queue, kind_t kind, clscan::algorithm algo,
+             std::size_t n, std::size_t tile, bool aligned, bool in_place, const char* note) {
+    ++scans;
+    const std::vector<K> keys = runs_of_equal<K>(n, tile);
+    std::vector<T> input(n);
+    clscan_reference::splitmix64 r{0xb7ce7ull ^ n};
+    for (auto& x : input)
+      x = input_value<T>(clscan::op::sum, r.next());
+    clscan::options<T> opts;
+    opts.algorithm = algo;
+    opts.in_offset = aligned ? 16 : 1;
+    opts.out_offset = in_place ? opts.in_offset : (aligned ? 32 : 3);
+    // The initial value goes in front of every segment; only with some of the calls.
+    if (!aligned) opts.initial = static_cast<T>(3);
+    const clscan::scan_kind scan_kind =
+        kind == kind_t::inclusive ? clscan::scan_kind::inclusive : clscan::scan_kind::exclusive;
+    const std::vector<T> reference =
+        clscan_reference::scan_by_key(keys, input, scan_kind, clscan::op::sum, opts.initial);
+    const std::string name =
+        std::string(clscan::to_string(algo)) + " " + (kind == kind_t::inclusive ? "inclusive" : "exclusive") +
+        "_by_key keys " + type_name<K>() + " values " + type_name<T>() + note + " n=" + std::to_string(n) +
+        (in_place ? " in place" : " out of place") + " offsets " + std::to_string(opts.in_offset) + "/" +
+        std::to_string(opts.out_offset) + (opts.initial ? " initial 3" : "");
+
+    const std::size_t back = 3;
+    std::vector<K> keys_image(opts.in_offset + n + back, poison_value<K>());
+    std::copy(keys.begin(), keys.end(), keys_image.begin() + static_cast<std::ptrdiff_t>(opts.in_offset));
+    std::vector<T> in_image(opts.in_offset + n + back, poison_value<T>());
+    std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(opts.in_offset));
+    std::vector<T> expected =
+        in_place ? in_image : std::vector<T>(opts.out_offset + n + back, poison_value<T>());
+    std::copy(reference.begin(), reference.end(),
+              expected.begin() + static_cast<std::ptrdiff_t>(opts.out_offset));
+
+    cl::Buffer key_buffer = held_buffer(context, queue, keys_image);
+    cl::Buffer in = held_buffer(context, queue, in_image);
+    cl::Buffer out =
+        in_place ? in : held_buffer(context, queue, std::vector<T>(expected.size(), poison_value<T>()));
+    cl::Event done = kind == kind_t::inclusive
+                         ? clscan::inclusive_by_key<K, T>(queue, key_buffer, in, out, n, opts)
+                         : clscan::exclusive_by_key<K, T>(queue, key_buffer, in, out, n, opts);
+    done.wait();
+    bool right =
+        read_bytes(queue, out) == bytes_of(expected) && read_bytes(queue, key_buffer) == bytes_of(keys_image);
+    if (!in_place) right = right && read_bytes(queue, in) == bytes_of(in_image);
+    report(right, name);
+  }
+
+  void report(bool right, const std::string& name) {
+    std::cout << (right ? "ok    " : "WRONG ") << name << std::endl;
+    all_right = all_right && right;
+  }
+};
+
+// Which cases of select.hpp and by_key.hpp a shape runs (run_primitives).
+enum class primitive_cases {
+  none,
+  every, // every call on int and long (by-key: int keys with int and long values, both kinds; float
+         // keys with double values where the device has fp64)
+  few,   // each call once per size, on int or long
 };
 
 struct shape {
   const char* tuning;
-  bool single_pass_only = false; // the narrow suite
-  bool every_type = false;       // every type and operator (runner::every_operator)
+  bool single_pass_only = false;                      // the narrow suite
+  bool every_type = false;                            // every type and operator (runner::every_operator)
+  primitive_cases primitives = primitive_cases::none; // the calls of select.hpp and by_key.hpp
+  bool scans = true;                                  // false: the calls of select.hpp and by_key.hpp only
 };
 
-// The kernels for one launch shape, each group of cases in a fresh context (the tuning is read once
-// per context and device).
-void run_shape(runner& r, const shape& sh) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::size_t scans_before = r.scans;
-  ::setenv("CLSCAN_TUNING", sh.tuning, 1);
+// The select and by-key calls of one launch shape (set by run_shape; see the top of this file), in a
+// context of their own, then the look-back's fallback in another. Each call and type keeps one
+// placement for all sizes, so that Oclgrind compiles it once per algorithm (its compilations take
+// most of the time here).
+void run_primitives(runner& r, const shape& sh, bool large) {
+  using clscan::algorithm;
+  using selection = selection_call;
+  // They run on the single-pass scan's shape, with at most 64 elements per GPU work-item
+  // (plan_primitive in lib/dispatch.cpp).
   const clscan::dispatch_plan plan = clscan::plan_for(r.device);
-  const std::size_t tile = plan.three_stage.work_group_size * plan.three_stage.items_per_thread;
-  std::cout << "CLSCAN_TUNING=" << sh.tuning << ": three-stage tile " << tile << ", single-pass tile "
-            << plan.single_pass_small.work_group_size * plan.single_pass_small.items_per_thread << std::endl;
-  // Large tiles (the shapes with several raking segments) take Oclgrind long to run: fewer tiles and
-  // placements there, beyond the int sums.
-  const bool large = tile > 70;
+  const clscan::device_capabilities caps = clscan::capabilities(r.device);
+  std::size_t items = plan.single_pass_small.items_per_thread;
+  if (caps.is_gpu())
+    items = std::max<std::size_t>(plan.single_pass_small.vector_width, std::min<std::size_t>(items, 64));
+  const std::size_t tile = plan.single_pass_small.work_group_size * items;
+  const std::size_t many = (large ? 3 : 5) * tile + 7;
+  const std::vector<std::size_t> sizes = {1, 5, 2 * tile + 3, many};
+  const bool every = sh.primitives == primitive_cases::every;
+  const bool fp64 = every && caps.fp64;
+  std::vector<algorithm> algorithms = {algorithm::single_pass};
+  if (!sh.single_pass_only) algorithms.push_back(algorithm::three_stage);
+  {
+    cl::Context context(r.device);
+    cl::CommandQueue queue(context, r.device);
+    for (algorithm algo : algorithms) {
+      // Aligned offsets for the first type of a call with the look-back, odd ones with tile totals, and
+      // the other way round for the second.
+      const bool aligned = algo == algorithm::single_pass;
+      for (std::size_t n : sizes) {
+        for (selection call :
+             {selection::select_if, selection::select_flagged, selection::partition_if, selection::unique}) {
+          if (call == selection::partition_if && algo == algorithm::single_pass) continue;
+          // Every call on int and long, or each on one of them.
+          const bool odd_call = call == selection::select_flagged || call == selection::unique;
+          if (every || !odd_call) r.selection<cl_int>(context, queue, call, algo, n, tile, aligned, "");
+          if (every || odd_call) r.selection<cl_long>(context, queue, call, algo, n, tile, !aligned, "");
+        }
+        r.keyed<cl_int, cl_int>(context, queue, kind_t::inclusive, algo, n, tile, aligned, false, "");
+        r.keyed<cl_int, cl_long>(context, queue, kind_t::exclusive, algo, n, tile, !aligned, true, "");
+        if (every) {
+          r.keyed<cl_int, cl_int>(context, queue, kind_t::exclusive, algo, n, tile, !aligned, true, "");
+          r.keyed<cl_int, cl_long>(context, queue, kind_t::inclusive, algo, n, tile, aligned, false, "");
+        }
+        if (fp64) {
+          r.keyed<cl_float, cl_double>(context, queue, kind_t::inclusive, algo, n, tile, aligned, true, "");
+          r.keyed<cl_float, cl_double>(context, queue, kind_t::exclusive, algo, n, tile, !aligned, false, "");
+        }
+      }
+    }
+    r.held.clear();
+  }
+  {
+    // Out of place only, as the scans' fallback in run_scans.
+    ::setenv("CLSCAN_SPIN_LIMIT", "0", 1);
+    cl::Context context(r.device);
+    cl::CommandQueue queue(context, r.device);
+    const char* note = " (CLSCAN_SPIN_LIMIT=0)";
+    const algorithm algo = algorithm::single_pass;
+    r.selection<cl_int>(context, queue, selection::select_if, algo, many, tile, true, note);
+    r.selection<cl_long>(context, queue, selection::unique, algo, many, tile, false, note);
+    if (every) r.selection<cl_int>(context, queue, selection::select_flagged, algo, many, tile, false, note);
+    r.keyed<cl_int, cl_long>(context, queue, kind_t::exclusive, algo, many, tile, false, false, note);
+    if (every)
+      r.keyed<cl_int, cl_int>(context, queue, kind_t::inclusive, algo, many, tile, true, false, note);
+    if (fp64)
+      r.keyed<cl_float, cl_double>(context, queue, kind_t::inclusive, algo, many, tile, false, false, note);
+    r.held.clear();
+    ::unsetenv("CLSCAN_SPIN_LIMIT");
+  }
+}
+
+// The scans of one launch shape: each group of cases in a fresh context (the tuning is read once per
+// context and device).
+void run_scans(runner& r, const shape& sh, std::size_t tile, bool large) {
   const std::size_t many = large ? 4 * tile + 1 : 10 * tile + 1;
   const sweep_t more = large ? sweep_t::pair : sweep_t::full;
   {
@@ -373,6 +685,30 @@ void run_shape(runner& r, const shape& sh) {
                     " (CLSCAN_SPIN_LIMIT=0)");
     ::unsetenv("CLSCAN_SPIN_LIMIT");
   }
+}
+
+// The kernels for one launch shape.
+void run_shape(runner& r, const shape& sh) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t scans_before = r.scans;
+  ::setenv("CLSCAN_TUNING", sh.tuning, 1);
+  const clscan::dispatch_plan plan = clscan::plan_for(r.device);
+  const std::size_t tile = plan.three_stage.work_group_size * plan.three_stage.items_per_thread;
+  std::cout << "CLSCAN_TUNING=" << sh.tuning << ": three-stage tile " << tile << ", single-pass tile "
+            << plan.single_pass_small.work_group_size * plan.single_pass_small.items_per_thread << std::endl;
+  // Large tiles (the shapes with several raking segments) take Oclgrind long to run: fewer tiles and
+  // placements there, beyond the int sums.
+  const bool large = tile > 70;
+  if (sh.scans) run_scans(r, sh, tile, large);
+  if (sh.primitives != primitive_cases::none) {
+    const auto primitives_start = std::chrono::steady_clock::now();
+    const std::size_t calls_before = r.scans;
+    run_primitives(r, sh, large);
+    std::cout << "CLSCAN_TUNING=" << sh.tuning << ": " << r.scans - calls_before
+              << " select and by-key calls in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - primitives_start).count()
+              << " s" << std::endl;
+  }
   clscan::release_cached_resources();
   std::cout << "CLSCAN_TUNING=" << sh.tuning << ": " << r.scans - scans_before << " scans in "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s"
@@ -387,10 +723,22 @@ const shape E{"wg=32,items=8,vec=8,lookback=4"};
 const shape F{"wg=2,items=32,vec=16,lookback=2"};
 const shape G{"wg=1,items=70,vec=2,lookback=1"};
 const shape H{"wg=1,items=70,vec=2,lookback=16"};
+const shape I{"wg=1,items=24,vec=2,lookback=1"};
 
 shape with_every_type(shape sh) {
   sh.every_type = true;
   return sh;
+}
+
+shape with_primitives(shape sh, primitive_cases cases) {
+  sh.primitives = cases;
+  return sh;
+}
+
+// The calls of select.hpp and by_key.hpp only, no scans.
+shape only_primitives(shape sh, primitive_cases cases) {
+  sh.scans = false;
+  return with_primitives(sh, cases);
 }
 
 shape single_pass_only(shape sh) {
@@ -400,9 +748,21 @@ shape single_pass_only(shape sh) {
 
 // The suite's shapes, empty for an unknown suite.
 std::vector<shape> suite_shapes(const std::string& suite) {
-  if (suite == "local-tile") return {with_every_type(A), B, C, D, E, F, G};
-  if (suite == "reread") return {A, B, C, with_every_type(H)};
-  if (suite == "narrow") return {single_pass_only(A), single_pass_only(G)};
+  using cases = primitive_cases;
+  if (suite == "local-tile")
+    return {with_every_type(with_primitives(A, cases::every)),
+            with_primitives(B, cases::few),
+            with_primitives(C, cases::few),
+            D,
+            E,
+            F,
+            G,
+            only_primitives(I, cases::few)};
+  if (suite == "reread")
+    return {A, with_primitives(B, cases::few), C, with_every_type(H), only_primitives(I, cases::every)};
+  if (suite == "narrow")
+    return {single_pass_only(with_primitives(A, cases::every)), single_pass_only(G),
+            single_pass_only(only_primitives(I, cases::few))};
   return {};
 }
 
