@@ -161,7 +161,8 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   ulong selections = 0; // bit k: element k of the run is selected
   uint run_count = 0;
   // Whole runs (all but the last tile's) need no bound check per element.
-  const uint run_n = run_first + CLSCAN_ITEMS <= n ? CLSCAN_ITEMS : (run_first < n ? (uint)(n - run_first) : 0u);
+  const uint run_n =
+      run_first + CLSCAN_ITEMS <= n ? CLSCAN_ITEMS : (run_first < n ? (uint)(n - run_first) : 0u);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
