@@ -83,9 +83,10 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
 }
 
 element_type single_pass_verdict_type(const primitive_request& request) {
-  const bool by_key =
-      request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
-  return by_key ? request.scan.type : element_type::uint64;
+  // The element type's: the launch shape comes from that type's verdict (on CPUs, the work-group
+  // size that qualified), and what the qualification catches (a device that breaks the look-back's
+  // communication between work-groups) does not depend on what the status words carry.
+  return request.scan.type;
 }
 
 std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& request, std::size_t n,

@@ -27,8 +27,7 @@ struct scan_plan {
 std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, std::size_t n,
                                    std::size_t vector_alignment, const single_pass_qualification* verdict);
 
-// The element type whose single-pass verdict a call beyond scans runs on: the type its look-back
-// carries (a selection count is a cl_ulong; a by-key pair carries the value type).
+// The element type whose single-pass verdict a call beyond scans runs on: its element type.
 element_type single_pass_verdict_type(const primitive_request& request);
 
 // The plan of a call beyond scans, as plan_scan's: plan.algo is single_pass where the tiles are
