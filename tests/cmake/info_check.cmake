@@ -13,7 +13,8 @@
 #   cache-states     the cache state (whole cache and per device, text and JSON) for CLSCAN_NO_CACHE=1,
 #                    a missing directory, a writable one (entries after a self-test, a tuning file),
 #                    and ones that cannot be written even by root
-#   selected         --selected restricts the listing and --self-test to select_device()'s device
+#   selected         --selected restricts the listing and --self-test to select_device()'s device, whose
+#                    self-test covers the selections and scans by key as well (not with --calls scans)
 #
 # WORK is emptied first. CLSCAN_PLATFORM and CLSCAN_DEVICE from the caller's environment are kept
 # (a GPU machine may set them), except where a mode sets them itself.
@@ -302,7 +303,8 @@ elseif(MODE STREQUAL "cache-states")
   if(NOT json_cache_state STREQUAL "off" OR NOT reason STREQUAL "CLSCAN_NO_CACHE=1")
     fail("JSON: cache state '${json_cache_state}' ('${reason}'), expected off (CLSCAN_NO_CACHE=1)")
   endif()
-  run_info(--self-test)
+  # The scans alone (--calls scans): the selections' programs would be built again without a cache.
+  run_info(--self-test --calls scans)
   expect_rc(0)
   expect_match("^clscan [^\n]* self-test \\(cl_int sum scans; disk cache: off \\(CLSCAN_NO_CACHE=1\\)\\)\n")
   unset(ENV{CLSCAN_NO_CACHE})
@@ -346,7 +348,7 @@ elseif(MODE STREQUAL "cache-states")
       fail("the writability probe left ${name} in ${dir}")
     endif()
   endforeach()
-  run_info(--self-test)
+  run_info(--self-test --calls scans)
   expect_rc(0)
   file(GLOB entries RELATIVE "${dir}" "${dir}/*.clbin")
   if(NOT entries)
@@ -419,6 +421,15 @@ elseif(MODE STREQUAL "selected")
   run_info(--selected --self-test)
   expect_rc(0)
   expect_count("\nplatform [0-9]+ device [0-9]+ \\([^\n]*\\), algorithm automatic: PASS: " 1)
+  # The selections and scans by key ran too, on the 32-bit types at least (tools/info/self_test_primitives.hpp);
+  # --calls scans leaves them out.
+  expect_match("^clscan [^\n]* self-test \\(cl_int sum scans; selections and scans by key of every type; ")
+  expect_match("\n    selection and by-key sizes \\([^\n]*int uint[^\n]*\\): 1 [0-9]")
+  expect_match("\nself-test: 1 passed, 0 failed\n$")
+  run_info(--selected --self-test --calls scans)
+  expect_rc(0)
+  expect_match("^clscan [^\n]* self-test \\(cl_int sum scans; disk cache: ")
+  expect_no_match("selection and by-key sizes")
   expect_match("\nself-test: 1 passed, 0 failed\n$")
 
   # Nothing matches: the listing still shows every device; --selected fails and tests nothing.

@@ -1,7 +1,8 @@
 # Reliability tests (included from tests/CMakeLists.txt; sources in tests/reliability/):
 #
-#   fuzz         differential fuzzing against a CPU reference (tests/reliability/fuzz.cpp; CLSCAN_FUZZ_SEED,
-#                CLSCAN_FUZZ_CASES, CLSCAN_FUZZ_REPLAY: see there)
+#   fuzz         differential fuzzing against a CPU reference: the scans (tests/reliability/fuzz.cpp;
+#                CLSCAN_FUZZ_SEED, CLSCAN_FUZZ_CASES, CLSCAN_FUZZ_REPLAY: see there) and the selections and
+#                scans by key (tests/reliability/fuzz_primitives.cpp; also CLSCAN_FUZZ_PRIMITIVE_CASES)
 #   concurrency  scans from many host threads: own queues, one shared queue, own contexts
 #                (tests/reliability/concurrency.cpp)
 #   faults       allocation failure, full disk, concurrent processes on an empty cache, resource
@@ -12,6 +13,7 @@
 #                package oclgrind) and fails, rather than skips, without it
 target_sources(clscan-tests PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz_primitives.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/concurrency.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_resources.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_cache.cpp

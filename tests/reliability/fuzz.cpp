@@ -28,7 +28,9 @@
 //                             family pool) it is the same case as in the full run
 //   CLSCAN_FUZZ_VERBOSE=1     print every case with its time
 // A failing case prints the seed, the number of cases, its index, its full description and the
-// command that replays it.
+// command that replays it (tag [fuzz-scans]: this file's cases only; [fuzz] also runs
+// fuzz_primitives.cpp's, the selections and scans by key).
+#include "reliability/fuzz_common.hpp"
 #include "support/guarded.hpp"
 
 #include <chrono>
@@ -51,111 +53,16 @@
 
 using namespace clscan_test;
 using namespace clscan_test::guarded;
+using namespace clscan_test::fuzz;
 using clscan::op;
 using clscan::scan_kind;
 
 namespace {
 
-constexpr std::uint64_t default_seed = 0xC15CA9F022'2025ull;
 constexpr std::uint64_t default_cases = 300;
 constexpr std::size_t max_random_n = std::size_t{1} << 20;
-constexpr std::chrono::seconds scan_timeout{120};
-
-std::optional<std::uint64_t> env_number(const char* name) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return std::nullopt;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 0);
-  if (*end != '\0') FAIL(name << "='" << text << "' is not a number");
-  return static_cast<std::uint64_t>(value);
-}
-
-std::string hex(std::uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
-}
-
-// --- launch shapes -----------------------------------------------------------------------------------
-
-// Shape 0 is whatever CLSCAN_TUNING the test process inherited (normally unset: the device's
-// defaults). The others make small tiles, so that sizes up to 2^20 span many tiles, several levels of
-// the three-stage recursion and many rounds of single-pass look-back: 4 x 8 = 32 elements with 4-wide
-// vectors, and 3 x 6 = 18 elements (neither a power of two) with 2-wide vectors.
-struct shape_def {
-  std::optional<std::string> tuning;
-  std::string label;
-};
-
-const std::vector<shape_def>& shapes() {
-  static const std::vector<shape_def> defs = [] {
-    std::vector<shape_def> made;
-    const char* inherited = std::getenv("CLSCAN_TUNING");
-    if (inherited && *inherited)
-      made.push_back({std::string(inherited), std::string("inherited CLSCAN_TUNING=") + inherited});
-    else
-      made.push_back({std::nullopt, "device defaults (CLSCAN_TUNING unset)"});
-    made.push_back(
-        {std::string("wg=4,items=8,vec=4,lookback=2"), "CLSCAN_TUNING=wg=4,items=8,vec=4,lookback=2"});
-    made.push_back(
-        {std::string("wg=3,items=6,vec=2,lookback=3"), "CLSCAN_TUNING=wg=3,items=6,vec=2,lookback=3"});
-    // More work-items than one raking segment (CLSCAN_RAKE_SEGMENT, 16): the work-group scan combines
-    // three segment totals, as it does on GPUs.
-    made.push_back(
-        {std::string("wg=40,items=4,vec=2,lookback=8"), "CLSCAN_TUNING=wg=40,items=4,vec=2,lookback=8"});
-    return made;
-  }();
-  return defs;
-}
-
-// One context per shape (clscan reads CLSCAN_TUNING once per context and device), with the queue the
-// scans run on and a second queue for uploads that the scans wait for through wait_list.
-struct shape_context {
-  cl::Context context;
-  cl::CommandQueue queue;
-  cl::CommandQueue upload_queue;
-};
-
-struct fuzz_state {
-  std::map<std::size_t, std::unique_ptr<shape_context>> contexts;
-  std::map<std::pair<std::size_t, int>, clscan::dispatch_plan> plans;
-};
-
-shape_context& context_for(fuzz_state& state, std::size_t shape) {
-  auto& slot = state.contexts[shape];
-  if (!slot) {
-    slot = std::make_unique<shape_context>();
-    slot->context = cl::Context(env().device);
-    slot->queue = cl::CommandQueue(slot->context, env().device);
-    slot->upload_queue = cl::CommandQueue(slot->context, env().device);
-  }
-  return *slot;
-}
 
 // --- element types and operators ------------------------------------------------------------------
-
-enum type_id { t_int, t_uint, t_long, t_ulong, t_float, t_double, type_count };
-const char* const type_names[type_count] = {"int", "uint", "long", "ulong", "float", "double"};
-
-clscan::element_type element_type_of(int type) {
-  switch (type) {
-  case t_int: return clscan::element_type::int32;
-  case t_uint: return clscan::element_type::uint32;
-  case t_long: return clscan::element_type::int64;
-  case t_ulong: return clscan::element_type::uint64;
-  case t_float: return clscan::element_type::float32;
-  default: return clscan::element_type::float64;
-  }
-}
-
-template <typename T> constexpr bool is_float = std::is_floating_point<T>::value;
-
-template <typename T> T random_bits(splitmix64& r) {
-  const std::uint64_t bits = r.next();
-  T value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
 
 enum class data_kind { random_bits, small, unit, wide, mostly_ones, mostly_zeros, mostly_odd, signs };
 
@@ -342,7 +249,7 @@ std::string op_label(int type, std::size_t index) {
 
 std::string replay_command(const fuzz_case& c) {
   return "CLSCAN_FUZZ_SEED=" + hex(c.seed) + " CLSCAN_FUZZ_CASES=" + std::to_string(c.cases) +
-         " CLSCAN_FUZZ_REPLAY=" + std::to_string(c.index) + " clscan-tests \"[fuzz]\"";
+         " CLSCAN_FUZZ_REPLAY=" + std::to_string(c.index) + " clscan-tests \"[fuzz-scans]\"";
 }
 
 std::string describe(const fuzz_case& c) {
@@ -360,18 +267,6 @@ std::string describe(const fuzz_case& c) {
       << ", shape: " << shapes()[c.shape].label << ", data seed " << hex(c.data_seed)
       << "; replay: " << replay_command(c);
   return out.str();
-}
-
-std::size_t tile_of(const clscan::tuning& shape) { return shape.work_group_size * shape.items_per_thread; }
-
-const clscan::dispatch_plan& plan_of(fuzz_state& state, std::size_t shape, int type) {
-  const auto key = std::make_pair(shape, type);
-  auto it = state.plans.find(key);
-  if (it == state.plans.end()) {
-    scoped_env tuning("CLSCAN_TUNING", shapes()[shape].tuning);
-    it = state.plans.emplace(key, clscan::plan_for(env().device, element_type_of(type))).first;
-  }
-  return it->second;
 }
 
 // A kernel family: everything that selects a program except the algorithm.
@@ -499,51 +394,9 @@ struct outcome {
   std::string algorithm_run; // the algorithm the case asked for
 };
 
-template <typename T> std::string show(const T& value) {
-  std::ostringstream out;
-  if constexpr (is_float<T>)
-    out << std::setprecision(std::numeric_limits<T>::max_digits10) << value;
-  else
-    out << +value;
-  return out.str();
-}
-
-// Compares a whole buffer with its expected image; `skip_begin`..`skip_end` (a rounded result range)
-// is left to the error-bound check. Describes the first difference and the number of differences.
-template <typename T>
-std::string compare_image(const char* what, const std::vector<T>& got, const std::vector<T>& expected,
-                          std::size_t skip_begin, std::size_t skip_end, std::size_t range_begin,
-                          std::size_t range_end) {
-  std::size_t differences = 0, first = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (i >= skip_begin && i < skip_end) continue;
-    if (!same_value(got[i], expected[i]) && differences++ == 0) first = i;
-  }
-  if (!differences) return {};
-  std::ostringstream out;
-  const char* region = first < range_begin ? "a guard before the scanned range"
-                       : first < range_end ? "the scanned range"
-                                           : "a guard after the scanned range";
-  out << what << ": " << differences << " elements differ; the first at buffer index " << first << " ("
-      << region;
-  if (first >= range_begin && first < range_end)
-    out << ", element " << first - range_begin << " of the result";
-  out << "): expected " << show(expected[first]) << ", got " << show(got[first]) << "; ";
-  return out.str();
-}
-
-// Waits for `event`; a scan still running after scan_timeout is taken for a hang: the process aborts
-// with the case's description rather than ctest killing a silent process much later.
+// Waits for `event`; a scan still running after scan_timeout is taken for a hang (fuzz_common.hpp).
 cl_int await(const cl::Event& event, const cl::CommandQueue& queue, const fuzz_case& c) {
-  queue.flush();
-  auto waiting = std::async(std::launch::async, [&event] { return event.wait(); });
-  if (waiting.wait_for(scan_timeout) == std::future_status::timeout) {
-    std::cerr << "clscan fuzz: a scan did not complete within " << scan_timeout.count()
-              << " s; taking it for a hang "
-              << "and aborting. " << describe(c) << std::endl;
-    std::abort();
-  }
-  return waiting.get();
+  return await_event(event, queue, [&c] { return describe(c); });
 }
 
 template <typename T> outcome run_typed(fuzz_state& state, const fuzz_case& c) {
@@ -686,7 +539,7 @@ outcome run_case(fuzz_state& state, const fuzz_case& c) {
 
 } // namespace
 
-TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz]") {
+TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz][fuzz-scans]") {
   const std::uint64_t seed = env_number("CLSCAN_FUZZ_SEED").value_or(default_seed);
   const std::uint64_t cases = env_number("CLSCAN_FUZZ_CASES").value_or(default_cases);
   const std::optional<std::uint64_t> replay = env_number("CLSCAN_FUZZ_REPLAY");
@@ -699,7 +552,7 @@ TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz]") {
   for (std::size_t s = 0; s < shapes().size(); ++s)
     std::cout << "fuzz: shape " << s << ": " << shapes()[s].label << "\n";
 
-  fuzz_state state;
+  fuzz_state state(shapes());
   const std::vector<family> pool = family_pool(seed, cases, fp64);
   std::cout << "fuzz: cases drawn from " << pool.size()
             << " kernel families (type, operator, shape, alignment)" << std::endl;

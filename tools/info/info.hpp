@@ -92,8 +92,17 @@ bool listing_ok(const machine& m);
 
 // --- The self-test (self_test.cpp) --------------------------------------------------------------
 
+// Which calls the self-test checks (--calls): the cl_int scans, the selections (select_if,
+// select_flagged, partition_if, unique), the scans by key.
+struct self_test_calls {
+  bool scans = true;
+  bool selections = true;
+  bool by_key = true;
+};
+
 // Runs the self-test of `algorithms` on every device of `m`, prints it (as JSON when `json`), and
 // returns the exit status: 0 when every check passed.
-int run_self_tests(const machine& m, const std::vector<clscan::algorithm>& algorithms, bool json);
+int run_self_tests(const machine& m, const std::vector<clscan::algorithm>& algorithms,
+                   const self_test_calls& calls, bool json);
 
 } // namespace clscan_info

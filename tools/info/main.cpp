@@ -4,7 +4,8 @@
 //                               dispatch plan clscan uses on it, and the state of its disk cache
 //   clscan-info --json          the same as JSON
 //   clscan-info --self-test     exact inclusive and exclusive scans (in place and out of place) on
-//                               every device, checked against std::inclusive_scan/std::exclusive_scan
+//                               every device, checked against std::inclusive_scan/std::exclusive_scan,
+//                               then the selections and scans by key of every element type
 //   clscan-info --selected ...  only the device clscan::select_device() picks
 //
 // Run with --help for the options.
@@ -28,7 +29,8 @@ namespace {
 using clscan_tools::usage_error;
 
 constexpr const char* usage_text =
-    R"(usage: clscan-info [--json] [--selected] [--self-test [--algorithm NAME[,NAME...]]] [--help]
+    R"(usage: clscan-info [--json] [--selected] [--self-test [--algorithm NAME[,NAME...]] [--calls NAME[,NAME...]]]
+                   [--help]
 
 Lists every OpenCL platform and device with what clscan reads from it (capabilities) and what it
 chooses for it (the dispatch plan for cl_int scans: algorithm for large sizes, launch shapes and where
@@ -40,9 +42,19 @@ options:
   --self-test         on every device of every platform, run inclusive and exclusive cl_int sum scans,
                       in place and out of place, of sizes 1, 1000, tile+1, 2^20 and 2^22+3 (random
                       values; integer sums wrap) and compare them exactly with std::inclusive_scan and
-                      std::exclusive_scan. Prints pass/fail and the time per device and algorithm.
+                      std::exclusive_scan; then select_if, select_flagged, partition_if, unique,
+                      inclusive_by_key and exclusive_by_key of every element type the device has, at
+                      sizes around their tile (1, tile-1, tile+1, 3*tile+5), compared exactly with
+                      std::copy_if, std::stable_partition, std::unique_copy and a sequential scan by
+                      key, outputs between poisoned guards. Prints pass/fail and the time per device
+                      and algorithm (single_pass leaves out partition_if, which refuses it).
   --algorithm LIST    algorithms for --self-test: automatic (default), three_stage, single_pass, or a
                       comma-separated list of them, or "all".
+  --calls LIST        calls for --self-test: scans, select (the four selections), by_key (the two
+                      scans by key), a comma-separated list of them, or "all" (default). The first
+                      self-test of the selections and scans by key on a device compiles about 30
+                      programs (up to a minute on PoCL with 2 cores); later runs find them compiled
+                      (clscan's disk cache, the driver's own cache).
   --selected          list (or self-test) only the device clscan::select_device() picks, the one the
                       other tools and the tests use: CLSCAN_PLATFORM and CLSCAN_DEVICE when set, else
                       the first GPU, else the first device. Fails (exit 1) when nothing matches.
@@ -60,6 +72,29 @@ wrong or nothing was tested; 2 on a usage error.
 Environment: CLSCAN_CACHE_DIR, CLSCAN_NO_CACHE, CLSCAN_TUNING and CLSCAN_LOG apply as in the library.
 Without --selected, CLSCAN_PLATFORM and CLSCAN_DEVICE only choose which device is marked "selected".
 )";
+
+// A comma-separated list of "scans", "select", "by_key", or "all".
+clscan_info::self_test_calls parse_calls(const std::string& list) {
+  clscan_info::self_test_calls calls{false, false, false};
+  std::stringstream stream(list);
+  std::string name;
+  bool any = false;
+  while (std::getline(stream, name, ',')) {
+    if (name == "all")
+      calls = {true, true, true};
+    else if (name == "scans")
+      calls.scans = true;
+    else if (name == "select")
+      calls.selections = true;
+    else if (name == "by_key")
+      calls.by_key = true;
+    else
+      throw usage_error("unknown calls '" + name + "' (scans, select, by_key or all)");
+    any = true;
+  }
+  if (!any) throw usage_error("--calls needs a value");
+  return calls;
+}
 
 // A comma-separated list of algorithm names, or "all".
 std::vector<clscan::algorithm> parse_algorithms(const std::string& list) {
@@ -85,6 +120,8 @@ int main(int argc, char** argv) {
   bool json = false;
   bool run_self_test = false;
   bool algorithm_given = false;
+  bool calls_given = false;
+  clscan_info::self_test_calls calls;
   bool selected_only = false;
   std::vector<clscan::algorithm> algorithms = {clscan::algorithm::automatic};
   try {
@@ -110,11 +147,22 @@ int main(int argc, char** argv) {
         }
         algorithms = parse_algorithms(value);
         algorithm_given = true;
+      } else if (arg == "--calls" || arg.rfind("--calls=", 0) == 0) {
+        std::string value;
+        if (arg == "--calls") {
+          if (i + 1 >= argc) throw usage_error("--calls needs a value");
+          value = argv[++i];
+        } else {
+          value = arg.substr(std::strlen("--calls="));
+        }
+        calls = parse_calls(value);
+        calls_given = true;
       } else {
         throw usage_error("unknown option '" + arg + "'");
       }
     }
     if (algorithm_given && !run_self_test) throw usage_error("--algorithm applies to --self-test only");
+    if (calls_given && !run_self_test) throw usage_error("--calls applies to --self-test only");
   } catch (const usage_error& e) {
     std::fprintf(stderr, "clscan-info: %s\n\n%s", e.what(), usage_text);
     return 2;
@@ -122,7 +170,8 @@ int main(int argc, char** argv) {
 
   try {
     if (run_self_test)
-      return clscan_info::run_self_tests(clscan_info::discover(false, selected_only), algorithms, json);
+      return clscan_info::run_self_tests(clscan_info::discover(false, selected_only), algorithms, calls,
+                                         json);
     const clscan_info::machine m = clscan_info::discover(true, selected_only);
     if (json)
       clscan_info::print_json(m);
