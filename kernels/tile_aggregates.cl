@@ -6,6 +6,7 @@
 #define CLSCAN_TILE_AGGREGATES_CL
 
 #include "group_scan.cl"
+#include "tile_io.cl"
 
 // aggregates[0, tiles) in, their exclusive scan out, and the total at aggregates[tiles]. Each
 // work-item combines a contiguous chunk, so the result does not depend on timing.
@@ -15,16 +16,17 @@ scan_tile_aggregates(global carry_t* aggregates, ulong tiles) {
   const ulong chunk = (tiles + CLSCAN_WG - 1) / CLSCAN_WG;
   const ulong first = min((ulong)get_local_id(0) * chunk, tiles);
   const ulong end = min(first + chunk, tiles);
+  // Walked in unrolled chunks on CPUs (CLSCAN_FOR_RUN): llvmpipe ends every loop of a kernel once
+  // they have iterated 65535 times together, which two passes over 32768 tiles reached.
   carry_t sum = CLSCAN_CARRY_IDENTITY;
-  for (ulong t = first; t < end; ++t)
-    sum = carry_combine(sum, aggregates[t]);
+  CLSCAN_FOR_RUN(t, first, end, { sum = carry_combine(sum, aggregates[t]); })
   carry_t total;
   carry_t running = group_exclusive_scan(sum, scratch, &total);
-  for (ulong t = first; t < end; ++t) {
+  CLSCAN_FOR_RUN(t, first, end, {
     const carry_t a = aggregates[t];
     aggregates[t] = running;
     running = carry_combine(running, a);
-  }
+  })
   if (get_local_id(0) == 0) aggregates[tiles] = total;
 }
 
