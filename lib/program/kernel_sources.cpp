@@ -39,7 +39,12 @@ void append_resolved(std::string_view name, std::set<std::string_view>& included
 
 const std::string& kernel_source(std::string_view name) {
   static std::mutex mutex;
-  static std::map<std::string, std::string, std::less<>> resolved;
+  // Never destroyed, as the workspace registry (workspace.cpp): nothing of clscan's is freed at exit,
+  // when the OpenCL implementation may be shutting down beside it. Under Oclgrind, freeing these
+  // texts at exit aborted one run in ten ("corrupted double-linked list", exit-oclgrind-global-late).
+  static auto* const resolved_texts =
+      new std::map<std::string, std::string, std::less<>>; // NOLINT(cppcoreguidelines-owning-memory)
+  auto& resolved = *resolved_texts;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = resolved.find(name);
   if (it == resolved.end()) {
