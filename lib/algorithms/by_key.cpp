@@ -4,13 +4,10 @@
 // results).
 #include "algorithms/by_key.hpp"
 
-#include "algorithms/single_pass.hpp"
+#include "algorithms/tile_chain.hpp"
 
 namespace clscan::detail {
 namespace {
-
-constexpr std::size_t one_pass_kernel = 0, clear_status_kernel = 1, tile_aggregates_kernel = 2,
-                      scan_aggregates_kernel = 3, tiles_kernel = 4;
 
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
   const std::size_t wg = shape.work_group_size;
@@ -34,7 +31,6 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
              launch_sequence& launch) {
   const scan_request& request = *op.request;
   const std::size_t element_size = size_of(request.type);
-  const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_int exclusive = request.kind == scan_kind::exclusive ? 1 : 0;
   const cl_int has_initial = request.has_initial ? 1 : 0;
@@ -51,38 +47,17 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
     set_arg_bytes(k, 8, element_size, initial.bytes);
   };
 
-  if (op.algo == algorithm::single_pass) {
-    const lookback_launch started =
-        begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
-                       status_words_per_slot(ws.caps, element_size, 1), tiles, launch);
-    cl_kernel k = kernels.kernels[one_pass_kernel]();
-    set_scan_args(k);
-    set_arg(k, 9, started.status);
-    set_arg(k, 10, started.ticket_base);
-    set_arg(k, 11, started.tag);
-    launch.run(k, tiles, kernels.work_group_size, true);
-    end_lookback(temps, started, tiles, op.waits_pending, launch);
-    return;
-  }
-
-  // Aggregates per tile, their exclusive scan, then the tiles.
-  const cl_mem aggregates = temps.scratch(ws.context, 1, (tiles + 1) * by_key_carry_bytes(request.type))();
-  const cl_ulong tile_count = tiles;
-  cl_kernel reduce_tiles = kernels.kernels[tile_aggregates_kernel]();
-  set_arg(reduce_tiles, 0, op.aux);
-  set_arg(reduce_tiles, 1, op.in);
-  set_arg(reduce_tiles, 2, in_offset);
-  set_arg(reduce_tiles, 3, n);
-  set_arg(reduce_tiles, 4, aggregates);
-  launch.run(reduce_tiles, tiles, kernels.work_group_size, false);
-  cl_kernel scan_aggregates = kernels.kernels[scan_aggregates_kernel]();
-  set_arg(scan_aggregates, 0, aggregates);
-  set_arg(scan_aggregates, 1, tile_count);
-  launch.run(scan_aggregates, 1, kernels.work_group_size, false);
-  cl_kernel write_tiles = kernels.kernels[tiles_kernel]();
-  set_scan_args(write_tiles);
-  set_arg(write_tiles, 9, aggregates);
-  launch.run(write_tiles, tiles, kernels.work_group_size, true);
+  const auto set_aggregate_args = [&](cl_kernel k, cl_mem aggregates) {
+    set_arg(k, 0, op.aux);
+    set_arg(k, 1, op.in);
+    set_arg(k, 2, in_offset);
+    set_arg(k, 3, n);
+    set_arg(k, 4, aggregates);
+  };
+  enqueue_chained(
+      ws, temps, kernels, op, launch,
+      {status_words_per_slot(ws.caps, element_size, 1), by_key_carry_bytes(request.type), 9},
+      [&](cl_kernel k, bool /*tiles_known*/) { set_scan_args(k); }, set_aggregate_args);
 }
 
 } // namespace

@@ -4,15 +4,13 @@
 // algorithm::three_stage).
 #include "algorithms/select.hpp"
 
-#include "algorithms/single_pass.hpp"
+#include "algorithms/tile_chain.hpp"
 
 #include <algorithm>
 
 namespace clscan::detail {
 namespace {
 
-constexpr std::size_t one_pass_kernel = 0, clear_status_kernel = 1, tile_counts_kernel = 2,
-                      scan_counts_kernel = 3, tiles_kernel = 4;
 constexpr std::size_t count_bytes = sizeof(cl_ulong);
 
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
@@ -41,7 +39,6 @@ std::string prelude(const variant_key& key, const device_capabilities& caps) {
 void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels, const scan_operands& op,
              launch_sequence& launch) {
   const primitive_request& call = *op.call;
-  const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_ulong flags_offset = call.flags_offset, count_offset = call.count_offset;
   const auto set_inputs = [&](cl_kernel k) {
@@ -58,39 +55,20 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
     set_arg(k, 8, n);
   };
 
-  if (op.algo == algorithm::single_pass) {
-    const lookback_launch started =
-        begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
-                       status_words_per_slot(ws.caps, count_bytes), tiles, launch);
-    cl_kernel k = kernels.kernels[one_pass_kernel]();
+  const cl_int partition = call.kind == primitive::partition_if ? 1 : 0;
+  const auto set_call_args = [&](cl_kernel k, bool tiles_known) {
     set_inputs(k);
     set_outputs(k);
-    set_arg(k, 9, started.status);
-    set_arg(k, 10, started.ticket_base);
-    set_arg(k, 11, started.tag);
-    launch.run(k, tiles, kernels.work_group_size, true);
-    end_lookback(temps, started, tiles, op.waits_pending, launch);
-    return;
-  }
-
-  // Counts per tile, their exclusive scan (and the total after them), then the tiles.
-  const cl_mem counts = temps.scratch(ws.context, 1, (tiles + 1) * count_bytes)();
-  const cl_ulong tile_count = tiles;
-  cl_kernel count_tiles = kernels.kernels[tile_counts_kernel]();
-  set_inputs(count_tiles);
-  set_arg(count_tiles, 4, n);
-  set_arg(count_tiles, 5, counts);
-  launch.run(count_tiles, tiles, kernels.work_group_size, false);
-  cl_kernel scan_counts = kernels.kernels[scan_counts_kernel]();
-  set_arg(scan_counts, 0, counts);
-  set_arg(scan_counts, 1, tile_count);
-  launch.run(scan_counts, 1, kernels.work_group_size, false);
-  cl_kernel write_tiles = kernels.kernels[tiles_kernel]();
-  set_inputs(write_tiles);
-  set_outputs(write_tiles);
-  set_arg(write_tiles, 9, counts);
-  set_arg(write_tiles, 10, cl_int{call.kind == primitive::partition_if ? 1 : 0});
-  launch.run(write_tiles, tiles, kernels.work_group_size, true);
+    if (tiles_known) set_arg(k, 10, partition); // after the aggregates (argument 9)
+  };
+  const auto set_aggregate_args = [&](cl_kernel k, cl_mem counts) {
+    set_inputs(k);
+    set_arg(k, 4, n);
+    set_arg(k, 5, counts);
+  };
+  enqueue_chained(ws, temps, kernels, op, launch,
+                  {status_words_per_slot(ws.caps, count_bytes), count_bytes, 9}, set_call_args,
+                  set_aggregate_args);
 }
 
 } // namespace
