@@ -33,6 +33,12 @@ enum class op {
   custom,  // options::custom_op, an OpenCL C expression in `a` and `b`
 };
 
+// An element of a device buffer: a value the device computes, used without reading it back.
+struct device_value {
+  cl::Buffer buffer;
+  std::size_t offset = 0; // in elements of the call's type
+};
+
 template <typename T = cl_int> struct options {
   clscan::algorithm algorithm = clscan::algorithm::automatic;
   clscan::op operation = clscan::op::sum;
@@ -45,6 +51,12 @@ template <typename T = cl_int> struct options {
   // An exclusive scan starts from this value (out[0] == initial); an inclusive scan combines it in
   // front of the first element. Unset: the operator's identity.
   std::optional<T> initial;
+
+  // As `initial`, but read on the device when the call runs, from a buffer of the call's element type
+  // in the queue's context: chains a call onto a value computed on the device (another call's total,
+  // clscan::reduce) without reading it back. Put the event that writes it in `wait_list`. Set at most
+  // one of `initial` and `initial_on_device`.
+  std::optional<device_value> initial_on_device;
 
   // Floating-point scans may round differently from run to run with the single-pass algorithm, whose
   // order of combination depends on scheduling. `deterministic` picks an algorithm that gives the

@@ -42,6 +42,9 @@ struct scan_request {
   element_value custom_identity;
   bool has_initial = false;
   element_value initial;
+  // options::initial_on_device: the buffer (null when unset) and the element offset in it.
+  cl_mem initial_buffer = nullptr;
+  std::size_t initial_buffer_offset = 0;
   bool deterministic = false;
   std::size_t in_offset = 0;
   std::size_t out_offset = 0;
@@ -63,6 +66,10 @@ template <typename T> scan_request make_request(scan_kind kind, const options<T>
   r.custom_identity = element_value::of(opts.custom_identity);
   r.has_initial = opts.initial.has_value();
   if (opts.initial) r.initial = element_value::of(*opts.initial);
+  if (opts.initial_on_device) {
+    r.initial_buffer = opts.initial_on_device->buffer();
+    r.initial_buffer_offset = opts.initial_on_device->offset;
+  }
   r.deterministic = opts.deterministic;
   r.in_offset = opts.in_offset;
   r.out_offset = opts.out_offset;
