@@ -37,28 +37,11 @@ std::vector<T> guarded_image(const std::vector<T>* data, std::size_t n, std::siz
 }
 
 // The shared host reference (tools/common/reference.hpp), under the names the tests use.
+using clscan_reference::affine;
 using clscan_reference::same_value;
 using clscan_reference::splitmix64;
 using clscan_reference::wrapping_product;
 using clscan_reference::wrapping_sum;
-
-// Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
-// b". Associative, with the identity map (1 << half), and not commutative.
-template <typename T> struct affine {
-  static constexpr unsigned half = 4 * sizeof(T);
-  static constexpr T low = static_cast<T>((T{1} << half) - 1);
-  static T compose(T a, T b) {
-    const T m = static_cast<T>(((a >> half) * (b >> half)) & low);
-    const T c = static_cast<T>(((b >> half) * (a & low) + (b & low)) & low);
-    return static_cast<T>((m << half) | c);
-  }
-  static std::string expression() {
-    const std::string h = std::to_string(half);
-    const std::string mask = sizeof(T) == 8 ? "0xffffffffUL" : "0xffffU";
-    return "(((((a) >> " + h + ") * ((b) >> " + h + ")) & " + mask + ") << " + h + ") | ((((b) >> " + h +
-           ") * ((a) & " + mask + ") + ((b) & " + mask + ")) & " + mask + ")";
-  }
-};
 
 // Floating-point sums within clscan_reference::check_rounded's bound: "" when every element of
 // got[offset ...] is within it, else what was wrong with the first element outside it.

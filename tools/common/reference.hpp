@@ -1,6 +1,7 @@
 // Host reference scans, shared by the tools and the tests: the library's operators and identities
-// computed on the host, a scan with any combine function, a same-value check that matches any NaN with
-// any NaN, a rounding bound for floating-point sums, and a seeded generator.
+// computed on the host, a scan with any combine function, a custom operator that is associative but not
+// commutative (affine), a same-value check that matches any NaN with any NaN, a rounding bound for
+// floating-point sums, and a seeded generator.
 #pragma once
 
 #include <clscan/clscan.hpp>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -138,6 +140,24 @@ std::vector<T> scan_by_key(const std::vector<K>& keys, const std::vector<T>& in,
   }
   return out;
 }
+
+// Composition of affine maps x -> m*x + c modulo 2^(bits/2), packed as (m << half) | c: "first a, then
+// b". Associative, with the identity map (1 << half), and not commutative.
+template <typename T> struct affine {
+  static constexpr unsigned half = 4 * sizeof(T);
+  static constexpr T low = static_cast<T>((T{1} << half) - 1);
+  static T compose(T a, T b) {
+    const T m = static_cast<T>(((a >> half) * (b >> half)) & low);
+    const T c = static_cast<T>(((b >> half) * (a & low) + (b & low)) & low);
+    return static_cast<T>((m << half) | c);
+  }
+  static std::string expression() {
+    const std::string h = std::to_string(half);
+    const std::string mask = sizeof(T) == 8 ? "0xffffffffUL" : "0xffffU";
+    return "(((((a) >> " + h + ") * ((b) >> " + h + ")) & " + mask + ") << " + h + ") | ((((b) >> " + h +
+           ") * ((a) & " + mask + ") + ((b) & " + mask + ")) & " + mask + ")";
+  }
+};
 
 // The same bits, or both NaN: a NaN's payload is not kept through fmin and fmax (NVIDIA returns its
 // canonical NaN), so any NaN matches any NaN.
