@@ -30,10 +30,12 @@ inline elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PAR
 // src/dst point at the user's buffers plus their offsets in elements. status is the workspace's status
 // array (word 0: ticket counter). Tiles get indices ticket - ticket_base in the order work-groups
 // start. tag is this launch's epoch (never 0). seed is combined in front of everything (the identity
-// unless the caller gave an initial value).
+// unless the caller gave an initial value); seed_source, when not null, holds it at seed_offset instead
+// (a value computed on the device).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
-                 global status_t* status, uint ticket_base, uint tag, int exclusive, elem_t seed) {
+                 global status_t* status, uint ticket_base, uint tag, int exclusive, elem_t seed,
+                 const global elem_t* seed_source, ulong seed_offset) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];
   local lookback_locals lb;
   local uint shared_tile;
@@ -44,6 +46,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   const uint lid = (uint)get_local_id(0);
   src += src_offset;
   dst += dst_offset;
+  if (seed_source) seed = seed_source[seed_offset];
 #if CLSCAN_SPIN_LIMIT == 0
   // In place, a predecessor's input may already hold its output once its prefix is published, so a
   // published prefix must win over the reduction (see take_fallback).

@@ -7,11 +7,14 @@
 
 // Scans tile get_group_id(0) of src[0, n) into dst (inclusive, or exclusive when `exclusive`), seeded
 // with `seed` (used by the launch that covers everything in one tile; pass the identity otherwise).
-// When tile_totals is not null, the tile's total is written to tile_totals[tile].
+// When tile_totals is not null, the tile's total is written to tile_totals[tile]. seed_source, when not
+// null, holds the seed at seed_offset instead (a value computed on the device).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 scan_tiles(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
-           global elem_t* tile_totals, int exclusive, elem_t seed) {
+           global elem_t* tile_totals, int exclusive, elem_t seed, const global elem_t* seed_source,
+           ulong seed_offset) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];
+  if (seed_source) seed = seed_source[seed_offset];
   const ulong tile = get_group_id(0);
   const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
 
@@ -26,12 +29,14 @@ scan_tiles(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong
 }
 
 // Combines each element of tile t of data[0, n) with the prefix of the tiles before it: seed op
-// tile_prefixes[t]. Tile 0 has nothing before it, so without a seed it is left alone.
+// tile_prefixes[t]. Tile 0 has nothing before it, so without a seed it is left alone. seed_source as
+// for scan_tiles (has_seed is then set).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 add_tile_prefixes(global elem_t* data, ulong data_offset, ulong n, const global elem_t* tile_prefixes,
-                  int has_seed, elem_t seed) {
+                  int has_seed, elem_t seed, const global elem_t* seed_source, ulong seed_offset) {
   const ulong tile = get_group_id(0);
   if (tile == 0 && !has_seed) return;
+  if (seed_source) seed = seed_source[seed_offset];
   const elem_t prefix = has_seed ? combine(seed, tile_prefixes[tile]) : tile_prefixes[tile];
   const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
 

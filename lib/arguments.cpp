@@ -165,6 +165,22 @@ std::size_t address_alignment(const memory_view& view, std::size_t offset, std::
   return std::min(power_of_two(reinterpret_cast<std::uintptr_t>(view.host) + offset), own);
 }
 
+void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
+                             byte_range out_range) {
+  if (!request.has_initial_buffer) return;
+  if (!request.initial_buffer)
+    throw invalid_argument("clscan: options::initial_on_device holds a null buffer");
+  if (request.has_initial)
+    throw invalid_argument("clscan: options::initial and options::initial_on_device are both set; set one");
+  const std::size_t element_size = size_of(request.type);
+  const memory_view view = check_buffer(request.initial_buffer, "initial_on_device", context,
+                                        request.initial_buffer_offset, 1, element_size, CL_MEM_WRITE_ONLY);
+  // Every work-group reads the value when it starts, while others may already write their output.
+  if (views_overlap(view, {request.initial_buffer_offset * element_size, element_size}, out, out_range))
+    throw invalid_argument("clscan: options::initial_on_device lies in the output range, which the call "
+                           "writes while it reads the value");
+}
+
 checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                              std::size_t n, const scan_request& request) {
   checked_call call;
@@ -198,6 +214,7 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
       user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
   check_wait_list(user_wait_events, user_wait_count, context);
   validate_request(request, cached_capabilities(device));
+  check_initial_on_device(request, context, out_view, {request.out_offset * element_size, n * element_size});
 
   call.queue = q;
   call.context = context;
@@ -238,6 +255,9 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
     throw invalid_argument(name() +
                            ": the input and output are the same range; a selection cannot run in place "
                            "(use another buffer, or another range of this one)");
+  if (scan.has_initial_buffer)
+    throw invalid_argument(name() + ": options::initial_on_device is not supported by this call; use "
+                                    "options::initial");
   checked_call call = check_arguments(queue, in, out, n, scan);
   const device_capabilities& caps = cached_capabilities(call.device);
   const std::size_t element_size = size_of(scan.type);

@@ -53,6 +53,11 @@ struct byte_range {
 };
 bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range);
 
+// options::initial_on_device, when set: not with options::initial, a readable buffer of the call's
+// context holding the element, outside the output range `out_range` of `out`.
+void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
+                             byte_range out_range);
+
 // The largest power of two that divides the address of byte `offset` of `view` (at most
 // `base_alignment` where the implementation chose the address).
 std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment);

@@ -42,7 +42,8 @@ struct scan_request {
   element_value custom_identity;
   bool has_initial = false;
   element_value initial;
-  // options::initial_on_device: the buffer (null when unset) and the element offset in it.
+  // options::initial_on_device: set or not, its buffer and the element offset in it.
+  bool has_initial_buffer = false;
   cl_mem initial_buffer = nullptr;
   std::size_t initial_buffer_offset = 0;
   bool deterministic = false;
@@ -67,6 +68,7 @@ template <typename T> scan_request make_request(scan_kind kind, const options<T>
   r.has_initial = opts.initial.has_value();
   if (opts.initial) r.initial = element_value::of(*opts.initial);
   if (opts.initial_on_device) {
+    r.has_initial_buffer = true;
     r.initial_buffer = opts.initial_on_device->buffer();
     r.initial_buffer_offset = opts.initial_on_device->offset;
   }

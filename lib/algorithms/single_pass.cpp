@@ -177,6 +177,9 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   set_arg(k, 7, started.tag);
   set_arg(k, 8, exclusive);
   set_arg_bytes(k, 9, element_size, seed.bytes);
+  set_arg(k, 10, op.request->initial_buffer);
+  const cl_ulong seed_offset = op.request->initial_buffer_offset;
+  set_arg(k, 11, seed_offset);
   launch.run(k, tiles, kernels.work_group_size, true);
   end_lookback(temps, started, tiles, op.waits_pending, launch);
 }

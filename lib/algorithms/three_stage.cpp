@@ -18,6 +18,8 @@ struct tile_scan_args {
   cl_mem tile_totals; // may be null
   cl_int exclusive;
   const element_value* seed;
+  cl_mem seed_source; // options::initial_on_device (the seed is read there), else null
+  cl_ulong seed_offset;
 };
 
 void scan_tiles(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
@@ -31,12 +33,14 @@ void scan_tiles(launch_sequence& launch, const compiled_variant& kernels, std::s
   set_arg(k, 5, a.tile_totals);
   set_arg(k, 6, a.exclusive);
   set_arg_bytes(k, 7, element_size, a.seed->bytes);
+  set_arg(k, 8, a.seed_source);
+  set_arg(k, 9, a.seed_offset);
   launch.run(k, tiles_for(a.n, kernels.tile), kernels.work_group_size, last);
 }
 
 void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
                        cl_mem data, cl_ulong offset, cl_ulong n, cl_mem prefixes, cl_int has_seed,
-                       const element_value& seed, bool last) {
+                       const element_value& seed, cl_mem seed_source, cl_ulong seed_offset, bool last) {
   cl_kernel k = kernels.kernels[add_tile_prefixes_kernel]();
   set_arg(k, 0, data);
   set_arg(k, 1, offset);
@@ -44,6 +48,8 @@ void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels,
   set_arg(k, 3, prefixes);
   set_arg(k, 4, has_seed);
   set_arg_bytes(k, 5, element_size, seed.bytes);
+  set_arg(k, 6, seed_source);
+  set_arg(k, 7, seed_offset);
   launch.run(k, tiles_for(n, kernels.tile), kernels.work_group_size, last);
 }
 
@@ -59,10 +65,15 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const std::size_t element_size = size_of(op.request->type);
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
+  const cl_mem seed_source = op.request->initial_buffer;
+  const cl_ulong seed_offset = op.request->initial_buffer_offset;
+  const cl_int has_seed = op.request->has_initial || seed_source ? 1 : 0;
 
   if (op.n <= kernels.tile) {
     scan_tiles(launch, kernels, element_size,
-               {op.in, op.in_offset, op.out, op.out_offset, op.n, nullptr, exclusive, &seed}, true);
+               {op.in, op.in_offset, op.out, op.out_offset, op.n, nullptr, exclusive, &seed, seed_source,
+                seed_offset},
+               true);
     return;
   }
 
@@ -80,18 +91,22 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   }
   level_sizes[0] = op.n;
 
-  scan_tiles(launch, kernels, element_size,
-             {op.in, op.in_offset, op.out, op.out_offset, op.n, levels[1], exclusive, &op.identity}, false);
+  scan_tiles(
+      launch, kernels, element_size,
+      {op.in, op.in_offset, op.out, op.out_offset, op.n, levels[1], exclusive, &op.identity, nullptr, 0},
+      false);
   for (std::size_t l = 1; l < depth; ++l)
     scan_tiles(launch, kernels, element_size,
-               {levels[l], 0, levels[l], 0, level_sizes[l], levels[l + 1], 1, &op.identity}, false);
+               {levels[l], 0, levels[l], 0, level_sizes[l], levels[l + 1], 1, &op.identity, nullptr, 0},
+               false);
   scan_tiles(launch, kernels, element_size,
-             {levels[depth], 0, levels[depth], 0, level_sizes[depth], nullptr, 1, &op.identity}, false);
+             {levels[depth], 0, levels[depth], 0, level_sizes[depth], nullptr, 1, &op.identity, nullptr, 0},
+             false);
   for (std::size_t l = depth - 1; l >= 1; --l)
     add_tile_prefixes(launch, kernels, element_size, levels[l], 0, level_sizes[l], levels[l + 1], 0,
-                      op.identity, false);
-  add_tile_prefixes(launch, kernels, element_size, op.out, op.out_offset, op.n, levels[1],
-                    op.request->has_initial ? 1 : 0, seed, true);
+                      op.identity, nullptr, 0, false);
+  add_tile_prefixes(launch, kernels, element_size, op.out, op.out_offset, op.n, levels[1], has_seed, seed,
+                    seed_source, seed_offset, true);
 }
 
 } // namespace

@@ -646,3 +646,58 @@ TEST_CASE("a scan that fails to enqueue leaves later scans correct", "[errors]")
     CHECK(read_buffer<cl_int>(out, n) == expected);
   }
 }
+
+TEST_CASE("a bad options::initial_on_device is rejected and the buffers are untouched", "[errors]") {
+  auto& e = env();
+  const auto data = known_data(300);
+  cl::Buffer buffer = make_buffer(data);
+  const auto seed_data = known_data(4, 0x21);
+  cl::Buffer seed = make_buffer(seed_data);
+  clscan::options<cl_int> opts;
+
+  SECTION("with options::initial as well") {
+    opts.initial = 1;
+    opts.initial_on_device = clscan::device_value{seed, 0};
+    CHECK_THAT(invalid_argument_message([&] { clscan::inclusive(e.queue, buffer, data.size(), opts); }),
+               Contains("initial_on_device") && Contains("both"));
+  }
+  SECTION("offset past the end of its buffer") {
+    opts.initial_on_device = clscan::device_value{seed, 4};
+    CHECK_THAT(invalid_argument_message([&] { clscan::exclusive(e.queue, buffer, data.size(), opts); }),
+               Contains("initial_on_device"));
+  }
+  SECTION("a null buffer") {
+    opts.initial_on_device = clscan::device_value{};
+    CHECK_THAT(invalid_argument_message([&] { clscan::inclusive(e.queue, buffer, data.size(), opts); }),
+               Contains("initial_on_device") && Contains("null"));
+  }
+  SECTION("a buffer of another context") {
+    cl::Context other_context(e.device);
+    opts.initial_on_device = clscan::device_value{cl::Buffer(other_context, CL_MEM_READ_WRITE, 64), 0};
+    CHECK_THAT(invalid_argument_message([&] { clscan::inclusive(e.queue, buffer, data.size(), opts); }),
+               Contains("initial_on_device") && Contains("another context"));
+  }
+  SECTION("inside the output range") {
+    opts.initial_on_device = clscan::device_value{buffer, 7};
+    CHECK_THAT(invalid_argument_message([&] { clscan::inclusive(e.queue, buffer, data.size(), opts); }),
+               Contains("initial_on_device") && Contains("output"));
+  }
+  SECTION("just past the output range is fine") {
+    opts.initial_on_device = clscan::device_value{buffer, 299};
+    clscan::inclusive(e.queue, buffer, 299, opts).wait();
+    std::vector<cl_int> expected(data.begin(), data.end());
+    std::inclusive_scan(expected.begin(), expected.end() - 1, expected.begin(), std::plus<>(), data[299]);
+    CHECK(read_buffer<cl_int>(buffer, data.size()) == expected);
+    return;
+  }
+  SECTION("by-key calls do not take it") {
+    cl::Buffer keys = make_buffer(known_data(300, 0x7));
+    cl::Buffer out = make_buffer(known_data(300, 0x8));
+    opts.initial_on_device = clscan::device_value{seed, 0};
+    CHECK_THAT(invalid_argument_message(
+                   [&] { clscan::inclusive_by_key(e.queue, keys, buffer, out, data.size(), opts); }),
+               Contains("initial_on_device"));
+  }
+  CHECK(read_buffer<cl_int>(buffer, data.size()) == data);
+  CHECK(read_buffer<cl_int>(seed, seed_data.size()) == seed_data);
+}

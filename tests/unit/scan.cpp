@@ -129,6 +129,7 @@ struct scan_case {
   std::size_t out_offset = 5; // output front guard; in place, the front guard of the one buffer
   std::size_t back_guard = 6; // guard elements after the scanned range
   std::optional<cl_int> initial;
+  bool initial_on_device = false;   // `initial` given through options::initial_on_device
   int repeats = 1;                  // calls in a row; in place each scans the previous result
   std::vector<cl::Event> wait_list; // for the first call
 };
@@ -185,6 +186,12 @@ pending_scan enqueue_case(const scan_case& c, std::vector<cl_int> input, const c
     p.out = make_buffer(guarded_image<cl_int>(nullptr, c.n, c.out_offset, c.back_guard));
   }
   clscan::options<cl_int> opts = options_for(c);
+  if (c.initial_on_device && c.initial) {
+    // Between poisoned neighbours, so that reading the wrong element shows.
+    opts.initial_on_device =
+        clscan::device_value{make_buffer(std::vector<cl_int>{-77, -77, *c.initial, -77}), 2};
+    opts.initial.reset();
+  }
   for (int r = 0; r < c.repeats; ++r) {
     p.events.push_back(call_scan(queue, c, p.in, p.out, opts));
     opts.wait_list = {p.events.back()};
@@ -363,6 +370,27 @@ void initial_values(algorithm algo) {
           c.algo = algo;
           c.initial = initials[i];
           run_case(with_guards(c, i % 2 == 0), make_data(i % 2 ? data_kind::random : data_kind::overflow, n));
+        }
+}
+
+// The same scans as initial_values, with the initial value in a device buffer.
+void initial_values_on_device(algorithm algo) {
+  const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
+  const std::vector<cl_int> initials = {-7, std::numeric_limits<cl_int>::min()};
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{9}, tile - 1, tile + 1, 2 * tile + 3, std::size_t{100003}})
+    for (std::size_t i = 0; i < initials.size(); ++i)
+      for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
+        for (bool in_place : {false, true}) {
+          scan_case c;
+          c.n = n;
+          c.in_place = in_place;
+          c.kind = kind;
+          c.algo = algo;
+          c.initial = initials[i];
+          c.initial_on_device = true;
+          c.repeats = in_place ? 1 : 2;
+          run_case(with_guards(c, i % 2 == 0), make_data(data_kind::random, n));
         }
 }
 
@@ -568,6 +596,8 @@ CLSCAN_SCAN_TEST("scan: sizes around tile^2 (three recursion levels)", recursion
 CLSCAN_SCAN_TEST("scan: 20 random sizes", random_sizes)
 CLSCAN_SCAN_TEST("scan: in place twice is a scan of a scan and out of place twice the same", scan_of_a_scan)
 CLSCAN_SCAN_TEST("scan: initial values with inclusive and exclusive scans", initial_values)
+CLSCAN_SCAN_TEST("scan: initial values read on the device (options::initial_on_device)",
+                 initial_values_on_device)
 CLSCAN_SCAN_TEST("scan: aligned and unaligned in_offset and out_offset", offsets)
 CLSCAN_SCAN_TEST("scan: the returned event completes with the result in the output", returned_event)
 CLSCAN_SCAN_TEST("scan: a wait list with a user event and the call does not block", user_event_wait_list)
