@@ -97,6 +97,7 @@ void check_slice(const cl::CommandQueue& queue, const cl::Buffer& data, std::siz
 
 scan_request without_initial(scan_request request) {
   request.has_initial = false;
+  request.has_initial_buffer = false;
   request.initial_buffer = nullptr;
   request.initial_buffer_offset = 0;
   return request;
@@ -222,6 +223,7 @@ cl::Event scan_across_ranks(MPI_Comm comm, const cl::CommandQueue& queue, const 
   if (request.wait_list) waits = *request.wait_list;
   waits.push_back(start_written);
   scan_request from_start = own_request;
+  from_start.has_initial_buffer = true;
   from_start.initial_buffer = part.scratch();
   from_start.initial_buffer_offset = 0;
   from_start.wait_list = &waits;

@@ -36,7 +36,7 @@ rank_record describe_call(const clscan::detail::scan_request& request, std::size
 }
 
 bool contributes_total(std::size_t n_local, int rank, const clscan::detail::scan_request& request) {
-  return n_local > 0 || (rank == 0 && (request.has_initial || request.initial_buffer));
+  return n_local > 0 || (rank == 0 && (request.has_initial || request.has_initial_buffer));
 }
 
 std::optional<int> first_failed_rank(const std::vector<rank_record>& records) {

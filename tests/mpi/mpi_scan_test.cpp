@@ -68,6 +68,7 @@ struct device_env {
   cl::Context context;
   cl::CommandQueue queue;
   std::size_t tile = 0; // elements of one tile of the larger-size algorithm
+  bool fp64 = false;
 };
 
 // One case: the operator (with its host reference), the kind, the initial value, each rank's count.
@@ -277,8 +278,9 @@ bool unchanged(const device_env& dev, const cl::Buffer& buffer, const std::vecto
 }
 
 // One rank passes a count its buffer cannot hold: that rank throws invalid_argument, every other rank
-// rank_error naming it, and no buffer changes. Then a mismatched call (rank 1 exclusive, the others
-// inclusive): invalid_argument everywhere. Then a good call, which shows the ranks are still in step.
+// rank_error naming it, and no buffer changes. The same with an operator that does not compile on that
+// rank (build_error). Then a mismatched call (rank 1 exclusive, the others inclusive): invalid_argument
+// everywhere. Then a good call, which shows the ranks are still in step.
 void error_cases(const device_env& dev) {
   using T = cl_int;
   const int bad = world_size - 1;
@@ -307,6 +309,24 @@ void error_cases(const device_env& dev) {
     fail(std::string("a count past the buffer: unexpected exception ") + e.what());
   }
   if (!unchanged(dev, buffer, image)) fail("a failed call changed the buffer");
+
+  // The failing rank's operator does not compile: its local reduction throws build_error.
+  ++cases;
+  try {
+    clscan::options<T> custom = opts;
+    custom.operation = op::custom;
+    custom.custom_op = world_rank == bad ? "a + no_such_name" : "a + b";
+    clscan::mpi::inclusive<T>(MPI_COMM_WORLD, dev.queue, buffer, 100, custom).wait();
+    fail("an operator that does not compile on rank " + std::to_string(bad) + ": no exception");
+  } catch (const clscan::mpi::rank_error& e) {
+    if (world_rank == bad || e.failed_rank() != bad)
+      fail(std::string("an operator that does not compile: rank_error ") + e.what());
+  } catch (const clscan::build_error& e) {
+    if (world_rank != bad) fail(std::string("a rank that did not fail threw build_error: ") + e.what());
+  } catch (const std::exception& e) {
+    fail(std::string("an operator that does not compile: unexpected exception ") + e.what());
+  }
+  if (!unchanged(dev, buffer, image)) fail("a call whose operator did not compile changed the buffer");
 
   if (world_size > 1) {
     ++cases;
@@ -399,9 +419,14 @@ void run_all(const device_env& dev) {
   both([&](scan_kind k, std::size_t i) {
     run_case(dev, builtin_case<cl_float>("float sum", op::sum, k, i, tile, 0.5f));
   });
-  both([&](scan_kind k, std::size_t i) {
-    run_case(dev, builtin_case<cl_double>("double sum", op::sum, k, i, tile, std::nullopt));
-  });
+  if (dev.fp64) {
+    both([&](scan_kind k, std::size_t i) {
+      run_case(dev, builtin_case<cl_double>("double sum", op::sum, k, i, tile, std::nullopt));
+    });
+  } else {
+    index += 2;
+    if (world_rank == 0) std::cout << "mpi: no cl_double cases: the device has no fp64" << std::endl;
+  }
   both([&](scan_kind k, std::size_t i) {
     run_case(dev, builtin_case<cl_int>("int min", op::min, k, i, tile, std::nullopt));
   });
@@ -449,6 +474,7 @@ int main(int argc, char** argv) {
     dev.context = cl::Context(device);
     dev.queue = cl::CommandQueue(dev.context, device);
     dev.tile = tile_of(device);
+    dev.fp64 = clscan::capabilities(device).fp64;
     if (world_rank == 0) record_checks();
     run_all(dev);
     error_cases(dev);
