@@ -4,7 +4,8 @@
 #   packaging-install           cmake --install of this build tree into ${CMAKE_BINARY_DIR}/test-install
 #                               (after packaging-clean empties it): the fixture the next test needs
 #   packaging-find-package      tests/package/consumer: find_package(clscan CONFIG REQUIRED) against
-#                               that prefix only, links clscan::clscan, runs and verifies scans
+#                               that prefix only, links clscan::clscan, runs and verifies scans; and
+#                               clscan::mpi (COMPONENTS mpi) where clscan was built with MPI
 #   packaging-add-subdirectory  tests/package/subdir: add_subdirectory(<clscan source>) and the same
 #                               program
 #
@@ -50,6 +51,7 @@ if(CLSCAN_INSTALL)
                                    -DCMAKE_PREFIX_PATH=${CLSCAN_TEST_INSTALL_PREFIX}
                                    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
                                    -DCLSCAN_EXPECTED_PREFIX=${CLSCAN_TEST_INSTALL_PREFIX}
+                                   -DCLSCAN_EXPECT_MPI=${CLSCAN_MPI_BUILT}
                                    "-DCLSCAN_FORBIDDEN_PATHS=${PROJECT_SOURCE_DIR}/include|${PROJECT_SOURCE_DIR}/lib|${PROJECT_BINARY_DIR}/include|${PROJECT_BINARY_DIR}/lib"
                    --test-command ${CMAKE_CTEST_COMMAND} -C $<CONFIG> --output-on-failure)
   set_tests_properties(packaging-clean packaging-clean-consumer PROPERTIES
