@@ -1,9 +1,10 @@
 // clscan-mpi-bench: the time of one clscan::mpi scan across the ranks mpirun starts, beside the time of
 // its MPI exchange and of copying the same bytes on one device. For docs/SCALING.md.
 //
-//   mpirun -np 2 clscan-mpi-bench --n 2^24 --reps 20 [--type int] [--kind inclusive] [--json]
+//   mpirun -np 2 clscan-mpi-bench --n 2^24 --reps 20 [--type int] [--kind inclusive] [--device-per-rank]
 //
-// Every rank scans n elements of its own (on its CLSCAN_PLATFORM / CLSCAN_DEVICE device). A sample is
+// Every rank scans n elements of its own, on clscan::select_device() (CLSCAN_PLATFORM / CLSCAN_DEVICE)
+// or, with --device-per-rank, on a device of its own (tools/common/rank_device.hpp). A sample is
 // the slowest rank's time, after a barrier, for:
 //   call      from the call until it returns (the local reduce, the exchange, the enqueue of the scan)
 //   complete  from the call until its event completes (the whole scan)
@@ -14,6 +15,7 @@
 #include "common/cli.hpp"
 #include "common/json.hpp"
 #include "common/opencl.hpp"
+#include "common/rank_device.hpp"
 #include "common/timing.hpp"
 
 #include <clscan/clscan.hpp>
@@ -41,14 +43,18 @@ struct bench_options {
   clscan::element_type type = clscan::element_type::int32;
   clscan::scan_kind kind = clscan::scan_kind::inclusive;
   bool json = false;
+  bool device_per_rank = false;
 };
 
 const char* usage_text =
-    "usage: mpirun -np K clscan-mpi-bench [--n COUNT] [--reps K] [--type T] [--kind K] [--json]\n"
+    "usage: mpirun -np K clscan-mpi-bench [--n COUNT] [--reps K] [--type T] [--kind K] [--device-per-rank]\n"
+    "                                     [--json]\n"
     "  --n COUNT    elements per rank (default 2^24; 1000, 64K, 2^20+3, ...)\n"
     "  --reps K     timed calls (default 20, 1 to 10000)\n"
     "  --type T     int, uint, long, ulong, float or double (default int)\n"
     "  --kind K     inclusive or exclusive (default inclusive)\n"
+    "  --device-per-rank  each rank of a machine takes its own device of the selected platform and type\n"
+    "               (one rank per GPU); otherwise every rank uses clscan::select_device()'s\n"
     "  --json       one JSON object on rank 0's stdout instead of the table\n";
 
 // Every rank reads the same command line, so every rank reaches the same verdict.
@@ -69,6 +75,8 @@ std::optional<bench_options> parse(int argc, char** argv) {
       const std::optional<clscan::scan_kind> kind = clscan::parse_scan_kind(text);
       if (!kind) throw usage_error("--kind: unknown '" + text + "' (inclusive, exclusive)");
       opt.kind = *kind;
+    } else if (arg == "--device-per-rank") {
+      opt.device_per_rank = true;
     } else if (arg == "--json") {
       opt.json = true;
     } else {
@@ -173,7 +181,8 @@ int bench(int argc, char** argv, int rank, int size) {
     return 0;
   }
   const bench_options& opt = *parsed;
-  const cl::Device device = clscan::select_device();
+  const cl::Device device =
+      opt.device_per_rank ? clscan_tools::device_for_rank(MPI_COMM_WORLD) : clscan::select_device();
   const clscan_tools::device_queue dq = clscan_tools::make_queue(device);
   const results r = clscan_tools::with_element_type(
       opt.type, [&](auto zero) { return measure<decltype(zero)>(opt, dq, rank, size); });
@@ -191,6 +200,7 @@ int bench(int argc, char** argv, int rank, int size) {
     json.begin_object();
     json.field("ranks", size);
     json.field("device", device_name);
+    json.field("device_per_rank", opt.device_per_rank);
     json.field("n_per_rank", static_cast<unsigned long long>(opt.n));
     json.field("type", clscan::to_string(opt.type));
     json.field("kind", clscan::to_string(opt.kind));
@@ -204,9 +214,11 @@ int bench(int argc, char** argv, int rank, int size) {
     json.end_object();
     std::printf("%s\n", out.c_str());
   } else {
-    std::printf("clscan-mpi-bench: %d rank%s, %s %s elements of %s per rank, %s; median of %llu\n", size,
+    std::printf("clscan-mpi-bench: %d rank%s, %s %s elements of %s per rank, %s%s; median of %llu\n", size,
                 size == 1 ? "" : "s", clscan_tools::count_text(opt.n).c_str(), clscan::to_string(opt.kind),
-                clscan::to_string(opt.type), device_name.c_str(), static_cast<unsigned long long>(opt.reps));
+                clscan::to_string(opt.type), device_name.c_str(),
+                opt.device_per_rank ? " (rank 0's; a device per rank)" : "",
+                static_cast<unsigned long long>(opt.reps));
     std::printf("  call returns        %12.1f us\n", r.call_us);
     std::printf("  scan complete       %12.1f us\n", r.complete_us);
     std::printf("  MPI_Allgather       %12.1f us\n", r.exchange_us);

@@ -1,4 +1,5 @@
-// clscan::mpi on however many ranks mpirun starts (tests/cmake/mpi.cmake runs it on 1 to 4).
+// clscan::mpi on however many ranks mpirun starts (tests/cmake/mpi.cmake runs it on 1 to 4), all on
+// clscan::select_device(), or with --device-per-rank each rank of a machine on a device of its own.
 //
 // Every rank generates every rank's slice from the case's seed, so it knows the whole array and checks
 // its own slice of the result exactly against a sequential scan of the concatenation (floating-point
@@ -11,6 +12,7 @@
 #include <clscan/clscan.hpp>
 #include <clscan/mpi.hpp>
 
+#include <common/rank_device.hpp>
 #include <common/reference.hpp>
 
 #include "rank_records.hpp"
@@ -467,9 +469,17 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
+  if (argc > 2 || (argc == 2 && std::string(argv[1]) != "--device-per-rank")) {
+    if (world_rank == 0) std::fputs("usage: mpirun -np K clscan-mpi-test [--device-per-rank]\n", stderr);
+    MPI_Finalize();
+    return 2;
+  }
   int status = 0;
   try {
-    const cl::Device device = clscan::select_device();
+    // --device-per-rank: each rank of a machine on a device of its own (two GPUs, two ranks).
+    const bool device_per_rank = argc == 2;
+    const cl::Device device =
+        device_per_rank ? clscan_tools::device_for_rank(MPI_COMM_WORLD) : clscan::select_device();
     device_env dev;
     dev.context = cl::Context(device);
     dev.queue = cl::CommandQueue(dev.context, device);
@@ -478,9 +488,9 @@ int main(int argc, char** argv) {
     if (world_rank == 0) record_checks();
     run_all(dev);
     error_cases(dev);
-    if (world_rank == 0)
-      std::cout << "mpi: " << world_size << " ranks on " << device.getInfo<CL_DEVICE_NAME>() << ", tile "
-                << dev.tile << std::endl;
+    if (world_rank == 0 || device_per_rank)
+      std::cout << "mpi: rank " << world_rank << " of " << world_size << " on "
+                << device.getInfo<CL_DEVICE_NAME>() << ", tile " << dev.tile << std::endl;
   } catch (const std::exception& e) {
     // Every rank meets the same missing device; the test registration reports that as skipped.
     std::cerr << "mpi: rank " << world_rank << ": " << e.what() << std::endl;
