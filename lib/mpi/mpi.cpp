@@ -66,8 +66,8 @@ communicator_place place_in(MPI_Comm comm) {
 }
 
 // The checks the scan itself makes only once it runs, after the exchange, made before it: the slice's
-// range in the buffer (the scan reads [in_offset, +n) and writes [out_offset, +n)), and whether a forced
-// single-pass scan may run on the device.
+// range in the buffer (the scan reads [in_offset, +n) and writes [out_offset, +n)), an initial value on
+// the device inside that output range, and whether a forced single-pass scan may run on the device.
 void check_slice(const cl::CommandQueue& queue, const cl::Buffer& data, std::size_t n_local,
                  const scan_request& request) {
   const std::size_t element_size = size_of(request.type);
@@ -85,6 +85,11 @@ void check_slice(const cl::CommandQueue& queue, const cl::Buffer& data, std::siz
   if (a != b && (a < b ? b - a : a - b) < n_local)
     throw invalid_argument("clscan::mpi: the ranges at in_offset and out_offset overlap without being the "
                            "same range");
+  // Sub-buffers over the output range are left to the scan's own check, after the exchange.
+  if (request.has_initial_buffer && request.initial_buffer == data() && request.initial_buffer_offset >= b &&
+      request.initial_buffer_offset - b < n_local)
+    throw invalid_argument("clscan::mpi: options::initial_on_device lies in the output range, which the "
+                           "scan writes while it reads the value");
   if (request.algo == algorithm::single_pass && n_local > 0) {
     cl::Device device;
     check_cl(queue.getInfo(CL_QUEUE_DEVICE, &device), "clGetCommandQueueInfo");
@@ -122,8 +127,9 @@ local_part prepare(const cl::CommandQueue& queue, const cl::Buffer& data, std::s
   cl::Context context;
   check_cl(queue.getInfo(CL_QUEUE_CONTEXT, &context), "clGetCommandQueueInfo");
   cl_int status = CL_SUCCESS;
+  // Room for the totals of every rank before this one.
   part.scratch =
-      cl::Buffer(context, CL_MEM_READ_WRITE, element_size * (1 + std::size_t(place.size)), nullptr, &status);
+      cl::Buffer(context, CL_MEM_READ_WRITE, element_size * (1 + std::size_t(place.rank)), nullptr, &status);
   check_cl(status, "clCreateBuffer");
   scan_request reduce_request = request;
   reduce_request.out_offset = 0;
@@ -145,9 +151,8 @@ std::string message_of(MPI_Comm comm, int failed_rank, int rank, const std::stri
   return text;
 }
 
-// The value rank `rank`'s scan starts from, in slot 0 of `scratch`: the totals of `ranks` combined in
-// order on the device. Returns the event to wait for (none when nothing runs on the device after the
-// fill, which the scan orders behind itself through the event it returns).
+// The value this rank's scan starts from, in slot 0 of `scratch`: the totals of `ranks` combined in order
+// on the device. Returns the event of the command that writes it.
 cl::Event write_start_value(const cl::CommandQueue& queue, const cl::Buffer& scratch,
                             const std::vector<rank_record>& records, const std::vector<int>& ranks,
                             const scan_request& request) {
