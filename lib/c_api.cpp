@@ -281,6 +281,7 @@ const char* c_name_of(clscan::detail::primitive kind) noexcept {
   case clscan::detail::primitive::unique: return "clscan_unique";
   case clscan::detail::primitive::inclusive_by_key: return "clscan_inclusive_by_key";
   case clscan::detail::primitive::exclusive_by_key: return "clscan_exclusive_by_key";
+  case clscan::detail::primitive::reduce: return "clscan_reduce";
   }
   return "clscan";
 }
