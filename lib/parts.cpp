@@ -31,25 +31,36 @@ struct totals_exchange {
   std::size_t opened = 1;           // gates 1 .. opened - 1 are set
   cl_int failure = CL_SUCCESS;
 
-  // Sets the gates that can open now, after `status` for total `index` (or for none: index past the
-  // totals). Gates are set outside the lock: setting one may run other callbacks on this thread.
+  // Opens the gates that can open now, after `status` for total `index`.
   void on_read(std::size_t index, cl_int status) {
-    std::vector<std::pair<cl::UserEvent, cl_int>> to_set;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (status < 0 && failure == CL_SUCCESS) failure = status;
-      if (index < read_done.size()) read_done[index] = true;
-      std::size_t ready = 0; // totals 0 .. ready - 1 are in host memory
-      while (ready < read_done.size() && read_done[ready])
-        ++ready;
-      const std::size_t limit = failure != CL_SUCCESS ? gates.size() : std::min(ready + 1, gates.size());
-      for (; opened < limit; ++opened)
-        to_set.emplace_back(gates[opened], failure != CL_SUCCESS
-                                               ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
-                                               : CL_COMPLETE);
-    }
-    for (auto& [gate, gate_status] : to_set)
-      gate.setStatus(gate_status);
+    std::unique_lock<std::mutex> lock(mutex);
+    if (status < 0 && failure == CL_SUCCESS) failure = status;
+    read_done[index] = true;
+    std::size_t ready = 0; // totals 0 .. ready - 1 are in host memory
+    while (ready < read_done.size() && read_done[ready])
+      ++ready;
+    if (failure != CL_SUCCESS)
+      open(lock, gates.size(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    else
+      open(lock, std::min(ready + 1, gates.size()), CL_COMPLETE);
+  }
+
+  // Opens every gate still shut, with `status`.
+  void open_all(cl_int status) {
+    std::unique_lock<std::mutex> lock(mutex);
+    open(lock, gates.size(), status);
+  }
+
+private:
+  // Opens gates up to `limit` with `status`. The events are set after the lock is given up: setting
+  // one may run callbacks on this thread.
+  void open(std::unique_lock<std::mutex>& lock, std::size_t limit, cl_int status) {
+    std::vector<cl::UserEvent> to_set;
+    for (; opened < limit; ++opened)
+      to_set.push_back(gates[opened]);
+    lock.unlock();
+    for (cl::UserEvent& gate : to_set)
+      gate.setStatus(status);
   }
 };
 
@@ -204,8 +215,10 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
       check(clFlush(p.queue()), "clFlush");
     return done;
   } catch (...) {
-    // Commands already enqueued behind a gate must not wait forever.
-    exchange->on_read(count, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    // Commands already enqueued behind a gate must not wait forever. They write only this call's own
+    // buffers (the parts they precede were not enqueued), so they may as well run; a failed gate
+    // would also take PoCL 3.1 down (pocl_update_event_failed aborts on a pthread error).
+    exchange->open_all(CL_COMPLETE);
     throw;
   }
 }

@@ -18,8 +18,11 @@
 // The call only enqueues: nothing blocks the host. The totals move between contexts through event
 // callbacks that release user events, so queues must be flushed for work to start, which the call
 // does. It allocates a few small buffers per part per call. Bad arguments in any part throw before
-// any part's data is touched. The returned events complete when each part holds its result; a failure
-// of one part's commands makes the later parts' events fail too.
+// any part's data is touched. The returned events complete when each part holds its result. A failure
+// of an earlier part's commands (a failed wait-list event) fails the later parts' events too, through
+// the callback OpenCL calls when a command is terminated; implementations that never call it (PoCL
+// 3.1 and Mesa rusticl 22.3 do not) leave the later parts' events waiting: check the earlier parts'
+// events first when a wait list may fail.
 #pragma once
 
 #include <clscan/scan.hpp>
