@@ -32,25 +32,71 @@
 #error "CLSCAN_REDUCE_STRIDED reorders elements: it needs a commutative operator"
 #endif
 
-// Loads CLSCAN_VEC elements starting at element `first` of `src` into v; those at or past n read as the
+// Loads the CLSCAN_VEC elements that start at element `first` of `src`; those at or past n read as the
 // identity.
-inline void load_vector(const global elem_t* src, ulong first, ulong n, elem_t* v) {
+inline vec_t load_vector(const global elem_t* src, ulong first, ulong n) {
   if (first + CLSCAN_VEC <= n) {
 #if CLSCAN_ALIGNED
-    const vec_t x = *(const global vec_t*)(src + first);
+    return *(const global vec_t*)(src + first);
 #else
-    const vec_t x = CLSCAN_VLOAD(0, src + first);
+    return CLSCAN_VLOAD(0, src + first);
 #endif
-    CLSCAN_VSTORE(x, 0, v);
-  } else {
-    for (int c = 0; c < CLSCAN_VEC; ++c)
-      v[c] = first + c < n ? src[first + c] : CLSCAN_IDENTITY;
   }
+  elem_t part[CLSCAN_VEC];
+  for (int c = 0; c < CLSCAN_VEC; ++c)
+    part[c] = first + c < n ? src[first + c] : CLSCAN_IDENTITY;
+  return CLSCAN_VLOAD(0, part);
 }
 
+#if defined(CLSCAN_REDUCE_COMMUTATIVE)
+// The built-in operators lane by lane on whole vectors (prelude.cl's combine, for vec_t).
+inline vec_t combine_lanes(vec_t a, vec_t b) {
+#if CLSCAN_VEC == 1
+  return combine(a, b);
+#elif defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
+  return fmin(a, b);
+#elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
+  return fmax(a, b);
+#elif defined(CLSCAN_OP_MIN)
+  return min(a, b);
+#elif defined(CLSCAN_OP_MAX)
+  return max(a, b);
+#elif defined(CLSCAN_OP_AND)
+  return a & b;
+#elif defined(CLSCAN_OP_OR)
+  return a | b;
+#elif defined(CLSCAN_OP_XOR)
+  return a ^ b;
+#elif defined(CLSCAN_WRAP_T)
+  // Signed sums wrap: added as the unsigned type of the same size, as prelude.cl's combine does.
+#define CLSCAN_WRAP_VEC CLSCAN_CAT(CLSCAN_WRAP_T, CLSCAN_VEC)
+  return CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC))(CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(a) +
+                                                           CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(b));
+#else
+  return a + b;
+#endif
+}
+
+// The lanes of the accumulators, combined in a fixed order.
+inline elem_t combine_accumulators(const vec_t* acc) {
+  elem_t total = CLSCAN_IDENTITY;
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
+    elem_t part[CLSCAN_VEC];
+    CLSCAN_VSTORE(acc[k], 0, part);
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      total = combine(total, part[c]);
+  }
+  return total;
+}
+#endif
+
 // The total of the work-item's share of tiles [first_tile, end_tile) of src[0, n), combined with the
-// other work-items' shares in work-item order by the caller (group_exclusive_scan); with
-// the local-tile layout, the whole range's total, in every work-item.
+// other work-items' shares in work-item order by the caller (group_exclusive_scan); with the
+// local-tile layout, the whole range's total, in every work-item.
 #if CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_LOCAL_TILE
 inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile,
                            local vec_t* tile, local elem_t* scratch) {
@@ -66,34 +112,23 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
 #elif CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_STRIDED
 inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile) {
   const uint lid = (uint)get_local_id(0);
-  elem_t acc[CLSCAN_ITEMS];
+  vec_t acc[CLSCAN_ITEMS / CLSCAN_VEC];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k)
-    acc[k] = CLSCAN_IDENTITY;
-  // Step t: vector k * CLSCAN_WG + lid of tile t, for each of the work-item's CLSCAN_ITEMS / CLSCAN_VEC
-  // vectors.
+  for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
+    acc[k] = (vec_t)(CLSCAN_IDENTITY);
+  // Step t: vectors k * CLSCAN_WG + lid of tile t, k < CLSCAN_ITEMS / CLSCAN_VEC.
   for (ulong t = first_tile; t < end_tile; ++t) {
-    const ulong tile_first = t * CLSCAN_TILE;
+    const global elem_t* tile = src + t * CLSCAN_TILE;
+    const ulong available = n - t * CLSCAN_TILE;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-    for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
-      elem_t v[CLSCAN_VEC];
-      load_vector(src, tile_first + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, n, v);
-#pragma unroll
-      for (int c = 0; c < CLSCAN_VEC; ++c)
-        acc[k * CLSCAN_VEC + c] = combine(acc[k * CLSCAN_VEC + c], v[c]);
-    }
+    for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
+      acc[k] = combine_lanes(acc[k], load_vector(tile, ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, available));
   }
-  elem_t total = acc[0];
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
-  for (int k = 1; k < CLSCAN_ITEMS; ++k)
-    total = combine(total, acc[k]);
-  return total;
+  return combine_accumulators(acc);
 }
 #else
 inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile) {
@@ -102,52 +137,42 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
   const ulong part = (end_tile - first_tile) * CLSCAN_ITEMS;
   const ulong first = first_tile * CLSCAN_TILE + (ulong)get_local_id(0) * part;
   const ulong end = min(first + part, n);
-#if defined(CLSCAN_REDUCE_COMMUTATIVE)
-  elem_t acc[CLSCAN_ITEMS];
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k)
-    acc[k] = CLSCAN_IDENTITY;
-#else
-  elem_t running = CLSCAN_IDENTITY;
-#endif
   ulong i = first;
   // One step per CLSCAN_ITEMS elements: at most range_tiles steps, which the host bounds for
   // llvmpipe's loop limit (docs/RELIABILITY.md, "rusticl").
+#if defined(CLSCAN_REDUCE_COMMUTATIVE)
+  vec_t acc[CLSCAN_ITEMS / CLSCAN_VEC];
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
+    acc[k] = (vec_t)(CLSCAN_IDENTITY);
   for (; i + CLSCAN_ITEMS <= end; i += CLSCAN_ITEMS) {
-    elem_t v[CLSCAN_ITEMS];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
-      load_vector(src, i + (ulong)k * CLSCAN_VEC, end, v + k * CLSCAN_VEC);
+      acc[k] = combine_lanes(acc[k], load_vector(src, i + (ulong)k * CLSCAN_VEC, end));
+  }
+  elem_t total = combine_accumulators(acc);
+#else
+  elem_t total = CLSCAN_IDENTITY;
+  for (; i + CLSCAN_ITEMS <= end; i += CLSCAN_ITEMS) {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-    for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-#if defined(CLSCAN_REDUCE_COMMUTATIVE)
-      acc[k] = combine(acc[k], v[k]);
-#else
-      running = combine(running, v[k]);
-#endif
+    for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
+      elem_t v[CLSCAN_VEC];
+      CLSCAN_VSTORE(load_vector(src, i + (ulong)k * CLSCAN_VEC, end), 0, v);
+#pragma unroll
+      for (int c = 0; c < CLSCAN_VEC; ++c)
+        total = combine(total, v[c]);
     }
   }
-#if defined(CLSCAN_REDUCE_COMMUTATIVE)
-  for (; i < end; ++i)
-    acc[0] = combine(acc[0], src[i]);
-  elem_t total = acc[0];
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
 #endif
-  for (int k = 1; k < CLSCAN_ITEMS; ++k)
-    total = combine(total, acc[k]);
+  for (; i < end; ++i)
+    total = combine(total, src[i]);
   return total;
-#else
-  for (; i < end; ++i)
-    running = combine(running, src[i]);
-  return running;
-#endif
 }
 #endif
 
