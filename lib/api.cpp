@@ -13,6 +13,7 @@
 #include "workspace.hpp"
 
 #include <clscan/error.hpp>
+#include <clscan/reduce.hpp>
 #include <clscan/scan.hpp>
 
 #include <algorithm>
@@ -32,17 +33,21 @@ bool waits_pending(const cl_event* events, cl_uint count) {
 // The part every call shares once its arguments are checked: the plan (qualifying the device first
 // where the plan needs a verdict it does not have yet), the program, a set of temporaries and the
 // launch. `plan` is called with the workspace locked; `operands` lacks only what the plan decides.
+// Without a verdict_type (reduce) no verdict is looked up, and the planner must always plan.
 template <typename Planner>
 cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& call, workspace& ws,
-                          element_type verdict_type, scan_operands operands, const Planner& plan_with) {
+                          std::optional<element_type> verdict_type, scan_operands operands,
+                          const Planner& plan_with) {
   std::unique_lock<std::mutex> lock(ws.mutex);
-  std::optional<scan_plan> plan = plan_with(known_single_pass_verdict(ws.caps, verdict_type));
+  std::optional<scan_plan> plan =
+      plan_with(verdict_type ? known_single_pass_verdict(ws.caps, *verdict_type) : nullptr);
+  if (!plan && !verdict_type) throw error("clscan internal error: a plan without a verdict was not made");
   if (!plan) {
     // The first single-pass call on this device: the check runs scans of its own, on GPUs in this
     // context (taking this workspace's lock), so the lock is given up meanwhile.
     lock.unlock();
     const single_pass_qualification& verdict =
-        ensure_single_pass_qualified(ws.caps, verdict_type, &ws.context);
+        ensure_single_pass_qualified(ws.caps, *verdict_type, &ws.context);
     lock.lock();
     plan = plan_with(&verdict);
   }
@@ -141,6 +146,43 @@ cl::Event enqueue_primitive(const cl::CommandQueue& queue, const cl::Buffer& in,
   return enqueue_planned(queue, call, ws, single_pass_verdict_type(request), operands,
                          [&](const single_pass_qualification* verdict) {
                            return plan_primitive(ws, request, n, alignment, verdict);
+                         });
+}
+
+cl::Event enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                         std::size_t n, const scan_request& request) {
+  const checked_call call = check_reduce_arguments(queue, in, out, n, request);
+  const std::size_t element_size = size_of(request.type);
+  if (n == 0) {
+    // The total of nothing is the initial value, or the identity: written, as any total is.
+    cl_event written = nullptr;
+    if (request.initial_buffer) {
+      if (request.initial_buffer == out() && request.initial_buffer_offset == request.out_offset)
+        return enqueue_marker(call);
+      check(clEnqueueCopyBuffer(
+                call.queue, request.initial_buffer, out(), request.initial_buffer_offset * element_size,
+                request.out_offset * element_size, element_size, call.wait_count, call.waits, &written),
+            "clEnqueueCopyBuffer");
+    } else {
+      const element_value value = request.has_initial
+                                      ? request.initial
+                                      : identity_of(request.type, request.operation, request.custom_identity);
+      check(clEnqueueFillBuffer(call.queue, out(), value.bytes, element_size,
+                                request.out_offset * element_size, element_size, call.wait_count, call.waits,
+                                &written),
+            "clEnqueueFillBuffer");
+    }
+    return cl::Event(written);
+  }
+
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
+  workspace& ws = *held;
+  // Only the input is read in vectors.
+  const std::size_t alignment =
+      address_alignment(call.in, request.in_offset * element_size, ws.base_alignment);
+  return enqueue_planned(queue, call, ws, std::nullopt, operands_of(in, out, n, request),
+                         [&](const single_pass_qualification* /*verdict*/) {
+                           return std::optional<scan_plan>(plan_reduce(ws, request, alignment));
                          });
 }
 

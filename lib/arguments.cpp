@@ -237,6 +237,7 @@ const char* call_name(primitive kind) {
   case primitive::unique: return "unique";
   case primitive::inclusive_by_key: return "inclusive_by_key";
   case primitive::exclusive_by_key: return "exclusive_by_key";
+  case primitive::reduce: return "reduce";
   }
   return "?";
 }
@@ -300,6 +301,68 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
         views_overlap(count_view, count_range, call.out, out_range))
       throw invalid_argument(name() + ": the count overlaps the input or the output");
   }
+  return call;
+}
+
+checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
+                                    const cl::Buffer& out, std::size_t n, const scan_request& request) {
+  checked_call call;
+  cl_command_queue q = queue();
+  if (!q) throw invalid_argument("clscan::reduce: the command queue is null");
+  const auto context = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
+  const auto device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
+  const auto properties = queue_info<cl_command_queue_properties>(q, CL_QUEUE_PROPERTIES);
+
+  const std::size_t element_size = size_of(request.type);
+  const bool in_place = in() == out();
+  const memory_view in_view =
+      check_buffer(in(), "input", context, request.in_offset, n, element_size,
+                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view out_view =
+      check_buffer(out(), "output", context, request.out_offset, 1, element_size, CL_MEM_READ_ONLY);
+  const byte_range out_range{request.out_offset * element_size, element_size};
+  // One handle may be read and written (every element is read before the total is written); through
+  // two handles over the same memory OpenCL leaves that undefined.
+  if (!in_place &&
+      views_overlap(in_view, {request.in_offset * element_size, n * element_size}, out_view, out_range))
+    throw invalid_argument(
+        "clscan::reduce: the input and output buffers are different handles whose ranges "
+        "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over "
+        "the same host memory); pass the same cl::Buffer to write the total into the input");
+  if (request.initial_buffer) {
+    if (request.has_initial)
+      throw invalid_argument("clscan::reduce: options::initial and options::initial_on_device are both set; "
+                             "set at most one");
+    const memory_view initial_view =
+        check_buffer(request.initial_buffer, "initial_on_device", context, request.initial_buffer_offset, 1,
+                     element_size, CL_MEM_WRITE_ONLY);
+    if (request.initial_buffer != out() &&
+        views_overlap(initial_view, {request.initial_buffer_offset * element_size, element_size}, out_view,
+                      out_range))
+      throw invalid_argument("clscan::reduce: the initial_on_device buffer and the output are different "
+                             "handles over the same memory; pass the same cl::Buffer to read the initial "
+                             "value where the total is written");
+  }
+
+  const std::vector<cl::Event>* user_waits = request.wait_list;
+  const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
+  const cl_event* user_wait_events =
+      user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+  check_wait_list(user_wait_events, user_wait_count, context);
+  // The algorithm is not reduce's to choose (reduce.hpp), so a forced one is not checked against
+  // `deterministic` either.
+  scan_request checked = request;
+  checked.algo = algorithm::automatic;
+  validate_request(checked, cached_capabilities(device));
+
+  call.queue = q;
+  call.context = context;
+  call.device = device;
+  call.out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  call.in = in_view;
+  call.out = out_view;
+  call.waits = user_wait_events;
+  call.wait_count = user_wait_count;
   return call;
 }
 

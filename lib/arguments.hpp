@@ -41,6 +41,14 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
                                        const cl::Buffer* aux, const cl::Buffer& out, const cl::Buffer* count,
                                        std::size_t n, const primitive_request& request);
 
+// The checks of clscan::reduce: those of a scan for the queue, the wait list and the request, then the
+// input (in_offset + n elements, not write-only), the output (element out_offset, not read-only), the
+// buffer of options::initial_on_device (of the queue's context, holding its element, not write-only,
+// and not set together with options::initial), and that no two different handles overlap where one
+// is written.
+checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
+                                    const cl::Buffer& out, std::size_t n, const scan_request& request);
+
 // Checks one buffer of a call: not null, of the queue's context, not created with the access flags in
 // `forbidden_flags`, holding offset + n elements, element-aligned. `role` names it in messages.
 memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,

@@ -6,6 +6,7 @@
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>
 #include <clscan/primitives.hpp>
+#include <clscan/reduce.hpp>
 #include <clscan/scan.hpp>
 
 #include <cstring>
@@ -230,6 +231,27 @@ clscan_status scan(clscan::scan_kind kind, cl_command_queue queue, cl_mem in, cl
   });
 }
 
+clscan_status reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, type_integer type,
+                     const clscan_options* options, cl_event* event) noexcept {
+  if (event) *event = nullptr;
+  return guarded([&] {
+    clscan_options defaults;
+    clscan_options_init(&defaults);
+    const clscan_options& opts = options ? *options : defaults;
+    std::string custom_op;
+    clscan::detail::scan_request request =
+        scan_request_of(clscan::scan_kind::inclusive, type, opts, custom_op);
+    const borrowed_events waits(opts.wait_list, opts.wait_list_size);
+    request.wait_list = &waits.get();
+    const borrowed<cl::CommandQueue> borrowed_queue(queue);
+    const borrowed<cl::Buffer> borrowed_in(in);
+    const borrowed<cl::Buffer> borrowed_out(out);
+    cl::Event done = clscan::detail::enqueue_reduce(borrowed_queue.get(), borrowed_in.get(),
+                                                    borrowed_out.get(), n, request);
+    hand_over(done, event);
+  });
+}
+
 clscan_status scan_by_key(clscan::detail::primitive kind, cl_command_queue queue, cl_mem keys,
                           type_integer key_type, cl_mem in, cl_mem out, size_t n, type_integer type,
                           const clscan_options* options, cl_event* event) noexcept {
@@ -281,6 +303,7 @@ const char* c_name_of(clscan::detail::primitive kind) noexcept {
   case clscan::detail::primitive::unique: return "clscan_unique";
   case clscan::detail::primitive::inclusive_by_key: return "clscan_inclusive_by_key";
   case clscan::detail::primitive::exclusive_by_key: return "clscan_exclusive_by_key";
+  case clscan::detail::primitive::reduce: return "clscan_reduce";
   }
   return "clscan";
 }
@@ -387,6 +410,11 @@ clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_mem keys, clsca
                                       cl_event* event) {
   return scan_by_key(clscan::detail::primitive::exclusive_by_key, queue, keys, integer_of(key_type), in, out,
                      n, integer_of(type), options, event);
+}
+
+clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, clscan_type type,
+                            const clscan_options* options, cl_event* event) {
+  return reduce(queue, in, out, n, integer_of(type), options, event);
 }
 
 const char* clscan_last_error_message(void) { return last.message; }

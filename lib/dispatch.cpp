@@ -168,6 +168,26 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   return plan;
 }
 
+scan_plan plan_reduce(workspace& ws, const scan_request& request, std::size_t vector_alignment) {
+  const tuning& shape = ws.reduce_shape(request.type);
+  scan_plan plan;
+  plan.algo = algorithm::three_stage; // no look-back: nothing waits on the verdict's atomics
+  variant_key& key = plan.key;
+  key.algo = algorithm::three_stage;
+  key.call = primitive::reduce;
+  key.type = request.type;
+  key.operation = request.operation;
+  if (request.operation == op::custom) {
+    key.custom_op = ws.intern(*request.custom_op);
+    key.custom_identity = request.custom_identity;
+  }
+  key.work_group_size = shape.work_group_size;
+  key.items_per_thread = shape.items_per_thread;
+  key.vector_width = shape.vector_width;
+  key.aligned = vector_alignment >= shape.vector_width * size_of(request.type);
+  return plan;
+}
+
 } // namespace detail
 
 dispatch_plan plan_for(const cl::Device& device, element_type type) {
@@ -194,6 +214,7 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
                                       : "fences (OpenCL 1.2 atomics)";
   plan.large = plan.single_pass_available ? algorithm::single_pass : algorithm::three_stage;
   plan.three_stage = detail::initial_tuning(caps, type, algorithm::three_stage);
+  plan.reduce = detail::reduce_tuning(caps, type);
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);
   plan.small_input_bytes = detail::small_input_bytes(caps, algorithm::single_pass);
   plan.single_pass_small = plan.small_input_bytes

@@ -36,4 +36,8 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
                                         std::size_t vector_alignment,
                                         const single_pass_qualification* verdict);
 
+// The plan of clscan::reduce: its own launch shape (workspace::reduce_shape), the reduce unit, and no
+// algorithm to choose, so it never needs a single-pass verdict.
+scan_plan plan_reduce(workspace& ws, const scan_request& request, std::size_t vector_alignment);
+
 } // namespace clscan::detail

@@ -19,4 +19,20 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
 // Inputs of at most this many bytes use `algo`'s small-input shape (0: one shape for every size).
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
 
+// clscan::reduce (lib/algorithms/reduce.cpp): its launch shape for this device and type (lookback and
+// spin_limit unused), defaults by device type and then CLSCAN_TUNING; throws invalid_argument for a
+// shape that does not fit the kernel's private or local memory.
+tuning reduce_tuning(const device_capabilities& caps, element_type type);
+
+// How reduce splits n elements (of element_size bytes) in tiles of `tile` among work-groups of
+// `work_group_size`: `groups` work-groups of `range_tiles` consecutive tiles each (the last one fewer), whose
+// totals one more work-group combines; one group needs no second launch. A function of the device and n only,
+// so the order of combination is the same every run.
+struct reduce_split {
+  std::size_t groups = 1;
+  std::size_t range_tiles = 0;
+};
+reduce_split split_reduce(const device_capabilities& caps, std::size_t n, std::size_t element_size,
+                          std::size_t tile, std::size_t work_group_size);
+
 } // namespace clscan::detail

@@ -39,6 +39,12 @@ const tuning& workspace::shape(element_type type, algorithm algo, bool small_inp
   return it->second;
 }
 
+const tuning& workspace::reduce_shape(element_type type) {
+  auto it = reduce_shapes_.find(type);
+  if (it == reduce_shapes_.end()) it = reduce_shapes_.emplace(type, reduce_tuning(caps, type)).first;
+  return it->second;
+}
+
 const compiled_variant& workspace::variant(const variant_key& key) {
   auto it = variants_.find(key);
   if (it == variants_.end()) it = variants_.emplace(key, build_variant(context, device, caps, key)).first;

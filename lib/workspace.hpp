@@ -64,6 +64,8 @@ public:
   // The launch shape for a type, algorithm and size class (tuning.hpp small_input_bytes), read once
   // per class: defaults, a tuned shape, then CLSCAN_TUNING.
   const tuning& shape(element_type type, algorithm algo, bool small_inputs);
+  // clscan::reduce's launch shape for a type (tuning.hpp reduce_tuning), read once.
+  const tuning& reduce_shape(element_type type);
 
   // The compiled kernels for `key`, built (or loaded from the disk cache) on first use
   // (program/build.hpp build_variant).
@@ -88,6 +90,7 @@ public:
 
 private:
   std::map<std::tuple<element_type, algorithm, bool>, tuning> shapes_;
+  std::map<element_type, tuning> reduce_shapes_;
   std::map<variant_key, compiled_variant> variants_;
   std::set<std::string, std::less<>> custom_ops_;
   std::vector<std::unique_ptr<temporaries>> temporaries_;

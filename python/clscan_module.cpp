@@ -180,6 +180,31 @@ std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type,
   return owned_handle(done);
 }
 
+// The call behind clscan.reduce: the total of in_buffer[in_offset:in_offset + n] into
+// out_buffer[out_offset], after `initial` (a number, or None) or, with initial_buffer not 0, the element
+// initial_buffer[initial_offset] read on the device. Returns the call's event (owned_handle).
+std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::uintptr_t in_ptr,
+                      std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset, std::size_t n,
+                      const std::string& op, const std::string& custom_op, py::object custom_identity,
+                      py::object initial, std::uintptr_t initial_ptr, std::size_t initial_offset,
+                      const std::vector<std::uintptr_t>& wait_for) {
+  const scan_arguments args =
+      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
+                          std::move(initial), false, "automatic", wait_for);
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer in = buffer_of(in_ptr);
+  const cl::Buffer out = buffer_of(out_ptr);
+  const cl::Buffer initial_buffer = buffer_of(initial_ptr);
+  const cl::Event done = with_element_type(parse_element_type(type), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    clscan::options<T> opts = options_from<T>(args);
+    if (initial_ptr) opts.initial_on_device = clscan::device_value{initial_buffer, initial_offset};
+    py::gil_scoped_release unlocked;
+    return clscan::reduce<T>(queue, in, out, n, opts);
+  });
+  return owned_handle(done);
+}
+
 // A cl_ulong buffer in the queue's context for a count that is read back at once.
 cl::Buffer scratch_count_buffer(const cl::CommandQueue& queue) {
   cl_int status = CL_SUCCESS;
@@ -301,6 +326,12 @@ PYBIND11_MODULE(_native, m) {
         "Enqueues an inclusive or exclusive scan by key of n elements of OpenCL C type `type`: segments "
         "are runs of equal keys (of OpenCL C type `key_type`) in keys_buffer[in_offset:]; input "
         "in_buffer[in_offset:], output out_buffer[out_offset:]. Otherwise as scan().");
+  m.def("reduce", &reduce, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a,
+        "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "initial_buffer"_a,
+        "initial_offset"_a, "wait_for"_a,
+        "Enqueues the reduce of n elements of OpenCL C type `type` from in_buffer[in_offset:] into "
+        "out_buffer[out_offset] (element offsets), after `initial` (None: none) or, with initial_buffer "
+        "not 0, the element initial_buffer[initial_offset] read on the device. Otherwise as scan().");
   m.def("select", &run_selection, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a,
         "flags_buffer"_a, "flags_offset"_a, "out_buffer"_a, "out_offset"_a, "count_buffer"_a,
         "count_offset"_a, "n"_a, "predicate"_a, "algorithm"_a, "wait_for"_a,

@@ -1,7 +1,8 @@
-// cub_bench: cub::DeviceScan::InclusiveSum, cub::DeviceSelect::If ("x > 0") or
-// cub::DeviceScan::InclusiveSumByKey timed against cudaMemcpyAsync (device to device) of the same input
-// bytes, with clscan-bench's method and data (tools/bench/), so that docs/PERFORMANCE.md can put CUB
-// beside clscan measured in the same GPU session. Not part of clscan's build or CI: bench/cub/README.md.
+// cub_bench: cub::DeviceScan::InclusiveSum, cub::DeviceSelect::If ("x > 0"),
+// cub::DeviceScan::InclusiveSumByKey or cub::DeviceReduce::Sum timed against cudaMemcpyAsync (device to
+// device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
+// docs/PERFORMANCE.md can put CUB beside clscan measured in the same GPU session. Not part of clscan's build
+// or CI: bench/cub/README.md.
 #include <cub/cub.cuh>
 #include <cuda/std/functional>
 #include <cuda_runtime.h>
@@ -33,6 +34,8 @@ options:
                    select  cub::DeviceSelect::If with "x > 0" on inputs of which ~43 % are > 0
                    by_key  cub::DeviceScan::InclusiveSumByKey: int keys, segments of random length
                            1 to 1999 (1000 on average), random values of --type
+                   reduce  cub::DeviceReduce::Sum on the scan's inputs; compared with a read of
+                           the same bytes, half the copy's time (below)
   --type T       int | uint | long | ulong | float | double (32, 32, 64, 64, 32, 64 bits): the
                  values. Default int.
   --sizes LIST   comma-separated element counts, 1 to 2^31-1: plain numbers or 2^N.
@@ -46,9 +49,11 @@ in turn (a by_key input is its keys and its values), clscan-bench's inputs (same
 temporary storage allocated outside the timing, warm-up 3 calls and 3 copies, then calls (events around
 the call, behind a 32 MiB copy) and copies (events around it) alternate; medians. The copy is of one
 input's values, n * sizeof(T) bytes (by_key: not the keys); GB/s counts 2 * n * sizeof(T) for both;
-ratio = copy time / call time. The last call is verified: scan and by_key integers exactly (sums wrap),
-floats within 16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the
-kept elements exactly against std::copy_if.
+ratio = copy time / call time. reduce reads n * sizeof(T) bytes and writes one element: its GB/s count
+n * sizeof(T) and its ratio ("vs_read") is (copy time / 2) / call time, as clscan-bench's reduce rows.
+The last call is verified: scan, by_key and reduce integers exactly (sums wrap), floats within
+16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the kept elements
+exactly against std::copy_if.
 
 Exit status: 0 when every row verified; 1 on a wrong result or a CUDA error; 2 on a bad command line.
 )";
@@ -99,12 +104,13 @@ std::string count_text(std::size_t n) {
   return "2^" + std::to_string(e);
 }
 
-enum class primitive { scan, select, by_key };
+enum class primitive { scan, select, by_key, reduce };
 
 const char* primitive_name(primitive p) {
   switch (p) {
   case primitive::select: return "select";
   case primitive::by_key: return "by_key";
+  case primitive::reduce: return "reduce";
   default: return "scan";
   }
 }
@@ -138,8 +144,10 @@ settings parse_arguments(int argc, char** argv) {
         s.what = primitive::select;
       else if (name == "by_key")
         s.what = primitive::by_key;
+      else if (name == "reduce")
+        s.what = primitive::reduce;
       else
-        usage_error("--primitive: unknown '" + name + "' (scan, select, by_key)");
+        usage_error("--primitive: unknown '" + name + "' (scan, select, by_key, reduce)");
     } else if (arg == "--type") {
       s.type = value();
       const char* const known[] = {"int", "uint", "long", "ulong", "float", "double"};
@@ -278,6 +286,32 @@ std::string verify_sum(const std::vector<T>& in, const std::vector<T>& got,
   return {};
 }
 
+// An empty string when `got` is the sum of `in` (integers wrap; floats within 16 * epsilon * (sum of
+// |x|) of a long double sum), else what differs.
+template <typename T> std::string verify_total(const std::vector<T>& in, T got) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    U sum = 0;
+    for (const T x : in)
+      sum = static_cast<U>(sum + static_cast<U>(x));
+    if (static_cast<T>(sum) == got) return {};
+    return "total: expected " + std::to_string(static_cast<T>(sum)) + ", got " + std::to_string(got);
+  } else {
+    long double sum = 0, magnitude = 0;
+    for (const T x : in) {
+      sum += x;
+      magnitude += std::fabs(static_cast<long double>(x));
+    }
+    const long double bound =
+        16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude + 1e-30L;
+    if (std::fabs(static_cast<long double>(got) - sum) <= bound) return {};
+    char text[120];
+    std::snprintf(text, sizeof text, "total: expected %.17Lg (bound %.3Lg), got %.17g", sum, bound,
+                  static_cast<double>(got));
+    return text;
+  }
+}
+
 // An empty string when `count` and got[0, count) are std::copy_if's of `in` with "x > 0", else the first
 // difference.
 template <typename T>
@@ -346,6 +380,7 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
     case primitive::by_key:
       return cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, keys[i], inputs[i], output, count,
                                                 ::cuda::std::equal_to<>{}, stream);
+    case primitive::reduce: return cub::DeviceReduce::Sum(temp, temp_bytes, inputs[i], output, count, stream);
     default: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, inputs[i], output, count, stream);
     }
   };
@@ -394,6 +429,11 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
   r.scan_gbps = moved / (r.scan_us * 1e3);
   r.copy_gbps = moved / (r.copy_us * 1e3);
   r.ratio = r.copy_us / r.scan_us;
+  if (what == primitive::reduce) {
+    // Against a read of the input: half the copy, which reads and writes it.
+    r.scan_gbps = static_cast<double>(bytes) / (r.scan_us * 1e3);
+    r.ratio = (r.copy_us / 2) / r.scan_us;
+  }
 
   std::vector<T> got(n);
   CUDA_CHECK(cudaMemcpy(got.data(), output, bytes, cudaMemcpyDeviceToHost));
@@ -401,6 +441,8 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
     unsigned long long kept = 0;
     CUDA_CHECK(cudaMemcpy(&kept, selected, sizeof kept, cudaMemcpyDeviceToHost));
     r.message = verify_select(host[last_scan_input], got, kept);
+  } else if (what == primitive::reduce) {
+    r.message = verify_total(host[last_scan_input], got[0]);
   } else {
     r.message = verify_sum(host[last_scan_input], got,
                            what == primitive::by_key ? &host_keys[last_scan_input] : nullptr);
@@ -437,7 +479,9 @@ const char* const csv_header =
 
 void print_row(const settings& s, const device_info& dev, const row& r) {
   if (s.csv) {
-    const char* const op_kind = s.what == primitive::select ? "x > 0," : "sum,inclusive";
+    const char* const op_kind = s.what == primitive::select   ? "x > 0,"
+                                : s.what == primitive::reduce ? "sum,"
+                                                              : "sum,inclusive";
     std::printf("%s,%s,%zu,%s,%s,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s,%s\n",
                 csv_field(dev.name).c_str(), csv_field(dev.driver).c_str(), r.n, s.type.c_str(), op_kind,
                 r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio, r.status.c_str(),
@@ -492,13 +536,20 @@ int main(int argc, char** argv) {
         s.what == primitive::select ? "cub::DeviceSelect::If with \"x > 0\" (~43 % kept)"
         : s.what == primitive::by_key
             ? "cub::DeviceScan::InclusiveSumByKey (int keys, segments of 1000 on average)"
-            : "cub::DeviceScan::InclusiveSum";
-    std::printf("%s; times are medians; GB/s counts read + write bytes of the values (2 * n * sizeof(T)), "
-                "as for the copy\n\n",
-                call);
+        : s.what == primitive::reduce ? "cub::DeviceReduce::Sum"
+                                      : "cub::DeviceScan::InclusiveSum";
+    if (s.what == primitive::reduce)
+      std::printf("%s; times are medians; call GB/s counts the bytes read (n * sizeof(T)), copy GB/s read + "
+                  "write; vs_read = (copy time / 2) / call time\n\n",
+                  call);
+    else
+      std::printf("%s; times are medians; GB/s counts read + write bytes of the values (2 * n * sizeof(T)), "
+                  "as for the copy\n\n",
+                  call);
     std::printf("%-10s %-6s %5s %7s %12s %12s %9s %9s %7s  %s\n", "n", "type", "reps", "buffers",
                 s.what == primitive::scan ? "scan_us" : "call_us", "copy_us",
-                s.what == primitive::scan ? "scan_GB/s" : "call_GB/s", "copy_GB/s", "ratio", "verified");
+                s.what == primitive::scan ? "scan_GB/s" : "call_GB/s", "copy_GB/s",
+                s.what == primitive::reduce ? "vs_read" : "ratio", "verified");
   }
 
   std::size_t failed = 0;

@@ -7,7 +7,7 @@
 #   bench/cub/run-side-by-side.sh [OUT_DIR [BUILD_DIR]]
 #
 # OUT_DIR defaults to $OUT; BUILD_DIR (default build-gpu) must hold a built tools/clscan-bench.
-# Environment: PRIMITIVES (default "scan"; any of "scan select by_key"), TYPES (default "int float long
+# Environment: PRIMITIVES (default "scan"; any of "scan select by_key reduce"), TYPES (default "int float long
 # double"), SIZES (default 2^16,2^20,...,2^28), REPS (20). Files: clscan-TYPE.csv and cub-TYPE.csv for
 # scan, clscan-PRIMITIVE-TYPE.csv and cub-PRIMITIVE-TYPE.csv for the others.
 # Exit status: non-zero when any run failed (its CSV and .err file say why); the table is printed anyway.
@@ -28,8 +28,8 @@ primitives=${PRIMITIVES:-scan}
 types=${TYPES:-int float long double}
 for p in $primitives; do
   case $p in
-    scan | select | by_key) ;;
-    *) echo "run-side-by-side.sh: PRIMITIVES: unknown '$p' (scan, select, by_key: those cub_bench measures)" >&2
+    scan | select | by_key | reduce) ;;
+    *) echo "run-side-by-side.sh: PRIMITIVES: unknown '$p' (scan, select, by_key, reduce: those cub_bench measures)" >&2
        exit 2 ;;
   esac
 done
@@ -83,6 +83,7 @@ for p, t in ((p, t) for p in primitives for t in types):
                 print(f"{who}: {r.get('device', '?')}, {r.get('platform', '') + ' ' if 'platform' in r else ''}"
                       f"{r.get('driver', '?')}")
         print("ratio = copy time / call time (same process, same input bytes: by_key's values);")
+        print("reduce's ratio is to a read of its input: (copy time / 2) / call time, in both programs;")
         print("us = median call time; cub/clscan = CUB's time over clscan's (> 1: clscan is faster)")
         print("select: \"x > 0\" with ~43 % kept; by_key: inclusive sum, int keys, segments of 1000 on average\n")
         print(f"{'primitive':<9} {'n':>6} {'type':<7} {'clscan_us':>10} {'ratio':>6} {'copy_GB/s':>9}   {'cub_us':>10} "

@@ -260,6 +260,14 @@ CLSCAN_C_API clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_me
                                                    cl_mem in, cl_mem out, size_t n, clscan_type type,
                                                    const clscan_options* options, cl_event* event);
 
+/* Reduce: out[out_offset] = initial op in[in_offset] op ... op in[in_offset + n - 1], with `initial` in
+ * front only when has_initial is set; n == 0 writes `initial`, or the operator's identity. One element
+ * of `out` is written and nothing else; `out` may be `in`. Every operator, custom ones included (not
+ * necessarily commutative); the result is the same bits every run on a device, so `deterministic`
+ * changes nothing, and `algorithm` is ignored (reduce has one algorithm). Otherwise as the scans. */
+CLSCAN_C_API clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                         clscan_type type, const clscan_options* options, cl_event* event);
+
 /* What went wrong in this thread's most recent call that returns a clscan_status: a message naming the
  * problem (with the build log for CLSCAN_BUILD_ERROR), or "" after a success. Valid until this thread's
  * next such call. */

@@ -9,6 +9,7 @@
 #include <clscan/log.hpp>
 #include <clscan/names.hpp>
 #include <clscan/options.hpp>
+#include <clscan/parts.hpp>
 #include <clscan/reduce.hpp>
 #include <clscan/scan.hpp>
 #include <clscan/select.hpp>

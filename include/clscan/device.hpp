@@ -78,6 +78,7 @@ struct dispatch_plan {
   tuning single_pass_small; // single-pass shape for inputs of at most small_input_bytes
   std::size_t small_input_bytes = 0;
   tuning three_stage;
+  tuning reduce; // clscan::reduce's shape (lookback unused)
   // The single-pass qualification for this element size (see single_pass_qualification below), as
   // clscan-info prints it: "qualified (...)", "disqualified (reason)", "not checked (CLSCAN_QUALIFY=0)".
   std::string single_pass_qualification;

@@ -9,7 +9,16 @@
 
 namespace clscan::detail {
 
-enum class primitive { select_if, select_flagged, partition_if, unique, inclusive_by_key, exclusive_by_key };
+// reduce: clscan::reduce (reduce.hpp), which takes a scan_request of its own; here for variant keys.
+enum class primitive {
+  select_if,
+  select_flagged,
+  partition_if,
+  unique,
+  inclusive_by_key,
+  exclusive_by_key,
+  reduce
+};
 
 struct primitive_request {
   primitive kind = primitive::select_if;

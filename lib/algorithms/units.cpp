@@ -1,5 +1,6 @@
 // The algorithm units (algorithm_unit.hpp): adding an algorithm adds a line here.
 #include "algorithms/by_key.hpp"
+#include "algorithms/reduce.hpp"
 #include "algorithms/select.hpp"
 #include "algorithms/single_pass.hpp"
 #include "algorithms/three_stage.hpp"
@@ -26,6 +27,7 @@ const algorithm_unit& unit_of(const variant_key& key) {
   case primitive::unique: return select_unit;
   case primitive::inclusive_by_key:
   case primitive::exclusive_by_key: return by_key_unit;
+  case primitive::reduce: return reduce_unit;
   }
   throw error("clscan internal error: no algorithm unit for this call");
 }

@@ -1497,6 +1497,113 @@ static void test_thread_local_error(void) {
   CHECK(strcmp(clscan_last_error_message(), before) == 0);
 }
 
+/* ---- Reduce ---- */
+
+/* One clscan_reduce into element 2 of a 4-element output, against a host loop: the total exact (the
+ * data of input_value keeps floating-point sums exact in any order), the output's other elements and
+ * the input unchanged, n == 0 writing the initial value or the identity. */
+static void run_reduce(clscan_type type, clscan_op op, size_t in_offset, int has_initial, size_t n) {
+  enum { out_count = 4, out_at = 2 };
+  const size_t size = element_size(type);
+  const size_t in_count = in_offset + n;
+  unsigned char* in_bytes = checked_malloc(in_count * size);
+  unsigned char* in_after = checked_malloc(in_count * size);
+  unsigned char out_bytes[out_count * 8], out_after[out_count * 8];
+  cl_mem in = create_buffer(in_count ? in_count * size : size);
+  cl_mem out = create_buffer(out_count * size);
+  clscan_options options;
+  clscan_value expected, got;
+  cl_event done = NULL;
+  clscan_status status;
+  size_t i;
+  memset(in_bytes, poison_byte, in_count * size);
+  for (i = 0; i < n; ++i)
+    store(in_bytes, in_offset + i, type, input_value(type, op, i));
+  memset(out_bytes, poison_byte, sizeof out_bytes);
+  if (in_count) write_buffer(in, in_bytes, in_count * size);
+  write_buffer(out, out_bytes, out_count * size);
+  clscan_options_init(&options);
+  options.operation = op;
+  options.in_offset = in_offset;
+  options.out_offset = out_at;
+  options.has_initial = has_initial;
+  if (has_initial) options.initial = input_value(type, op, n + 7);
+
+  status = clscan_reduce(queue, in, out, n, type, &options, &done);
+  if (status != CLSCAN_SUCCESS) {
+    fprintf(stderr, "reduce %s %s n=%zu: %s: %s\n", type_names[type], op_names[op], n,
+            clscan_status_name(status), clscan_last_error_message());
+    ++failures;
+  } else {
+    CHECK(done != NULL);
+    REQUIRE_CL(clWaitForEvents(1, &done));
+    clReleaseEvent(done);
+    expected = has_initial ? options.initial : identity(type, &options);
+    for (i = 0; i < n; ++i)
+      expected = combine(type, op, expected, load(in_bytes, in_offset + i, type));
+    read_buffer(out, out_after, out_count * size);
+    got = load(out_after, out_at, type);
+    if (!same_value(type, got, expected)) {
+      char want[64], have[64];
+      describe(want, sizeof want, type, expected);
+      describe(have, sizeof have, type, got);
+      fprintf(stderr, "reduce %s %s n=%zu in_offset=%zu initial=%d: expected %s, got %s\n", type_names[type],
+              op_names[op], n, in_offset, has_initial, want, have);
+      ++failures;
+    }
+    for (i = 0; i < out_count; ++i)
+      if (i != out_at && memcmp(out_after + i * size, out_bytes + i * size, size) != 0) {
+        fprintf(stderr, "reduce %s %s n=%zu wrote output element %zu\n", type_names[type], op_names[op], n,
+                i);
+        ++failures;
+      }
+    if (in_count) {
+      read_buffer(in, in_after, in_count * size);
+      CHECK(memcmp(in_after, in_bytes, in_count * size) == 0);
+    }
+  }
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+  free(in_bytes);
+  free(in_after);
+}
+
+/* Every type, four operators, sizes of one work-group's range and of several, offsets, initial values
+ * and errors. The programs are those tests/unit/reduce.cpp builds (ctest runs c-api after [reduce], so
+ * PoCL finds them compiled). */
+static void test_reduce(void) {
+  static const size_t sizes[] = {0, 1, 1000, 70001};
+  size_t s;
+  cl_mem buffer = create_buffer(4 * sizeof(cl_int));
+  const cl_int poison[4] = {-1, -1, -1, -1};
+  cl_int after[4];
+  clscan_options options;
+  clscan_status status;
+  cl_event event = (cl_event)&event;
+  for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    const size_t n = sizes[s];
+    run_reduce(CLSCAN_TYPE_INT32, CLSCAN_OP_SUM, 1, 0, n);
+    run_reduce(CLSCAN_TYPE_INT32, CLSCAN_OP_SUM, 0, 1, n);
+    run_reduce(CLSCAN_TYPE_UINT32, CLSCAN_OP_MAX, 1, n == 1000, n);
+    run_reduce(CLSCAN_TYPE_INT64, CLSCAN_OP_MIN, 1, 0, n);
+    run_reduce(CLSCAN_TYPE_UINT64, CLSCAN_OP_XOR, 1, n == 70001, n);
+    run_reduce(CLSCAN_TYPE_FLOAT32, CLSCAN_OP_SUM, 1, n == 1, n);
+    if (device_has_fp64()) run_reduce(CLSCAN_TYPE_FLOAT64, CLSCAN_OP_SUM, 1, 1, n);
+  }
+  /* The output's one element must lie in its buffer; nothing is written, no event returned. */
+  write_buffer(buffer, poison, sizeof poison);
+  clscan_options_init(&options);
+  options.out_offset = 4;
+  status = clscan_reduce(queue, buffer, buffer, 2, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("reduce past the output", status, CLSCAN_INVALID_ARGUMENT, "output", event);
+  event = (cl_event)&event;
+  status = clscan_reduce(NULL, buffer, buffer, 2, CLSCAN_TYPE_INT32, NULL, &event);
+  expect_failure("reduce without a queue", status, CLSCAN_INVALID_ARGUMENT, "queue", event);
+  read_buffer(buffer, after, sizeof after);
+  CHECK(memcmp(after, poison, sizeof poison) == 0);
+  clReleaseMemObject(buffer);
+}
+
 static void set_up(void) {
   cl_int status = CL_SUCCESS;
   char name[256] = "";
@@ -1629,6 +1736,7 @@ int main(int argc, char** argv) {
       test_selection_wait_list();
       test_by_key();
       test_primitive_errors();
+      test_reduce();
       test_names_and_cache();
       test_thread_local_error();
     } else if (strcmp(mode, "unsupported") == 0) {

@@ -31,10 +31,10 @@ set_tests_properties(c-api-no-device PROPERTIES
 set_tests_properties(c-api c-api-unsupported c-api-opencl-error c-api-no-device PROPERTIES
     LABELS "c-api" TIMEOUT 300)
 # After the tests whose kernels PoCL then finds in its own cache (~/.cache/pocl): the scans' (types)
-# and, as c_api_test.c's selections and scans by key are chosen to build the same programs, those of
-# select and by_key. c-api then takes a few seconds instead of about a minute on two cores (compiling
+# and, as c_api_test.c's selections, scans by key and reduces are chosen to build the same programs,
+# those of select, by_key and reduce. c-api then takes a few seconds instead of about a minute on two cores (compiling
 # work-group functions dominates a cold run).
-set_tests_properties(c-api PROPERTIES DEPENDS "types;select;by_key")
+set_tests_properties(c-api PROPERTIES DEPENDS "types;select;by_key;reduce")
 set_tests_properties(c-api-unsupported PROPERTIES DEPENDS types)
 
 if(CLSCAN_INSTALL)

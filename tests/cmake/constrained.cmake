@@ -8,7 +8,7 @@
 set(CLSCAN_CONSTRAINED_phone "gpu,wg=64,local=16384,no_int64_atomics,no_fp64,no_out_of_order,no_acq_rel")
 set(CLSCAN_CONSTRAINED_integrated "gpu,wg=256,local=16384,no_int64_atomics,no_fp64,no_out_of_order")
 foreach(profile phone integrated)
-  foreach(area scan types errors)
+  foreach(area scan types errors reduce)
     add_test(NAME constrained-${profile}-${area} COMMAND clscan-tests "[${area}]")
     set_tests_properties(constrained-${profile}-${area} PROPERTIES LABELS "constrained" TIMEOUT 900
         ENVIRONMENT "CLSCAN_DEVICE_LIMITS=${CLSCAN_CONSTRAINED_${profile}};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-constrained-${profile}")

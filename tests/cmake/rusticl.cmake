@@ -10,7 +10,7 @@ set(CLSCAN_RUSTICL_ENV RUSTICL_ENABLE=llvmpipe CLSCAN_PLATFORM=rusticl)
 set(CLSCAN_RUSTICL_MISSING "no OpenCL device matches CLSCAN_PLATFORM='rusticl'")
 
 # Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
-foreach(area scan types errors fuzz select by_key)
+foreach(area scan types errors fuzz select by_key reduce)
   add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
   set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
       SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"

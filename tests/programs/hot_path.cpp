@@ -1,9 +1,9 @@
-// A repeated scan call must cost only its enqueues: after the first call of a kind (which builds or
-// loads its kernels and allocates its temporaries), later calls of that kind allocate no host memory
-// and build, load and log nothing. This program counts the operator new calls a call makes on the
-// calling thread (the allocation counter is replaced for this whole executable, which is why it is not
-// part of clscan-tests) and listens to clscan's log, over many repeated calls of several kinds, then
-// checks every result against std::inclusive_scan / std::exclusive_scan.
+// A repeated call (the scans, reduce, select_if, inclusive_by_key) must cost only its enqueues: after
+// the first call of a kind (which builds or loads its kernels and allocates its temporaries), later
+// calls of that kind allocate no host memory and build, load and log nothing. This program counts the
+// operator new calls a call makes on the calling thread (the allocation counter is replaced for this
+// whole executable, which is why it is not part of clscan-tests) and listens to clscan's log, over many
+// repeated calls of several kinds, then checks every result against a host reference.
 //
 // Output: one line per kind ("ok" or what went wrong). Exit status 0 only when every kind is clean.
 #include <clscan/clscan.hpp>
@@ -254,6 +254,48 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
   return problems;
 }
 
+// clscan::reduce repeated as the scans are, at a size of several work-group ranges (two launches and
+// a temporary) and one that one work-group reads, with an initial value on the device: no allocation
+// and no log event after the first call, and the right total.
+std::string run_reduce(const cl::Context& context, const cl::Device& device, std::size_t n) {
+  const cl::CommandQueue queue(context, device);
+  std::vector<cl_int> data(n);
+  std::mt19937 random(13);
+  for (cl_int& x : data)
+    x = static_cast<cl_int>(random());
+  const cl_int initial = 77;
+  cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+  cl::Buffer totals(context, CL_MEM_READ_WRITE, 2 * sizeof(cl_int));
+  queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data());
+  queue.enqueueWriteBuffer(totals, CL_TRUE, 0, sizeof initial, &initial);
+  clscan::options<cl_int> options;
+  options.out_offset = 1;
+  options.initial_on_device = clscan::device_value{totals, 0};
+  const auto call = [&] { return clscan::reduce<cl_int>(queue, in, totals, n, options); };
+  call().wait(); // builds or loads the kernel and allocates the partial totals
+  std::size_t counted = 0;
+  const int events_before = log_events.load();
+  for (int i = 0; i < repeats; ++i) {
+    counting = true;
+    allocations = 0;
+    cl::Event done = call();
+    counting = false;
+    counted += allocations;
+    done.wait();
+  }
+  const int events = log_events.load() - events_before;
+  cl_int got = 0;
+  queue.enqueueReadBuffer(totals, CL_TRUE, sizeof(cl_int), sizeof got, &got);
+  const cl_int expected = std::accumulate(data.begin(), data.end(), initial, wrapping_sum);
+
+  std::string problems;
+  if (counted)
+    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
+  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
+  if (got != expected) problems += "wrong result; ";
+  return problems;
+}
+
 } // namespace
 
 int main() {
@@ -306,6 +348,12 @@ int main() {
         std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
         failed += !problems.empty();
       }
+    for (const std::size_t n : {std::size_t{3'000'000}, std::size_t{1000}}) {
+      const std::string name = "reduce, initial on the device, n = " + std::to_string(n);
+      const std::string problems = run_reduce(context, device, n);
+      std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
+      failed += !problems.empty();
+    }
     // A fresh context, so that its first scan is the largest.
     const std::string problems = run_smaller_sizes(cl::Context(device), device);
     std::printf("%-45s %s\n", "smaller n after larger: no new temporaries",

@@ -19,10 +19,12 @@
 // Suites (one oclgrind test each):
 //   local-tile  the single-pass kernel's GPU variant (tile in local memory), which dispatch picks on
 //               Oclgrind since its device reports every device type; scans on shapes A-G below,
-//               select and by-key calls on A (every case), B, C and I
+//               select and by-key calls on A (every case), B, C and I; reduce (run_reductions) on A
+//               and B in its GPU layouts (strided vectors, and local tiles for the custom operator)
 //   reread      the CPU variant (-DCLSCAN_REREAD=1, set here: each work-item rereads its run from
 //               global memory); scans on shapes A, B, C, H, select and by-key calls on B and I
-//               (every case)
+//               (every case); reduce on B and H in the CPU layout (-DCLSCAN_REDUCE_LAYOUT=0: each
+//               work-item walks a contiguous part)
 //   narrow      the 32-bit status-word layout (16-bit tag and payload: 2 words per 4-byte element, 4
 //               per 8-byte one) of devices without 64-bit atomics; refuses to run unless
 //               CLSCAN_NARROW_STATUS=1 forces it (it is read once per process); single-pass only,
@@ -401,6 +403,65 @@ struct runner {
     }
   }
 
+  // clscan::reduce (reduce.hpp) of n elements at in_offset into element 1 of a 3-element output, from
+  // an initial value on the host (initial 1), on the device (2) or none (0); checks the total, that the
+  // guards around it keep their poison, and that the input and the initial value's buffer are left as
+  // they were.
+  template <typename T>
+  void reduction(const cl::Context& context, const cl::CommandQueue& queue, clscan::op operation,
+                 std::size_t n, std::size_t in_offset, int initial) {
+    ++scans;
+    std::vector<T> input(n);
+    std::uint64_t state = 0x7ed5ce5eedull ^ (n * 1315423911ull);
+    for (auto& x : input) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      x = input_value<T>(operation, state >> 11);
+    }
+    clscan::options<T> opts;
+    opts.operation = operation;
+    if (operation == clscan::op::custom) {
+      opts.custom_op = custom_expression<T>();
+      opts.custom_identity = custom_identity<T>();
+    }
+    opts.in_offset = in_offset;
+    opts.out_offset = 1;
+    T poison;
+    std::memset(&poison, 0xA5, sizeof poison);
+    const T start = input_value<T>(operation, 0x5157a27ull);
+    T total = initial ? start : identity<T>(operation);
+    for (const T& x : input)
+      total = combine(operation, total, x);
+    std::vector<T> in_image(in_offset + n + 3, poison);
+    std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(in_offset));
+    const std::vector<T> out_image(3, poison), initial_image = {poison, start};
+    const cl::Buffer in = held_buffer(context, queue, in_image);
+    const cl::Buffer out = held_buffer(context, queue, out_image);
+    const cl::Buffer initial_buffer = held_buffer(context, queue, initial_image);
+    if (initial == 1) opts.initial = start;
+    if (initial == 2) opts.initial_on_device = clscan::device_value{initial_buffer, 1};
+    clscan::reduce<T>(queue, in, out, n, opts).wait();
+    std::vector<T> expected = out_image;
+    expected[1] = total;
+    const std::vector<unsigned char> got = read_bytes(queue, out);
+    bool right =
+        got.size() == 3 * sizeof(T) && (std::memcmp(got.data(), bytes_of(expected).data(), got.size()) == 0);
+    if (!right && got.size() == 3 * sizeof(T)) {
+      // Any NaN for a NaN (fmin and fmax keep no NaN payload).
+      T result;
+      std::memcpy(&result, got.data() + sizeof(T), sizeof(T));
+      right = std::memcmp(got.data(), &poison, sizeof(T)) == 0 &&
+              std::memcmp(got.data() + 2 * sizeof(T), &poison, sizeof(T)) == 0 && result != result &&
+              total != total;
+    }
+    right = right && read_bytes(queue, in) == bytes_of(in_image) &&
+            read_bytes(queue, initial_buffer) == bytes_of(initial_image);
+    const char* const starts[] = {"", " initial", " initial on the device"};
+    std::cout << (right ? "ok    " : "WRONG ") << "reduce " << type_name<T>() << " "
+              << clscan::to_string(operation) << " n=" << n << " in_offset " << in_offset << starts[initial]
+              << std::endl;
+    all_right = all_right && right;
+  }
+
   // Stream compaction (select.hpp): one call with poisoned guards around the output and the count;
   // checks the output, the count and the guards (no element of `out` past the count is written, but
   // by partition_if), and that the input and the flags are left as they were.
@@ -549,6 +610,7 @@ struct shape {
   bool every_type = false;                            // every type and operator (runner::every_operator)
   primitive_cases primitives = primitive_cases::none; // the calls of select.hpp and by_key.hpp
   bool scans = true;                                  // false: the calls of select.hpp and by_key.hpp only
+  bool reductions = false;                            // clscan::reduce (run_reductions)
 };
 
 // The select and by-key calls of one launch shape (set by run_shape; see the top of this file), in a
@@ -620,6 +682,29 @@ void run_primitives(runner& r, const shape& sh, bool large) {
     r.held.clear();
     ::unsetenv("CLSCAN_SPIN_LIMIT");
   }
+}
+
+// clscan::reduce on one launch shape, in a context of its own, with t = its tile: inputs that one
+// work-group reads in one launch (1, 5 and 2t + 3 elements), and 16411 elements, past the 64 KiB a GPU
+// work-group reads alone, so that many work-groups reduce ranges and one combines their partial totals
+// over several tiles. Int sums at odd and aligned offsets with each kind of initial value, the affine
+// maps on uint (not commutative: the local-tile layout, or the contiguous one in order), float max.
+void run_reductions(runner& r) {
+  using clscan::op;
+  const clscan::dispatch_plan plan = clscan::plan_for(r.device);
+  const std::size_t tile = plan.reduce.work_group_size * plan.reduce.items_per_thread;
+  const std::size_t many = 16411;
+  cl::Context context(r.device);
+  cl::CommandQueue queue(context, r.device);
+  for (std::size_t n : {std::size_t{1}, std::size_t{5}, 2 * tile + 3})
+    r.reduction<cl_int>(context, queue, op::sum, n, 1, n == 5 ? 1 : 0);
+  r.reduction<cl_int>(context, queue, op::sum, many, 1, 2);
+  r.reduction<cl_int>(context, queue, op::sum, 2 * tile + 3, 16, 2);
+  r.reduction<cl_int>(context, queue, op::sum, many, 16, 1);
+  r.reduction<cl_uint>(context, queue, op::custom, 2 * tile + 3, 1, 1);
+  r.reduction<cl_uint>(context, queue, op::custom, many, 1, 0);
+  r.reduction<cl_float>(context, queue, op::max, many, 16, 0);
+  r.held.clear();
 }
 
 // The scans of one launch shape: each group of cases in a fresh context (the tuning is read once per
@@ -700,6 +785,7 @@ void run_shape(runner& r, const shape& sh) {
   // placements there, beyond the int sums.
   const bool large = tile > 70;
   if (sh.scans) run_scans(r, sh, tile, large);
+  if (sh.reductions) run_reductions(r);
   if (sh.primitives != primitive_cases::none) {
     const auto primitives_start = std::chrono::steady_clock::now();
     const std::size_t calls_before = r.scans;
@@ -741,6 +827,11 @@ shape only_primitives(shape sh, primitive_cases cases) {
   return with_primitives(sh, cases);
 }
 
+shape with_reductions(shape sh) {
+  sh.reductions = true;
+  return sh;
+}
+
 shape single_pass_only(shape sh) {
   sh.single_pass_only = true;
   return sh;
@@ -750,8 +841,8 @@ shape single_pass_only(shape sh) {
 std::vector<shape> suite_shapes(const std::string& suite) {
   using cases = primitive_cases;
   if (suite == "local-tile")
-    return {with_every_type(with_primitives(A, cases::every)),
-            with_primitives(B, cases::few),
+    return {with_reductions(with_every_type(with_primitives(A, cases::every))),
+            with_reductions(with_primitives(B, cases::few)),
             with_primitives(C, cases::few),
             D,
             E,
@@ -759,7 +850,8 @@ std::vector<shape> suite_shapes(const std::string& suite) {
             G,
             only_primitives(I, cases::few)};
   if (suite == "reread")
-    return {A, with_primitives(B, cases::few), C, with_every_type(H), only_primitives(I, cases::every)};
+    return {A, with_reductions(with_primitives(B, cases::few)), C, with_reductions(with_every_type(H)),
+            only_primitives(I, cases::every)};
   if (suite == "narrow")
     return {single_pass_only(with_primitives(A, cases::every)), single_pass_only(G),
             single_pass_only(only_primitives(I, cases::few))};
@@ -776,7 +868,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string build_options = "-DCLSCAN_PLAIN_STATUS_READS=0";
-  if (suite == "reread") build_options += " -DCLSCAN_REREAD=1";
+  if (suite == "reread") build_options += " -DCLSCAN_REREAD=1 -DCLSCAN_REDUCE_LAYOUT=0";
   if (suite == "narrow") {
     const char* narrow = std::getenv("CLSCAN_NARROW_STATUS");
     if (!narrow || std::strcmp(narrow, "1") != 0) {

@@ -24,10 +24,10 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 enum class output_format { table, csv, json };
 
 // What is measured (--primitive): the scans, or one of the calls built on them.
-enum class primitive { scan, select, partition, unique, by_key };
+enum class primitive { scan, select, partition, unique, by_key, reduce };
 
 // --primitive's spelling, also the rows' "primitive" field: "scan", "select", "partition", "unique",
-// "by_key".
+// "by_key", "reduce".
 const char* primitive_name(primitive p);
 
 // The predicate of select and partition, and the share of the inputs that satisfies it.
@@ -87,6 +87,10 @@ struct row {
   double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""), copy_gbps = std::nan(""),
          ratio = std::nan(""), host_enqueue_us = std::nan(""), first_call_ms = std::nan(""),
          std_scan_us = std::nan("");
+  // What ratio compares the call with: "copy" (copy_us / scan_us), or for reduce, which reads its input
+  // and writes one element, "read": read_us / scan_us, read_us being half the copy's time.
+  std::string ratio_basis = "copy";
+  double read_us = std::nan("");
   std::string status; // "ok", "FAIL", "error"
   std::string message;
 };

@@ -42,6 +42,7 @@ void describe_call(row& r, const settings& s, primitive p) {
     r.op = op_flag_name(s.operation);
     r.kind = clscan::to_string(s.kind);
     break;
+  case primitive::reduce: r.op = op_flag_name(s.operation); break;
   case primitive::select:
   case primitive::partition: r.op = select_predicate; break;
   case primitive::unique: break;
@@ -188,6 +189,14 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
     r.scan_gbps = moved / (r.scan_us * 1e3);
     r.copy_gbps = n ? moved / (r.copy_us * 1e3) : std::nan("");
     r.ratio = n ? r.copy_us / r.scan_us : std::nan("");
+    if (p == primitive::reduce) {
+      // A reduce reads n elements and writes one: against a read of the same bytes, taken as half the
+      // copy (which reads and writes them).
+      r.scan_gbps = static_cast<double>(bytes) / (r.scan_us * 1e3);
+      r.ratio_basis = "read";
+      r.read_us = r.copy_us / 2;
+      r.ratio = n ? r.read_us / r.scan_us : std::nan("");
+    }
 
     // The serial CPU equivalent of the same input on this host (std::inclusive_scan, std::copy_if, ...;
     // the median of 5 runs), for the "faster than the standard library" comparison.
@@ -223,6 +232,7 @@ row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clsca
     switch (p) {
     case primitive::scan: return bench(scan_workload<T>(s, algo, n));
     case primitive::by_key: return bench(by_key_workload<T>(s, algo, n));
+    case primitive::reduce: return bench(reduce_workload<T>(s, algo, n));
     default: return bench(select_workload<T>(p, algo, n));
     }
   });

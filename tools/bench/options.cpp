@@ -30,6 +30,8 @@ options:
                        by_key     clscan::inclusive_by_key / exclusive_by_key (--kind) with --op: int
                                   keys, segments of random length 1 to 1999 (1000 on average), values
                                   of --type as the scan's
+                       reduce     clscan::reduce with --op on the scan's inputs (--algorithm is
+                                  ignored by reduce; all runs it once)
   --sizes LIST       comma-separated element counts, 1 to 2^48 (0 with --smoke only): plain numbers,
                      2^N, 2^N+K / 2^N-K, and K/M/G suffixes (binary). Default 2^10,2^12,...,2^26,
                      leaving out sizes whose three buffers do not fit in CL_DEVICE_MAX_MEM_ALLOC_SIZE
@@ -38,7 +40,7 @@ options:
   --algorithm A      automatic | single_pass | three_stage | all (each of the three; partition leaves
                      out single_pass, which it cannot run). Default automatic.
   --type T           int | uint | long | ulong | float | double (the values). Default int.
-  --op OP            sum | min | max | and | or | xor, for scan and by_key. Default sum.
+  --op OP            sum | min | max | and | or | xor, for scan, by_key and reduce. Default sum.
   --kind K           inclusive | exclusive, for scan and by_key. Default inclusive.
   --reps N           timed repetitions per size, 1 to 100000. Default 50, reduced so that one size of one
                      algorithm takes at most about 2 s; an explicit --reps is used as given.
@@ -91,17 +93,23 @@ another primitive has its figures in the scan_* columns):
   * Bandwidth counts 2 * n * sizeof(T) bytes (read + write) for both, whatever the primitive moves
     (a select writes less, a by_key reads the keys too), so GB/s compare as the times do;
     ratio = copy time / scan time (1.0 means the call takes as long as a copy of its input values).
+    reduce, which reads its input and writes one element, is compared with a read of the same bytes
+    instead, taken as half the copy's time: its GB/s count n * sizeof(T) bytes, its ratio ("vs_read"
+    in the table; ratio with ratio_basis "read" and read_us in JSON; the ratio column in CSV) is
+    (copy time / 2) / reduce time.
   * std_us (std_scan_us in CSV and JSON): the serial host equivalent on this host's CPU in the same
     process, median of 5 runs: std::inclusive_scan / std::exclusive_scan (sums only), std::copy_if,
-    std::stable_partition (on a copy made outside the timing), std::unique_copy, and for by_key a
-    serial loop (sums only; the standard library has no scan by key).
+    std::stable_partition (on a copy made outside the timing), std::unique_copy, for by_key a
+    serial loop (sums only; the standard library has no scan by key), and std::accumulate for reduce
+    (sums only).
   * Verified: the output of the last timed scan is read back and compared with the host reference:
     scan: std::inclusive_scan / std::exclusive_scan, exactly for integers (sums wrap around) and for
     min / max, and for floating-point sums within 16 * epsilon * (sum of |x| up to that element);
     select, partition, unique: the count and the elements exactly against std::copy_if,
     std::stable_partition, std::unique_copy (all n for partition, the kept ones otherwise); by_key:
     against a serial scan of each segment, exactly or, for floating-point sums, within the scan's
-    bound per segment.
+    bound per segment; reduce: against a serial reduce, exactly or, for floating-point sums, within
+    16 * epsilon * (sum of |x|).
   * CSV and JSON rows name their primitive (the CSV's last column); op is the predicate for select
     and partition, and op and kind are empty (null in JSON) where they do not apply.
 
@@ -121,8 +129,8 @@ constexpr op_name op_names[] = {{"sum", clscan::op::sum},   {"min", clscan::op::
                                 {"max", clscan::op::max},   {"and", clscan::op::bit_and},
                                 {"or", clscan::op::bit_or}, {"xor", clscan::op::bit_xor}};
 
-constexpr primitive all_primitives[] = {primitive::scan, primitive::select, primitive::partition,
-                                        primitive::unique, primitive::by_key};
+constexpr primitive all_primitives[] = {primitive::scan,   primitive::select, primitive::partition,
+                                        primitive::unique, primitive::by_key, primitive::reduce};
 
 std::string primitive_names_text() {
   std::string text;
@@ -169,6 +177,7 @@ const char* primitive_name(primitive p) {
   case primitive::partition: return "partition";
   case primitive::unique: return "unique";
   case primitive::by_key: return "by_key";
+  case primitive::reduce: return "reduce";
   }
   return "?";
 }
@@ -246,7 +255,8 @@ settings parse_arguments(int argc, char** argv) {
     return std::find(s.primitives.begin(), s.primitives.end(), p) != s.primitives.end();
   };
   const bool scans = measures(primitive::scan) || measures(primitive::by_key);
-  if (op_given && !scans) throw usage_error("--op applies to --primitive scan and by_key only");
+  if (op_given && !scans && !measures(primitive::reduce))
+    throw usage_error("--op applies to --primitive scan, by_key and reduce only");
   if (kind_given && !scans) throw usage_error("--kind applies to --primitive scan and by_key only");
   if (s.first_call && s.primitives != std::vector<primitive>{primitive::scan})
     throw usage_error("--first-call measures scans only (--primitive scan)");

@@ -25,6 +25,7 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
   case primitive::partition: return "std::stable_partition";
   case primitive::unique: return "std::unique_copy";
   case primitive::by_key: return "scan-by-key loop";
+  case primitive::reduce: return "std::accumulate";
   }
   return "?";
 }
@@ -32,13 +33,17 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
 void print_table_header(primitive p, clscan::scan_kind kind) {
   // The time of a call other than a scan goes in the scan columns too; its header says what it is.
   const char* const time = p == primitive::scan ? "scan_us" : "call_us";
-  const char* const rate = p == primitive::scan ? "scan_GB/s" : "call_GB/s";
+  const char* const rate = p == primitive::scan     ? "scan_GB/s"
+                           : p == primitive::reduce ? "read_GB/s"
+                                                    : "call_GB/s";
+  // reduce's ratio is to a read of its input: half the copy's time.
   std::printf("%-10s %-6s %-5s %-12s %5s %12s %12s %9s %9s %7s %9s  %s\n", "n", "type",
               p == primitive::select || p == primitive::partition ? "pred" : "op", "algorithm", "reps", time,
-              "copy_us", rate, "copy_GB/s", "ratio", "host_us", "verified");
+              "copy_us", rate, "copy_GB/s", p == primitive::reduce ? "vs_read" : "ratio", "host_us",
+              "verified");
   std::printf("%-10s (std_us: serial %s of the same input on this host's CPU%s)\n", "",
               std_reference_name(p, kind),
-              p == primitive::scan || p == primitive::by_key ? ", sums only" : "");
+              p == primitive::scan || p == primitive::by_key || p == primitive::reduce ? ", sums only" : "");
   std::fflush(stdout);
 }
 
@@ -92,6 +97,8 @@ std::string json_row(const device_info& d, const row& r) {
   json.field("scan_gbps", r.scan_gbps, 4);
   json.field("copy_gbps", r.copy_gbps, 4);
   json.field("ratio", r.ratio, 4);
+  json.field("ratio_basis", r.ratio_basis);
+  if (r.ratio_basis == "read") json.field("read_us", r.read_us, 3);
   json.field("host_enqueue_us", r.host_enqueue_us, 3);
   json.field("first_call_ms", r.first_call_ms, 3);
   json.field("std_scan_us", r.std_scan_us, 3);

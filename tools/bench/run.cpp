@@ -46,6 +46,10 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
   case primitive::unique:
     return "unique of " + type + ", runs of 2 elements on average, " + mode + "; times are medians; " +
            bytes + " as for the copy";
+  case primitive::reduce:
+    return std::string("reduce ") + op_flag_name(s.operation) + " of " + type + ", " + mode +
+           "; times are medians; read_GB/s counts the bytes read (n * " + std::to_string(element_size) +
+           "); vs_read = read time / call time, a read being half a clEnqueueCopyBuffer of the same bytes";
   case primitive::by_key:
     return std::string(clscan::to_string(s.kind)) + " " + op_flag_name(s.operation) + " scan by key of " +
            type + " (int keys, segments of " + std::to_string(average_segment) + " on average), " + mode +
@@ -56,7 +60,9 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
 
 // partition_if cannot run single_pass: --algorithm all leaves it out there, a single_pass named on its
 // own is run and reported as the error it is.
+// reduce has one algorithm (it ignores options::algorithm): --algorithm all runs it once.
 bool runs(const settings& s, primitive p, clscan::algorithm algo) {
+  if (s.all_algorithms && p == primitive::reduce) return algo == clscan::algorithm::automatic;
   return !(s.all_algorithms && p == primitive::partition && algo == clscan::algorithm::single_pass);
 }
 

@@ -387,4 +387,61 @@ private:
   std::vector<cl::Buffer> key_buffers_;
 };
 
+// --- reduce -------------------------------------------------------------------------------------
+
+// The scan's inputs (fill_random) and --op; the total lands in element 0 of the output.
+template <typename T> class reduce_workload : public value_workload<T> {
+public:
+  reduce_workload(const settings& s, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n), operation_(s.operation), opts_(make_options<T>(algo, s.operation)) {}
+  std::size_t input_bytes() const { return this->value_bytes(); }
+  void make_host(std::size_t k) { this->fill_values(k, fill_random<T>); }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_values(context, queue);
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    return clscan::reduce<T>(queue, this->inputs_[i], this->output_, this->n_, opts_);
+  }
+  // Sums only, as for the scans.
+  double std_us() const {
+    if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    return host_median_us([&] {
+      volatile T keep = std::accumulate(in.begin(), in.end(), T{}, [](T a, T b) {
+        return clscan_reference::wrapping_sum(a, b); // integer sums wrap
+      });
+      (void)keep;
+    });
+  }
+  // Exactly against a serial reduce; floating-point sums within 16 * epsilon * (sum of |x|) of a long
+  // double one.
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const std::vector<T>& in = this->host_[i];
+    const T got = this->read_output(queue, 1)[0];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (operation_ == clscan::op::sum) {
+        long double exact = 0, magnitude = 0;
+        for (const T x : in) {
+          exact += x;
+          magnitude += std::fabs(static_cast<long double>(x));
+        }
+        const long double bound =
+            16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude;
+        if (std::fabs(static_cast<long double>(got) - exact) <= bound) return {};
+        return mismatch_text<T>(0, this->n_, static_cast<double>(exact), static_cast<double>(got)) +
+               " (the total; tolerance " + std::to_string(static_cast<double>(bound)) + ")";
+      }
+    }
+    T expected = clscan_reference::identity<T>(operation_);
+    for (const T x : in)
+      expected = clscan_reference::combine(operation_, expected, x);
+    if (expected == got || clscan_reference::same_value(expected, got)) return {};
+    return mismatch_text<T>(0, this->n_, expected, got) + " (the total)";
+  }
+
+private:
+  clscan::op operation_;
+  clscan::options<T> opts_;
+};
+
 } // namespace clscan_bench

@@ -123,6 +123,7 @@ void print_table(const machine& m) {
         if (plan.small_input_bytes)
           row("  single_pass small", tuning_text(plan.single_pass_small, true) + " (inputs up to " +
                                          std::to_string(plan.small_input_bytes >> 20) + " MiB)");
+        row("  reduce", tuning_text(plan.reduce, false));
       } else {
         row("dispatch plan", "error: " + indent_lines(device.plan_error, "      "));
       }
@@ -191,6 +192,8 @@ void write_device(json_writer& json, const device_entry& device, const machine& 
     json.key("single_pass_small");
     write_tuning(json, plan.single_pass_small);
     json.field("small_input_bytes", static_cast<std::uint64_t>(plan.small_input_bytes));
+    json.key("reduce");
+    write_tuning(json, plan.reduce);
     json.end_object();
   } else {
     json.begin_object();

@@ -1,5 +1,5 @@
-"""Prefix sums (scans), stream compaction and scans by key of PyOpenCL arrays, computed on the device
-by the clscan library.
+"""Prefix sums (scans), stream compaction, scans by key and reductions of PyOpenCL arrays, computed on
+the device by the clscan library.
 
     import numpy as np
     import pyopencl as cl
@@ -13,6 +13,7 @@ by the clscan library.
     b = cla.empty_like(a)
     clscan.exclusive(a, b, op="max").wait()  # out of place into b
     odd, k = clscan.select_if(a, "x % 2 != 0")  # odd[:k] == the odd elements of a, in order
+    total = clscan.reduce(a)                 # a numpy scalar: the sum of a's elements
 
 The calls read and write the arrays' OpenCL buffers directly (nothing passes through the host). The
 scans return a pyopencl.Event; select_if, select_flagged, partition_if and unique wait for the count
@@ -53,6 +54,7 @@ __all__ = [
     "inclusive",
     "inclusive_by_key",
     "partition_if",
+    "reduce",
     "release_cached_resources",
     "select_device",
     "select_flagged",
@@ -535,6 +537,85 @@ def unique(ary, *, out=None, count_out=None, algorithm="automatic", wait_for=Non
     waits for the count unless `count_out` is given.
     """
     return _select("unique", ary, None, None, out, count_out, algorithm, wait_for, queue)
+
+
+def _one_element(array, name, dtype):
+    """The checked operand of `array`, which must hold one element of `dtype`."""
+    operand = _Operand(array, name)
+    if array.dtype != dtype:
+        raise InvalidArgumentError(
+            f"clscan: {name} has dtype {array.dtype}, ary {dtype}; they must be the same")
+    if array.size != 1:
+        raise InvalidArgumentError(
+            f"clscan: {name} has {array.size} elements; it must have one (e.g. t[i:i + 1] of a longer "
+            "array)")
+    return operand
+
+
+def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
+           wait_for=None, queue=None):
+    """The total of `ary` under `op`: initial op ary[0] op ... op ary[n - 1] (all elements in C order).
+
+        total = clscan.reduce(a)                        # waits; a numpy scalar of a's dtype
+        event = clscan.reduce(a, out=t[2:3])            # t[2] = the total; does not wait
+        clscan.reduce(b, out=t[0:1], initial=t[2:3])    # t[0] = t[2] + sum(b), read on the device
+
+    Args:
+        ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64.
+            It is not modified. An empty one gives `initial`, or the operator's identity (as for
+            exclusive()).
+        out: a pyopencl array of one element of ary's dtype (e.g. t[i:i + 1]) that receives the
+            total; the call then returns an event without waiting. It may lie in ary's buffer (the
+            total is written after every element is read), but not overlap it through another
+            buffer.
+        op, custom_op, custom_identity: as for inclusive(). A custom_op need not be commutative:
+            elements are combined in their order.
+        initial: a number combined in front of the first element, or a pyopencl array of one element
+            of ary's dtype whose value is read on the device when the call runs (a total of an
+            earlier call, without reading it back).
+        wait_for, queue: as for inclusive().
+
+    The result has the same bits every run on a device, for floating-point types too.
+
+    Returns:
+        Without `out`: the total, a numpy scalar of ary's dtype (the call waits for it). With `out`:
+        a pyopencl.Event completing when it is written, also added to the events of `ary`, `out` and
+        an `initial` array (Array.events).
+
+    Raises:
+        The exceptions of inclusive(); InvalidArgumentError also for an `out` or `initial` array that
+        is not one element of ary's dtype.
+    """
+    source = _Operand(ary, "ary")
+    queue = _command_queue(ary, queue)
+    initial_array = None
+    initial_source = None
+    if isinstance(initial, cla.Array):
+        initial_array = initial
+        initial_source = _one_element(initial, "initial", ary.dtype)
+        initial = None
+    op, custom_op, custom_identity, initial = _operator(ary.dtype, op, custom_op, custom_identity,
+                                                       initial)
+    wait_for_result = out is None
+    if out is None:
+        out = cla.empty(queue, 1, ary.dtype, allocator=ary.allocator)
+    target = _one_element(out, "out", ary.dtype)
+
+    arrays = [a for a in (ary, out, initial_array) if a is not None]
+    waits = _wait_list(wait_for, arrays)
+    # An empty array has no buffer (PyOpenCL allocates none): the output's, of which nothing is read,
+    # stands in for it.
+    in_ptr, in_offset = (source.buffer_ptr, source.offset) if ary.size else (target.buffer_ptr,
+                                                                            target.offset)
+    event_ptr = _native.reduce(
+        source.type, queue.int_ptr, in_ptr, in_offset, target.buffer_ptr, target.offset, ary.size, op,
+        custom_op, custom_identity, initial, initial_source.buffer_ptr if initial_source else 0,
+        initial_source.offset if initial_source else 0, [e.int_ptr for e in waits])
+    event = cl.Event.from_int_ptr(event_ptr, retain=False)
+    _add_event(event, arrays)
+    if not wait_for_result:
+        return event
+    return out.get(queue)[0]
 
 
 def select_device():
