@@ -9,9 +9,10 @@
 //   call      from the call until it returns (the local reduce, the exchange, the enqueue of the scan)
 //   complete  from the call until its event completes (the whole scan)
 //   exchange  an MPI_Allgather of the 32 bytes per rank the call exchanges
-// and on rank 0 alone, while the others wait: a clEnqueueCopyBuffer of n elements to another buffer,
-// until it completes. Reported: the median of each over --reps samples, after one call that is not
-// counted (it builds the kernels), and complete / copy. The first call's results are checked.
+// and on rank 0 alone, while the others wait: a clEnqueueCopyBuffer of n elements to another buffer, and
+// the one-device clscan scan of its n elements, each until it completes. Reported: the median of each over
+// --reps samples, after one call that is not counted (it builds the kernels), and complete / copy. The first
+// call's results are checked.
 #include "common/cli.hpp"
 #include "common/json.hpp"
 #include "common/opencl.hpp"
@@ -94,7 +95,7 @@ std::vector<double> slowest(const std::vector<double>& mine) {
 }
 
 struct results {
-  double call_us = 0, complete_us = 0, exchange_us = 0, copy_us = 0;
+  double call_us = 0, complete_us = 0, exchange_us = 0, copy_us = 0, single_us = 0;
   std::string check; // empty when the first call's results were right
 };
 
@@ -139,7 +140,7 @@ results measure(const bench_options& opt, const clscan_tools::device_queue& dq, 
   scan().wait();
   r.check = check_ends<T>(dq.queue, data, opt, rank);
 
-  std::vector<double> call, complete, exchange, copied;
+  std::vector<double> call, complete, exchange, copied, single;
   unsigned char record[32] = {};
   std::vector<unsigned char> records(32 * std::size_t(size));
   for (std::uint64_t rep = 0; rep < opt.reps; ++rep) {
@@ -164,13 +165,22 @@ results measure(const bench_options& opt, const clscan_tools::device_queue& dq, 
                           "clEnqueueCopyBuffer");
       clscan_tools::check(copy_done.wait(), "clWaitForEvents");
       copied.push_back(copy_watch.microseconds());
+      reset();
+      const clscan_tools::stopwatch single_watch;
+      const cl::Event single_done = opt.kind == clscan::scan_kind::inclusive
+                                        ? clscan::inclusive<T>(dq.queue, data, std::size_t(opt.n))
+                                        : clscan::exclusive<T>(dq.queue, data, std::size_t(opt.n));
+      clscan_tools::check(single_done.wait(), "clWaitForEvents");
+      single.push_back(single_watch.microseconds());
     }
     MPI_Barrier(MPI_COMM_WORLD);
   }
   r.call_us = clscan_tools::median(slowest(call));
   r.complete_us = clscan_tools::median(slowest(complete));
   r.exchange_us = clscan_tools::median(slowest(exchange));
-  r.copy_us = clscan_tools::median(copied); // NaN except on rank 0, which reports
+  // NaN except on rank 0, which reports them.
+  r.copy_us = clscan_tools::median(copied);
+  r.single_us = clscan_tools::median(single);
   return r;
 }
 
@@ -209,6 +219,7 @@ int bench(int argc, char** argv, int rank, int size) {
     json.field("complete_us", r.complete_us, 1);
     json.field("exchange_us", r.exchange_us, 1);
     json.field("copy_us", r.copy_us, 1);
+    json.field("single_device_scan_us", r.single_us, 1);
     json.field("complete_over_copy", ratio, 3);
     json.field("verified", !any_wrong);
     json.end_object();
@@ -223,6 +234,7 @@ int bench(int argc, char** argv, int rank, int size) {
     std::printf("  scan complete       %12.1f us\n", r.complete_us);
     std::printf("  MPI_Allgather       %12.1f us\n", r.exchange_us);
     std::printf("  copy, rank 0 alone  %12.1f us\n", r.copy_us);
+    std::printf("  clscan scan, rank 0 %12.1f us\n", r.single_us);
     std::printf("  complete / copy     %12.2f\n", ratio);
     std::printf("  results             %s\n", any_wrong ? "WRONG" : "checked");
   }
