@@ -435,9 +435,6 @@ void run_all(const device_env& dev) {
   both([&](scan_kind k, std::size_t i) {
     run_case(dev, builtin_case<cl_float>("float max", op::max, k, i, tile, -0.25f));
   });
-  both([&](scan_kind k, std::size_t i) {
-    run_case(dev, builtin_case<cl_uint>("uint bit_xor", op::bit_xor, k, i, tile, 0x5a5aU));
-  });
   both([&](scan_kind k, std::size_t i) { run_case(dev, affine_case<cl_ulong>(k, i, tile)); });
   // The initial value read on rank 0's device; and an output range beside the input.
   both([&](scan_kind k, std::size_t i) {
