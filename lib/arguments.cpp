@@ -166,7 +166,7 @@ std::size_t address_alignment(const memory_view& view, std::size_t offset, std::
 }
 
 void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
-                             byte_range out_range) {
+                             byte_range out_range, cl_mem may_share) {
   if (!request.has_initial_buffer) return;
   if (!request.initial_buffer)
     throw invalid_argument("clscan: options::initial_on_device holds a null buffer");
@@ -176,7 +176,8 @@ void check_initial_on_device(const scan_request& request, cl_context context, co
   const memory_view view = check_buffer(request.initial_buffer, "initial_on_device", context,
                                         request.initial_buffer_offset, 1, element_size, CL_MEM_WRITE_ONLY);
   // Every work-group reads the value when it starts, while others may already write their output.
-  if (views_overlap(view, {request.initial_buffer_offset * element_size, element_size}, out, out_range))
+  if (request.initial_buffer != may_share &&
+      views_overlap(view, {request.initial_buffer_offset * element_size, element_size}, out, out_range))
     throw invalid_argument("clscan: options::initial_on_device lies in the output range, which the call "
                            "writes while it reads the value");
 }
@@ -329,21 +330,9 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
         "clscan::reduce: the input and output buffers are different handles whose ranges "
         "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over "
         "the same host memory); pass the same cl::Buffer to write the total into the input");
-  if (request.initial_buffer) {
-    if (request.has_initial)
-      throw invalid_argument("clscan::reduce: options::initial and options::initial_on_device are both set; "
-                             "set at most one");
-    const memory_view initial_view =
-        check_buffer(request.initial_buffer, "initial_on_device", context, request.initial_buffer_offset, 1,
-                     element_size, CL_MEM_WRITE_ONLY);
-    if (request.initial_buffer != out() &&
-        views_overlap(initial_view, {request.initial_buffer_offset * element_size, element_size}, out_view,
-                      out_range))
-      throw invalid_argument("clscan::reduce: the initial_on_device buffer and the output are different "
-                             "handles over the same memory; pass the same cl::Buffer to read the initial "
-                             "value where the total is written");
-  }
-
+  // The initial value is read before the total is written, by the same work-item: through one handle,
+  // the total may replace it.
+  check_initial_on_device(request, context, out_view, out_range, out());
   const std::vector<cl::Event>* user_waits = request.wait_list;
   const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
   const cl_event* user_wait_events =

@@ -62,9 +62,10 @@ struct byte_range {
 bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range);
 
 // options::initial_on_device, when set: not with options::initial, a readable buffer of the call's
-// context holding the element, outside the output range `out_range` of `out`.
+// context holding the element, outside the output range `out_range` of `out` unless it is the buffer
+// `may_share` (a call that reads it before it writes there through the same handle).
 void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
-                             byte_range out_range);
+                             byte_range out_range, cl_mem may_share = nullptr);
 
 // The largest power of two that divides the address of byte `offset` of `view` (at most
 // `base_alignment` where the implementation chose the address).

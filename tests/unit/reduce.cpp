@@ -383,6 +383,10 @@ TEST_CASE("reduce: bad arguments throw before anything is enqueued, and leave th
   clscan::options<cl_int> both;
   both.initial = 1;
   both.initial_on_device = clscan::device_value{initial, 0};
+  clscan::options<cl_int> null_initial;
+  null_initial.initial_on_device = clscan::device_value{};
+  expect_rejected("a null initial_on_device buffer", "null buffer", out,
+                  [&] { clscan::reduce<cl_int>(q, in, out, 16, null_initial); });
   expect_rejected("initial and initial_on_device", "both set", out,
                   [&] { clscan::reduce<cl_int>(q, in, out, 16, both); });
   clscan::options<cl_int> short_initial;
@@ -418,7 +422,7 @@ TEST_CASE("reduce: bad arguments throw before anything is enqueued, and leave th
                   [&] { clscan::reduce<cl_int>(q, low, high, 2 * step); });
   clscan::options<cl_int> aliased_initial;
   aliased_initial.initial_on_device = clscan::device_value{low, step};
-  expect_rejected("initial_on_device over the output's memory through another handle", "same memory", out,
+  expect_rejected("initial_on_device over the output's memory through another handle", "output range", out,
                   [&] { clscan::reduce<cl_int>(q, in, high, 16, aliased_initial); });
 
   // algorithm is reduce's to ignore, deterministic too: accepted whatever they say.
