@@ -8,9 +8,10 @@
 // operator, wait list); the result is the same bits every run on the same device for every type, so
 // `deterministic` changes nothing. `algorithm` is ignored: reduce has one algorithm, two launches in an
 // order fixed by the device and n (work-groups reduce contiguous ranges, one work-group combines their
-// totals), which needs no atomics and no single-pass qualification, so no choice is left to make. The contracts of the scans hold: the call only enqueues, bad
-// arguments throw before anything is enqueued, repeated calls build and allocate nothing. `out` may be
-// `in` (the total is written after every element is read).
+// totals), which needs no atomics and no single-pass qualification, so no choice is left to make. The
+// contracts of the scans hold: the call only enqueues, bad arguments throw before anything is enqueued,
+// repeated calls build and allocate nothing. `out` may be `in` (the total is written after every element is
+// read).
 #pragma once
 
 #include <clscan/scan.hpp>
