@@ -119,7 +119,26 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
   for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
     acc[k] = (vec_t)(CLSCAN_IDENTITY);
   // Step t: vectors k * CLSCAN_WG + lid of tile t, k < CLSCAN_ITEMS / CLSCAN_VEC.
-  for (ulong t = first_tile; t < end_tile; ++t) {
+  ulong t = first_tile;
+  if (end_tile * CLSCAN_TILE <= n) {
+    // Whole tiles (every range but the last): no bound check per vector, and a pointer stepped a tile
+    // at a time instead of 64-bit index arithmetic per load, so that a step's loads issue together.
+    const global elem_t* at = src + t * CLSCAN_TILE + (ulong)lid * CLSCAN_VEC;
+    for (; t < end_tile; ++t, at += CLSCAN_TILE) {
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+      for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
+#if CLSCAN_ALIGNED
+        const vec_t x = *(const global vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
+#else
+        const vec_t x = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
+#endif
+        acc[k] = combine_lanes(acc[k], x);
+      }
+    }
+  }
+  for (; t < end_tile; ++t) {
     const global elem_t* tile = src + t * CLSCAN_TILE;
     const ulong available = n - t * CLSCAN_TILE;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
