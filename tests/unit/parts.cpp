@@ -355,3 +355,21 @@ TEST_CASE("parts: a failed wait-list event fails every part", "[parts-failed-wai
   }
   check_failure(true);
 }
+
+// One part per device of the platform under test (two GPUs on a machine with two), in a context each,
+// then in one context of them all.
+TEST_CASE("parts: a part on every device of the platform", "[parts]") {
+  const cl::Platform platform(env().device.getInfo<CL_DEVICE_PLATFORM>());
+  std::vector<cl::Device> devices;
+  REQUIRE(platform.getDevices(CL_DEVICE_TYPE_ALL, &devices) == CL_SUCCESS);
+  if (devices.size() < 2) WARN("the platform has one device: its parts all run on " << env().device_name);
+  const std::size_t t = tile();
+  const std::vector<std::size_t> sizes = {3 * t + 1, 100003, 0, t - 1};
+  for (layout l : {layout::context_per_part, layout::queues_of_one_context})
+    for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+      INFO(describe(l) << ", " << devices.size() << " devices");
+      clscan::options<cl_long> opts;
+      opts.initial = -5;
+      check_parts<cl_long>(sizes, kind, opts, queues_for(l, sizes.size(), devices));
+    }
+}
