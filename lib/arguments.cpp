@@ -165,6 +165,31 @@ std::size_t address_alignment(const memory_view& view, std::size_t offset, std::
   return std::min(power_of_two(reinterpret_cast<std::uintptr_t>(view.host) + offset), own);
 }
 
+namespace {
+
+// The queue of a call (not null) and what the checks need from it: its context, device and mode.
+checked_call call_on(const cl::CommandQueue& queue, const char* who) {
+  checked_call call;
+  call.queue = queue();
+  if (!call.queue) throw invalid_argument(std::string(who) + ": the command queue is null");
+  call.context = queue_info<cl_context>(call.queue, CL_QUEUE_CONTEXT);
+  call.device = queue_info<cl_device_id>(call.queue, CL_QUEUE_DEVICE);
+  const auto properties = queue_info<cl_command_queue_properties>(call.queue, CL_QUEUE_PROPERTIES);
+  call.out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  return call;
+}
+
+// The request's wait list, checked against the call's context, as the call passes it on.
+void take_wait_list(const scan_request& request, checked_call& call) {
+  const std::vector<cl::Event>* user_waits = request.wait_list;
+  call.wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
+  // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
+  call.waits = call.wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+  check_wait_list(call.waits, call.wait_count, call.context);
+}
+
+} // namespace
+
 void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
                              byte_range out_range, cl_mem may_share) {
   if (!request.has_initial_buffer) return;
@@ -184,13 +209,8 @@ void check_initial_on_device(const scan_request& request, cl_context context, co
 
 checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                              std::size_t n, const scan_request& request) {
-  checked_call call;
-  cl_command_queue q = queue();
-  if (!q) throw invalid_argument("clscan: the command queue is null");
-  const auto context = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
-  const auto device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
-  const auto properties = queue_info<cl_command_queue_properties>(q, CL_QUEUE_PROPERTIES);
-  const bool out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  checked_call call = call_on(queue, "clscan");
+  const cl_context context = call.context;
 
   const std::size_t element_size = size_of(request.type);
   const bool in_place = in() == out();
@@ -208,23 +228,11 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
         "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
         "host memory); to scan in place, pass the same cl::Buffer as input and output");
 
-  const std::vector<cl::Event>* user_waits = request.wait_list;
-  const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
-  // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
-  const cl_event* user_wait_events =
-      user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
-  check_wait_list(user_wait_events, user_wait_count, context);
-  validate_request(request, cached_capabilities(device));
+  take_wait_list(request, call);
+  validate_request(request, cached_capabilities(call.device));
   check_initial_on_device(request, context, out_view, {request.out_offset * element_size, n * element_size});
-
-  call.queue = q;
-  call.context = context;
-  call.device = device;
-  call.out_of_order = out_of_order;
   call.in = in_view;
   call.out = out_view;
-  call.waits = user_wait_events;
-  call.wait_count = user_wait_count;
   return call;
 }
 
@@ -307,12 +315,8 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
 
 checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
                                     const cl::Buffer& out, std::size_t n, const scan_request& request) {
-  checked_call call;
-  cl_command_queue q = queue();
-  if (!q) throw invalid_argument("clscan::reduce: the command queue is null");
-  const auto context = queue_info<cl_context>(q, CL_QUEUE_CONTEXT);
-  const auto device = queue_info<cl_device_id>(q, CL_QUEUE_DEVICE);
-  const auto properties = queue_info<cl_command_queue_properties>(q, CL_QUEUE_PROPERTIES);
+  checked_call call = call_on(queue, "clscan::reduce");
+  const cl_context context = call.context;
 
   const std::size_t element_size = size_of(request.type);
   const bool in_place = in() == out();
@@ -333,25 +337,14 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
   // The initial value is read before the total is written, by the same work-item: through one handle,
   // the total may replace it.
   check_initial_on_device(request, context, out_view, out_range, out());
-  const std::vector<cl::Event>* user_waits = request.wait_list;
-  const auto user_wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
-  const cl_event* user_wait_events =
-      user_wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
-  check_wait_list(user_wait_events, user_wait_count, context);
+  take_wait_list(request, call);
   // The algorithm is not reduce's to choose (reduce.hpp), so a forced one is not checked against
   // `deterministic` either.
   scan_request checked = request;
   checked.algo = algorithm::automatic;
-  validate_request(checked, cached_capabilities(device));
-
-  call.queue = q;
-  call.context = context;
-  call.device = device;
-  call.out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  validate_request(checked, cached_capabilities(call.device));
   call.in = in_view;
   call.out = out_view;
-  call.waits = user_wait_events;
-  call.wait_count = user_wait_count;
   return call;
 }
 

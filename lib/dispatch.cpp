@@ -16,6 +16,23 @@ namespace clscan {
 namespace detail {
 namespace {
 
+// What every program variant takes from the request and its launch shape: element type, operator,
+// shape, and whole vectors through aligned pointers only where both buffers' element addresses
+// allow them.
+void describe_call(workspace& ws, const scan_request& request, const tuning& shape,
+                   std::size_t vector_alignment, variant_key& key) {
+  key.type = request.type;
+  key.operation = request.operation;
+  if (request.operation == op::custom) {
+    key.custom_op = ws.intern(*request.custom_op);
+    key.custom_identity = request.custom_identity;
+  }
+  key.work_group_size = shape.work_group_size;
+  key.items_per_thread = shape.items_per_thread;
+  key.vector_width = shape.vector_width;
+  key.aligned = vector_alignment >= shape.vector_width * size_of(request.type);
+}
+
 std::optional<algorithm> choose_algorithm(const scan_request& request, const device_capabilities& caps,
                                           std::size_t n, std::size_t three_stage_tile,
                                           const single_pass_qualification* verdict) {
@@ -65,20 +82,10 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   plan.small_inputs = small_class(*algo);
   const tuning& shape = ws.shape(type, *algo, plan.small_inputs);
   variant_key& key = plan.key;
+  describe_call(ws, request, shape, vector_alignment, key);
   key.algo = *algo;
-  key.type = type;
-  key.operation = request.operation;
-  if (request.operation == op::custom) {
-    key.custom_op = ws.intern(*request.custom_op);
-    key.custom_identity = request.custom_identity;
-  }
-  key.work_group_size = shape.work_group_size;
-  key.items_per_thread = shape.items_per_thread;
-  key.vector_width = shape.vector_width;
   key.lookback = *algo == algorithm::single_pass ? shape.lookback : 0;
   key.spin_limit = *algo == algorithm::single_pass ? shape.spin_limit : 0;
-  // Whole vectors through aligned pointers only where both buffers' element addresses allow it.
-  key.aligned = vector_alignment >= shape.vector_width * size_of(type);
   return plan;
 }
 
@@ -173,18 +180,9 @@ scan_plan plan_reduce(workspace& ws, const scan_request& request, std::size_t ve
   scan_plan plan;
   plan.algo = algorithm::three_stage; // no look-back: nothing waits on the verdict's atomics
   variant_key& key = plan.key;
+  describe_call(ws, request, shape, vector_alignment, key);
   key.algo = algorithm::three_stage;
   key.call = primitive::reduce;
-  key.type = request.type;
-  key.operation = request.operation;
-  if (request.operation == op::custom) {
-    key.custom_op = ws.intern(*request.custom_op);
-    key.custom_identity = request.custom_identity;
-  }
-  key.work_group_size = shape.work_group_size;
-  key.items_per_thread = shape.items_per_thread;
-  key.vector_width = shape.vector_width;
-  key.aligned = vector_alignment >= shape.vector_width * size_of(request.type);
   return plan;
 }
 
