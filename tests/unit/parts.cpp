@@ -158,7 +158,7 @@ TEST_CASE("parts: int sums, inclusive and exclusive, with and without an initial
   }
 }
 
-TEST_CASE("parts: other operators and types", "[parts]") {
+TEST_CASE("parts: every other type, and other operators", "[parts]") {
   const std::vector<cl::CommandQueue> queues = queues_for(layout::context_per_part, 4, {env().device});
   const std::size_t t = tile();
   const std::vector<std::size_t> sizes = {t + 1, 0, 3 * t - 1, 1000};
@@ -174,6 +174,11 @@ TEST_CASE("parts: other operators and types", "[parts]") {
     custom.initial = 0x00050003u;
     check_parts<cl_uint>(sizes, kind, custom, queues);
     check_parts<cl_float>(sizes, kind, {}, queues);
+    clscan::options<cl_ulong> min_from;
+    min_from.operation = clscan::op::min;
+    min_from.initial = ~cl_ulong{0} >> 1;
+    check_parts<cl_ulong>(sizes, kind, min_from, queues);
+    if (clscan::capabilities(env().device).fp64) check_parts<cl_double>(sizes, kind, {}, queues);
   }
 }
 
