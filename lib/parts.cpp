@@ -83,7 +83,7 @@ void on_complete(cl_event event, void(CL_CALLBACK* callback)(cl_event, cl_int, v
                  std::shared_ptr<totals_exchange> exchange, std::size_t index) {
   auto data = std::make_unique<callback_data>(callback_data{std::move(exchange), index});
   check(clSetEventCallback(event, CL_COMPLETE, callback, data.get()), "clSetEventCallback");
-  data.release(); // the callback owns it now
+  static_cast<void>(data.release()); // the callback owns it now
 }
 
 template <typename T> T info_of(cl_command_queue queue, cl_command_queue_info what) {

@@ -35,6 +35,7 @@ options:
 )";
 
 struct settings {
+  bool help = false; // --help: print the help, measure nothing
   std::vector<std::uint64_t> sizes{std::uint64_t{1} << 24};
   std::size_t parts = 0; // 0: the device count
   int reps = 10;
@@ -46,8 +47,7 @@ settings parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help") {
-      std::fputs(help_text, stdout);
-      std::exit(0);
+      s.help = true;
     } else if (flag == "--sizes") {
       s.sizes = clscan_tools::parse_count_list(flag, clscan_tools::flag_value(argc, argv, i), 1,
                                                std::uint64_t{1} << 40);
@@ -86,6 +86,10 @@ std::size_t part_size(std::size_t n, std::size_t count, std::size_t k) {
 }
 
 int run(const settings& s) {
+  if (s.help) {
+    std::fputs(help_text, stdout);
+    return 0;
+  }
   const cl::Device first = clscan::select_device();
   const cl::Platform platform(first.getInfo<CL_DEVICE_PLATFORM>());
   std::vector<cl::Device> devices;
@@ -95,6 +99,7 @@ int run(const settings& s) {
   devices.insert(devices.begin(), first);
   const std::size_t part_count = s.parts ? s.parts : devices.size();
   std::vector<clscan_tools::device_queue> queues;
+  queues.reserve(devices.size());
   for (const cl::Device& device : devices)
     queues.push_back(clscan_tools::make_queue(device, CL_QUEUE_PROFILING_ENABLE));
 
@@ -106,6 +111,7 @@ int run(const settings& s) {
   for (const std::uint64_t total : s.sizes) {
     const std::size_t n = static_cast<std::size_t>(total);
     std::vector<clscan::part> parts;
+    parts.reserve(part_count);
     for (std::size_t k = 0; k < part_count; ++k) {
       const clscan_tools::device_queue& dq = queues[k % queues.size()];
       const std::size_t size = part_size(n, part_count, k);

@@ -28,6 +28,14 @@ if(TARGET clscan-bench)
   set_tests_properties(bench-primitive-select bench-primitive-by-key bench-primitive-reduce bench-smoke-primitives
       PROPERTIES LABELS "tools" TIMEOUT 300
                  ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # clscan-parts-bench checks the parts' result once per size and exits non-zero when it is wrong; a bad
+  # flag is a usage error.
+  add_test(NAME parts-bench COMMAND clscan-parts-bench --sizes 1000,2^16+3 --parts 3 --reps 1 --json)
+  set_tests_properties(parts-bench PROPERTIES LABELS "tools" TIMEOUT 300 FAIL_REGULAR_EXPRESSION "wrong result|clscan-parts-bench:"
+      PASS_REGULAR_EXPRESSION "\"n\": 1000, \"parts\": 3[^\n]*\n[^\n]*\"n\": 65539, \"parts\": 3"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  add_test(NAME parts-bench-bad-flag COMMAND clscan-parts-bench --parts 0)
+  set_tests_properties(parts-bench-bad-flag PROPERTIES LABELS "tools" WILL_FAIL TRUE)
   # --progress reports every phase of a size, down to its verification (the pass expression makes
   # ctest ignore the exit status, so a wrong result or an error is caught by the fail expression).
   add_test(NAME bench-progress COMMAND clscan-bench --sizes 2^12+3 --reps 2 --progress)
