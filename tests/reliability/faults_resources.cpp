@@ -197,8 +197,10 @@ TEST_CASE("faults: 2000 scans with fresh buffers grow neither host memory nor Op
   rss_peak = std::max(rss_peak, rss_end);
   // The implementation may drop its own references to the last commands' events (which hold the
   // queue) a little after finish() returns, on a loaded machine: a leak stays, a late release goes.
+  // Such a reference may also still be held when the warm count is taken, so the end count may be
+  // lower than the warm one; only growth is a leak.
   cl_uint refs_end = reference_count(context), queue_refs_end = reference_count(queue);
-  for (int wait_ms = 0; wait_ms < 2000 && (refs_end != refs_warm || queue_refs_end != queue_refs_warm);
+  for (int wait_ms = 0; wait_ms < 2000 && (refs_end > refs_warm || queue_refs_end > queue_refs_warm);
        wait_ms += 50) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     refs_end = reference_count(context);
@@ -217,8 +219,8 @@ TEST_CASE("faults: 2000 scans with fresh buffers grow neither host memory nor Op
           }());
   CHECK(problems.empty());
   // Buffers, queues and programs hold the context on PoCL, events their queue: a leaked one shows here.
-  CHECK(refs_end == refs_warm);
-  CHECK(queue_refs_end == queue_refs_warm);
+  CHECK(refs_end <= refs_warm);
+  CHECK(queue_refs_end <= queue_refs_warm);
   // A leaked buffer per scan would be 1700 x ~170 KB = 290 MB; allocator noise is a few MB.
   if (sanitizer_allocator)
     WARN("built with a sanitizer: the resident-memory bound is not checked (the sanitizer's allocator "
