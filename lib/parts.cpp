@@ -121,8 +121,8 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
   // Every check first, for every part: nothing is enqueued before they all pass.
   std::vector<checked_call> checked(count);
   for (std::size_t k = 0; k < count; ++k) {
-    const std::string which = "clscan: part " + std::to_string(k);
-    if (!parts[k].queue()) throw invalid_argument(which + ": the command queue is null");
+    if (!parts[k].queue())
+      throw invalid_argument("clscan: part " + std::to_string(k) + ": the command queue is null");
     calls[k].context = info_of<cl_context>(parts[k].queue(), CL_QUEUE_CONTEXT);
   }
   for (const cl::Event& event : user_waits) {
