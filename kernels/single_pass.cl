@@ -67,7 +67,9 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
                                : reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n);
 #else
   load_local_tile(src, tile_first, n, tile_elements);
-  const elem_t run_total = reduce_local_run(tile_elements);
+  elem_t lane_totals[CLSCAN_RUN_LANES];
+  reduce_local_lanes(tile_elements, lane_totals);
+  const elem_t run_total = combine_lanes(lane_totals);
 #endif
   elem_t tile_total;
   const elem_t item_prefix = group_exclusive_scan(run_total, scratch, &tile_total);
@@ -77,7 +79,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
 #if CLSCAN_REREAD
   scan_run(src, dst, tile_first + lid * CLSCAN_ITEMS, n, combine(lb.prefix, item_prefix), exclusive);
 #else
-  scan_local_run(tile_elements, combine(lb.prefix, item_prefix), exclusive);
+  scan_local_run(tile_elements, lane_totals, combine(lb.prefix, item_prefix), exclusive);
   store_local_tile(dst, tile_first, n, tile_elements);
 #endif
 }

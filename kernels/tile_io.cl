@@ -112,41 +112,85 @@ inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Combines the work-item's run of the local tile in order: the work-item's total.
-inline elem_t reduce_local_run(local const vec_t* tile) {
+// A work-item's run is combined as CLSCAN_RUN_LANES contiguous lanes side by side: each lane is a
+// chain of dependent combines, and lanes are independent of each other, so the compiler can overlap
+// them. Integer sums are reassociated by the compiler anyway; floating-point sums are not (their
+// rounding depends on the order), and one chain of CLSCAN_ITEMS dependent adds per work-item is then
+// the tile's critical path. Every lane combines its elements in order and lanes are combined in order,
+// so non-commutative operators stay correct.
+// A run of fewer vectors than lanes, or not a multiple of them (three-stage runs of one vector, the
+// same build options), runs as one lane.
+#ifndef CLSCAN_RUN_LANES
+#define CLSCAN_RUN_LANES 1
+#elif CLSCAN_RUN_VECTORS % CLSCAN_RUN_LANES != 0
+#undef CLSCAN_RUN_LANES
+#define CLSCAN_RUN_LANES 1
+#endif
+#define CLSCAN_LANE_VECTORS (CLSCAN_RUN_VECTORS / CLSCAN_RUN_LANES)
+
+// The totals of the work-item's lanes of the local tile, each combined in order.
+inline void reduce_local_lanes(local const vec_t* tile, elem_t* lane_totals) {
   local const vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
-  elem_t total = CLSCAN_IDENTITY;
+#pragma unroll
+  for (int l = 0; l < CLSCAN_RUN_LANES; ++l)
+    lane_totals[l] = CLSCAN_IDENTITY;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
-    elem_t part[CLSCAN_VEC];
-    CLSCAN_VSTORE(run[k], 0, part);
+  for (int k = 0; k < CLSCAN_LANE_VECTORS; ++k) {
 #pragma unroll
-    for (int c = 0; c < CLSCAN_VEC; ++c)
-      total = combine(total, part[c]);
+    for (int l = 0; l < CLSCAN_RUN_LANES; ++l) {
+      elem_t part[CLSCAN_VEC];
+      CLSCAN_VSTORE(run[l * CLSCAN_LANE_VECTORS + k], 0, part);
+#pragma unroll
+      for (int c = 0; c < CLSCAN_VEC; ++c)
+        lane_totals[l] = combine(lane_totals[l], part[c]);
+    }
   }
+}
+
+// The lanes' totals combined in order: the work-item's total.
+inline elem_t combine_lanes(const elem_t* lane_totals) {
+  elem_t total = lane_totals[0];
+#pragma unroll
+  for (int l = 1; l < CLSCAN_RUN_LANES; ++l)
+    total = combine(total, lane_totals[l]);
   return total;
 }
 
-// Scans the work-item's run of the local tile in place, seeded with `prefix`. Every work-item must
-// call (the tile is complete for store_local_tile when this returns).
-inline void scan_local_run(local vec_t* tile, elem_t prefix, int exclusive) {
+// Combines the work-item's run of the local tile: the work-item's total.
+inline elem_t reduce_local_run(local const vec_t* tile) {
+  elem_t lane_totals[CLSCAN_RUN_LANES];
+  reduce_local_lanes(tile, lane_totals);
+  return combine_lanes(lane_totals);
+}
+
+// Scans the work-item's run of the local tile in place, seeded with `prefix`; lane_totals are
+// reduce_local_lanes' totals of the same run. Every work-item must call (the tile is complete for
+// store_local_tile when this returns).
+inline void scan_local_run(local vec_t* tile, const elem_t* lane_totals, elem_t prefix, int exclusive) {
   local vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
-  elem_t running = prefix;
+  elem_t running[CLSCAN_RUN_LANES];
+  running[0] = prefix;
+#pragma unroll
+  for (int l = 1; l < CLSCAN_RUN_LANES; ++l)
+    running[l] = combine(running[l - 1], lane_totals[l - 1]);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
-    elem_t part[CLSCAN_VEC];
-    CLSCAN_VSTORE(run[k], 0, part);
+  for (int k = 0; k < CLSCAN_LANE_VECTORS; ++k) {
 #pragma unroll
-    for (int c = 0; c < CLSCAN_VEC; ++c) {
-      const elem_t next = combine(running, part[c]);
-      part[c] = exclusive ? running : next;
-      running = next;
+    for (int l = 0; l < CLSCAN_RUN_LANES; ++l) {
+      elem_t part[CLSCAN_VEC];
+      CLSCAN_VSTORE(run[l * CLSCAN_LANE_VECTORS + k], 0, part);
+#pragma unroll
+      for (int c = 0; c < CLSCAN_VEC; ++c) {
+        const elem_t next = combine(running[l], part[c]);
+        part[c] = exclusive ? running[l] : next;
+        running[l] = next;
+      }
+      run[l * CLSCAN_LANE_VECTORS + k] = CLSCAN_VLOAD(0, part);
     }
-    run[k] = CLSCAN_VLOAD(0, part);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }

@@ -30,6 +30,7 @@ void describe_call(workspace& ws, const scan_request& request, const tuning& sha
   key.work_group_size = shape.work_group_size;
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = shape.vector_width;
+  key.run_lanes = shape.run_lanes;
   key.aligned = vector_alignment >= shape.vector_width * size_of(request.type);
 }
 

@@ -4,6 +4,7 @@
 
 #include "algorithms/algorithm_unit.hpp"
 #include "algorithms/reduce.hpp"
+#include "element.hpp"
 #include "files.hpp"
 #include "log.hpp"
 #include "program/disk_cache.hpp"
@@ -22,11 +23,12 @@ namespace clscan {
 namespace detail {
 namespace {
 
-// Reads "wg=128,items=16,vec=4,lookback=16" (fields separated by commas or spaces, each optional)
-// into `shape`; `source` names where the text came from, for the error message.
+// Reads "wg=128,items=16,vec=4,lookback=16,lanes=2" (fields separated by commas or spaces, each
+// optional) into `shape`; `source` names where the text came from, for the error message. A shape
+// whose runs the default lanes do not divide, and that names no lanes, runs as one lane.
 void parse_shape(const std::string& text, const std::string& source, tuning& shape) {
   std::size_t wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
-  std::size_t lookback = shape.lookback;
+  std::size_t lookback = shape.lookback, lanes = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find_first_of(", ", pos), text.size());
@@ -39,6 +41,7 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
                           : name == "items"    ? &items
                           : name == "vec"      ? &vec
                           : name == "lookback" ? &lookback
+                          : name == "lanes"    ? &lanes
                                                : nullptr;
     // Up to 2^30 each, so that a tile (wg * items) and its bytes never overflow.
     const std::optional<std::size_t> value =
@@ -48,21 +51,25 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
     if (!target || !value) {
       std::string message = source;
       message.append("='").append(text).append("' is not valid: '").append(field);
-      message.append("' is not one of wg=, items=, vec=, lookback= with a whole number from 1 to 2^30");
+      message.append(
+          "' is not one of wg=, items=, vec=, lookback=, lanes= with a whole number from 1 to 2^30");
       throw invalid_argument(message);
     }
     *target = *value;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
   // A tile of one element would never shrink the three-stage recursion.
-  if (wg == 0 || items == 0 || wg * items < 2 || !valid_vec || items % vec != 0 || lookback == 0)
+  if (wg == 0 || items == 0 || wg * items < 2 || !valid_vec || items % vec != 0 || lookback == 0 ||
+      (lanes != 0 && (items / vec) % lanes != 0))
     throw invalid_argument(source + "='" + text +
                            "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec, at least "
-                           "2 elements per tile (wg * items), lookback >= 1");
+                           "2 elements per tile (wg * items), lookback >= 1, lanes dividing items / vec");
+  if (lanes == 0) lanes = (items / vec) % shape.run_lanes == 0 ? shape.run_lanes : 1;
   shape.work_group_size = wg;
   shape.items_per_thread = items;
   shape.vector_width = vec;
   shape.lookback = lookback;
+  shape.run_lanes = lanes;
 }
 
 std::string tuning_path(const device_capabilities& caps) {
@@ -206,6 +213,14 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   // Enough predecessors per round that a round usually reaches a published prefix (8, 16 and 32
   // measured alike on an H100 and an H200); at most a work-group, since each work-item reads one.
   shape.lookback = std::min<std::size_t>(shape.work_group_size, 16);
+  // A GPU work-item combines its run of the local tile in two independent chains for floating-point
+  // types: compilers reassociate integer sums themselves, but not floating-point ones, whose run
+  // was one chain of 64 dependent adds. On an H200 (2^28, ratio to copy) float sums went from 0.58 to
+  // 0.79 and double from 0.63 to 0.78 with two chains (four: 0.79 / 0.77, eight: 0.68 / 0.75); int
+  // and long lost 3% and 6% with two, so they keep one (docs/PERFORMANCE.md, session 9).
+  const std::size_t run_vectors = shape.items_per_thread / shape.vector_width;
+  if (caps.is_gpu() && algo == algorithm::single_pass && is_floating(type) && run_vectors % 2 == 0)
+    shape.run_lanes = 2;
   shape.spin_limit = 1024;
   shape.origin = "default";
   // clscan-tune measures large inputs; its shape does not replace the small-input one.
@@ -310,7 +325,7 @@ void store_tuning(const cl::Device& device, algorithm algo, element_type type, c
     if (!line.empty() && line.compare(0, key.size(), key) != 0) text += line + '\n';
   text += key + "wg=" + std::to_string(shape.work_group_size) +
           " items=" + std::to_string(shape.items_per_thread) + " vec=" + std::to_string(shape.vector_width) +
-          " lookback=" + std::to_string(shape.lookback) + '\n';
+          " lookback=" + std::to_string(shape.lookback) + " lanes=" + std::to_string(shape.run_lanes) + '\n';
   detail::make_cache_directory();
   if (const std::string failure = detail::replace_file(path, text); !failure.empty())
     throw error("clscan: " + failure);

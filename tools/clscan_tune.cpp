@@ -70,7 +70,8 @@ struct measurement {
 
 std::string shape_text(const clscan::tuning& t) {
   return "wg=" + std::to_string(t.work_group_size) + ",items=" + std::to_string(t.items_per_thread) +
-         ",vec=" + std::to_string(t.vector_width) + ",lookback=" + std::to_string(t.lookback);
+         ",vec=" + std::to_string(t.vector_width) + ",lookback=" + std::to_string(t.lookback) +
+         ",lanes=" + std::to_string(t.run_lanes);
 }
 
 // Shapes worth trying on this kind of device.
@@ -78,14 +79,15 @@ std::vector<clscan::tuning> candidates(const clscan::device_capabilities& caps, 
                                        clscan::algorithm algo) {
   std::vector<clscan::tuning> shapes;
   const std::size_t vec = 16 / element_size;
-  const auto add = [&](std::size_t wg, std::size_t items, std::size_t window) {
+  const auto add = [&](std::size_t wg, std::size_t items, std::size_t window, std::size_t lanes = 1) {
     if (wg > caps.max_work_group_size) return;
     clscan::tuning t;
     t.work_group_size = wg;
     t.items_per_thread = std::max(vec, items / vec * vec);
     t.vector_width = vec;
     t.lookback = std::min(wg, window);
-    shapes.push_back(t);
+    t.run_lanes = lanes;
+    if (t.items_per_thread / vec % lanes == 0) shapes.push_back(t);
   };
   if (caps.is_gpu() && algo == clscan::algorithm::single_pass) {
     // Tiles live in local memory: sizes up to what a work-group may hold, with room for the
@@ -93,7 +95,10 @@ std::vector<clscan::tuning> candidates(const clscan::device_capabilities& caps, 
     for (std::size_t wg : {64, 128, 256, 512})
       for (std::size_t tile_kib : {8, 16, 24, 32, 40}) {
         const std::size_t items = (tile_kib << 10) / (wg * element_size);
-        if (wg * (items + vec) * element_size + 4096 <= caps.local_mem_size) add(wg, items, 16);
+        // Runs in one and in two independent chains (tuning::run_lanes).
+        if (wg * (items + vec) * element_size + 4096 <= caps.local_mem_size)
+          for (std::size_t lanes : {1, 2})
+            add(wg, items, 16, lanes);
       }
   } else if (caps.is_gpu()) {
     for (std::size_t wg : {64, 128, 256, 512, 1024})

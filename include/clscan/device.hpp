@@ -67,7 +67,10 @@ struct tuning {
   std::size_t vector_width = 0;     // elements per vector load
   std::size_t lookback = 0;         // single-pass: predecessors examined per look-back round
   std::size_t spin_limit = 0;       // single-pass: rounds without news before falling back
-  std::string origin;               // "default", "tuned: <file>", or "CLSCAN_TUNING"
+  // single-pass on GPUs: independent chains each work-item's run is combined in (floating-point
+  // operators are not reassociated by compilers); divides items_per_thread / vector_width
+  std::size_t run_lanes = 1;
+  std::string origin; // "default", "tuned: <file>", or "CLSCAN_TUNING"
 };
 
 // What dispatch chooses for `device` and element type `type`.

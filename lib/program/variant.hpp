@@ -31,6 +31,7 @@ struct variant_key {
   std::size_t vector_width = 0;
   std::size_t lookback = 0;   // 0 where the algorithm has no look-back
   std::size_t spin_limit = 0; // 0 where the algorithm has no look-back
+  std::size_t run_lanes = 1;  // CLSCAN_RUN_LANES (kernels/tile_io.cl)
   bool aligned = false;
 
   bool operator<(const variant_key& other) const;

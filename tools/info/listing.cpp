@@ -52,7 +52,7 @@ std::string tuning_text(const clscan::tuning& t, bool single_pass) {
   std::ostringstream text;
   text << "work_group_size " << t.work_group_size << ", items_per_thread " << t.items_per_thread
        << ", vector_width " << t.vector_width;
-  if (single_pass) text << ", lookback " << t.lookback;
+  if (single_pass) text << ", lookback " << t.lookback << ", run_lanes " << t.run_lanes;
   text << ", tile " << t.work_group_size * t.items_per_thread << " (" << t.origin << ")";
   return text.str();
 }
@@ -63,6 +63,7 @@ void write_tuning(json_writer& json, const clscan::tuning& t) {
   json.field("items_per_thread", static_cast<unsigned long long>(t.items_per_thread));
   json.field("vector_width", static_cast<unsigned long long>(t.vector_width));
   json.field("lookback", static_cast<unsigned long long>(t.lookback));
+  json.field("run_lanes", static_cast<unsigned long long>(t.run_lanes));
   json.field("tile", static_cast<unsigned long long>(t.work_group_size * t.items_per_thread));
   json.field("origin", t.origin);
   json.end_object();
