@@ -265,7 +265,7 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 #endif
 
 // Floating-point runs of one work-item per work-group (PoCL) with a built-in operator are walked 16
-// elements at a time in vectors (CLSCAN_LANE_RUNS). A floating-point combine may not be reordered by
+// elements at a time in vectors (CLSCAN_VECTOR_RUNS). A floating-point combine may not be reordered by
 // the compiler, so element at a time each run was one chain of dependent additions (~4 cycles each):
 // on PoCL 3.1 (2-core AMD EPYC, AVX-512) float sums of 2^22 took 3.6 ms in two such passes, as long as
 // a serial std::inclusive_scan, where 16 lane totals in the reduce and a scan of each vector in four
@@ -277,12 +277,12 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // the element loops, as do compilers without clang's __builtin_shufflevector.
 #if defined(CLSCAN_REREAD) && CLSCAN_REREAD && CLSCAN_WG == 1 && defined(CLSCAN_FLOATING) &&                 \
     !defined(CLSCAN_OP_CUSTOM) && defined(__clang__)
-#define CLSCAN_LANE_RUNS 1
-typedef CLSCAN_CAT(CLSCAN_T, 16) lanes_t;
+#define CLSCAN_VECTOR_RUNS 1
+typedef CLSCAN_CAT(CLSCAN_T, 16) wide_t;
 
 // The inclusive scan of x's 16 elements: lane k combines lanes 0..k in order.
-inline lanes_t scan_lanes(lanes_t x) {
-  const lanes_t e = (lanes_t)(CLSCAN_IDENTITY);
+inline wide_t scan_wide(wide_t x) {
+  const wide_t e = (wide_t)(CLSCAN_IDENTITY);
   x = CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), x);
   x = CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), x);
   x = CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), x);
@@ -290,16 +290,16 @@ inline lanes_t scan_lanes(lanes_t x) {
                         x);
 }
 #else
-#define CLSCAN_LANE_RUNS 0
+#define CLSCAN_VECTOR_RUNS 0
 #endif
 
 inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
   ulong i = first;
-#if CLSCAN_LANE_RUNS
+#if CLSCAN_VECTOR_RUNS
   // 16 lane totals, combined at the end: the order of the sum changes, as it does with the tile size.
-  lanes_t lane_totals = (lanes_t)(CLSCAN_IDENTITY);
+  wide_t lane_totals = (wide_t)(CLSCAN_IDENTITY);
   for (; i + 16 <= end; i += 16)
     lane_totals = CLSCAN_COMBINE(lane_totals, vload16(0, src + i));
   elem_t lane_total[16];
@@ -323,23 +323,23 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t running = prefix;
   ulong i = first;
-#if CLSCAN_LANE_RUNS
-  lanes_t running_lanes = (lanes_t)(running);
+#if CLSCAN_VECTOR_RUNS
+  wide_t running_wide = (wide_t)(running);
   for (; i + 16 <= end; i += 16) {
-    const lanes_t inclusive = CLSCAN_COMBINE(running_lanes, scan_lanes(vload16(0, src + i)));
+    const wide_t inclusive = CLSCAN_COMBINE(running_wide, scan_wide(vload16(0, src + i)));
     if (exclusive)
-      vstore16(__builtin_shufflevector(inclusive, running_lanes, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      vstore16(__builtin_shufflevector(inclusive, running_wide, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
                                        13, 14),
                0, dst + i);
     else
       vstore16(inclusive, 0, dst + i);
-    running_lanes = __builtin_shufflevector(inclusive, inclusive, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
+    running_wide = __builtin_shufflevector(inclusive, inclusive, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
                                             15, 15, 15, 15, 15);
   }
-  running = running_lanes.s0;
+  running = running_wide.s0;
 #endif
   if (exclusive) {
-#if CLSCAN_RUN_CHUNK > 1 && !CLSCAN_LANE_RUNS
+#if CLSCAN_RUN_CHUNK > 1 && !CLSCAN_VECTOR_RUNS
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
@@ -355,7 +355,7 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
       running = combine(running, x);
     }
   } else {
-#if CLSCAN_RUN_CHUNK > 1 && !CLSCAN_LANE_RUNS
+#if CLSCAN_RUN_CHUNK > 1 && !CLSCAN_VECTOR_RUNS
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
