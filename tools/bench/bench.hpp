@@ -45,6 +45,7 @@ struct settings {
   clscan::element_type type = clscan::element_type::int32;
   clscan::op operation = clscan::op::sum;
   clscan::scan_kind kind = clscan::scan_kind::inclusive;
+  bool deterministic = false; // options::deterministic, for scan and by_key
   std::size_t reps = 50;
   bool reps_given = false;
   output_format format = output_format::table;

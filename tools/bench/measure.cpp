@@ -59,6 +59,7 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
   r.type = clscan::to_string(s.type);
   describe_call(r, s, p);
   r.algorithm = clscan::to_string(algo);
+  if (s.deterministic && (p == primitive::scan || p == primitive::by_key)) r.algorithm += "/deterministic";
   const std::size_t bytes = n * sizeof(T);
   const std::size_t alloc = std::max<std::size_t>(bytes, sizeof(T));
   const std::size_t available = static_cast<std::size_t>(env.dev.caps.global_mem_size / 2);

@@ -42,6 +42,8 @@ options:
   --type T           int | uint | long | ulong | float | double (the values). Default int.
   --op OP            sum | min | max | and | or | xor, for scan, by_key and reduce. Default sum.
   --kind K           inclusive | exclusive, for scan and by_key. Default inclusive.
+  --deterministic    options::deterministic, for scan and by_key (floating-point results the same
+                     every run: three-stage tiles); the rows' algorithm reads e.g. automatic/deterministic.
   --reps N           timed repetitions per size, 1 to 100000. Default 50, reduced so that one size of one
                      algorithm takes at most about 2 s; an explicit --reps is used as given.
   --csv              print CSV (header + one row per size and algorithm) instead of the table.
@@ -234,6 +236,8 @@ settings parse_arguments(int argc, char** argv) {
       s.format = output_format::csv;
     } else if (arg == "--json") {
       s.format = output_format::json;
+    } else if (arg == "--deterministic") {
+      s.deterministic = true;
     } else if (arg == "--smoke") {
       s.smoke = true;
     } else if (arg == "--first-call") {
@@ -258,6 +262,8 @@ settings parse_arguments(int argc, char** argv) {
   if (op_given && !scans && !measures(primitive::reduce))
     throw usage_error("--op applies to --primitive scan, by_key and reduce only");
   if (kind_given && !scans) throw usage_error("--kind applies to --primitive scan and by_key only");
+  if (s.deterministic && !scans)
+    throw usage_error("--deterministic applies to --primitive scan and by_key only");
   if (s.first_call && s.primitives != std::vector<primitive>{primitive::scan})
     throw usage_error("--first-call measures scans only (--primitive scan)");
   return s;

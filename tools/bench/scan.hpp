@@ -17,10 +17,12 @@
 
 namespace clscan_bench {
 
-template <typename T> clscan::options<T> make_options(clscan::algorithm algo, clscan::op operation) {
+template <typename T>
+clscan::options<T> make_options(clscan::algorithm algo, clscan::op operation, bool deterministic = false) {
   clscan::options<T> o;
   o.algorithm = algo;
   o.operation = operation;
+  o.deterministic = deterministic;
   return o;
 }
 

@@ -168,7 +168,7 @@ template <typename T> class scan_workload : public value_workload<T> {
 public:
   scan_workload(const settings& s, clscan::algorithm algo, std::size_t n)
       : value_workload<T>(n), kind_(s.kind), operation_(s.operation),
-        opts_(make_options<T>(algo, s.operation)) {}
+        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
   std::size_t input_bytes() const { return this->value_bytes(); }
   void make_host(std::size_t k) { this->fill_values(k, fill_random<T>); }
   void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
@@ -306,7 +306,7 @@ template <typename T> class by_key_workload : public value_workload<T> {
 public:
   by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
       : value_workload<T>(n), kind_(s.kind), operation_(s.operation),
-        opts_(make_options<T>(algo, s.operation)) {}
+        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
   std::size_t input_bytes() const { return this->value_bytes() + this->n_ * sizeof(cl_int); }
   void make_host(std::size_t k) {
     this->fill_values(k, fill_random<T>);
