@@ -69,7 +69,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   load_local_tile(src, tile_first, n, tile_elements);
   elem_t lane_totals[CLSCAN_RUN_LANES];
   reduce_local_lanes(tile_elements, lane_totals);
-  const elem_t run_total = combine_lanes(lane_totals);
+  const elem_t run_total = combine_lane_totals(lane_totals);
 #endif
   elem_t tile_total;
   const elem_t item_prefix = group_exclusive_scan(run_total, scratch, &tile_total);

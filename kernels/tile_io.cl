@@ -150,7 +150,7 @@ inline void reduce_local_lanes(local const vec_t* tile, elem_t* lane_totals) {
 }
 
 // The lanes' totals combined in order: the work-item's total.
-inline elem_t combine_lanes(const elem_t* lane_totals) {
+inline elem_t combine_lane_totals(const elem_t* lane_totals) {
   elem_t total = lane_totals[0];
 #pragma unroll
   for (int l = 1; l < CLSCAN_RUN_LANES; ++l)
@@ -162,7 +162,7 @@ inline elem_t combine_lanes(const elem_t* lane_totals) {
 inline elem_t reduce_local_run(local const vec_t* tile) {
   elem_t lane_totals[CLSCAN_RUN_LANES];
   reduce_local_lanes(tile, lane_totals);
-  return combine_lanes(lane_totals);
+  return combine_lane_totals(lane_totals);
 }
 
 // Scans the work-item's run of the local tile in place, seeded with `prefix`; lane_totals are
