@@ -151,10 +151,12 @@ bool apply_tuned_shape(const device_capabilities& caps, element_type type, algor
 } // namespace
 
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo) {
-  // GPU single-pass scans of up to 16 MiB run on smaller tiles, so that more work-groups share the
-  // work: on an H100, 2^16 int sums took 9.0 us with 16 KiB tiles and 14.1 us with 40 KiB ones; the
-  // two met at 2^22 (docs/PERFORMANCE.md).
-  return caps.is_gpu() && algo == algorithm::single_pass ? std::size_t{16} << 20 : 0;
+  // GPU single-pass scans of up to 1 MiB run on smaller tiles, so that more work-groups share the
+  // work: on an H100, 2^16 int sums took 9.0 us with 16 KiB tiles and 14.1 us with 40 KiB ones. On an
+  // H200 (session 9, three rounds) the 32 KiB tiles of large inputs were as fast at 2^18 (11.5-12.7
+  // against 11.3-14.2 us) and faster from 2^20 on: 2^21 18.5-19.2 against 20.8-23.3 us, 2^22
+  // 24.8-25.0 against 28.9-30.8 us (docs/PERFORMANCE.md). The limit was 16 MiB before.
+  return caps.is_gpu() && algo == algorithm::single_pass ? std::size_t{1} << 20 : 0;
 }
 
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo, bool small_inputs) {

@@ -329,7 +329,7 @@ fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uin
   const std::size_t small_limit = plan.small_input_bytes / clscan::size_of(element_type_of(c.type));
   const std::uint64_t size_roll = r.next() % 100;
   if (size_roll < 3 && small_limit > 0) {
-    // Just above the largest input that runs on the small-input shape (GPUs: 16 MiB), so that the
+    // Just above the largest input that runs on the small-input shape (GPUs: 1 MiB), so that the
     // large-input shape is fuzzed too.
     c.n = small_limit + (r.next() % 3) * t1 + r.next() % 5;
     c.size_origin =

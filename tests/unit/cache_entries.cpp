@@ -235,8 +235,8 @@ TEST_CASE("garbage in the tuning file leaves scans working and exact", "[cache]"
   REQUIRE(tuning.parent_path() == dir);
   const fs::path log_file = root.path() / "clscan.log";
   // More elements than one three-stage tile, so the automatic choice reads the three-stage and the
-  // single-pass shape, and more than 16 MiB, so that on GPUs the single-pass one is the large-input
-  // shape that a tuning file replaces.
+  // single-pass shape, and more than the 1 MiB small-input limit, so that on GPUs the single-pass one is the
+  // large-input shape that a tuning file replaces.
   const std::map<std::string, std::optional<std::string>> extra = {{"CLSCAN_PROBE_N", "4200000"},
                                                                    {"CLSCAN_LOG", log_file.string()}};
 
