@@ -48,7 +48,7 @@ inline uint scratch_index(uint lid) { return lid + lid / CLSCAN_RAKE_SEGMENT; }
 // (A form in which one work-item scanned the segment totals in place, behind one more barrier, gave
 // wrong totals on PoCL 3.1 when called inside the single-pass look-back loop; Oclgrind ran it right.
 // tests/reliability/faults_lookback.cpp's CLSCAN_SPIN_LIMIT=0 case exercises that loop on every run.)
-inline carry_t group_exclusive_scan(carry_t value, local carry_t* scratch, carry_t* total) {
+CLSCAN_LOCAL_FN carry_t group_exclusive_scan(carry_t value, local carry_t* scratch, carry_t* total) {
 #if CLSCAN_WG == 1
   // One work-item per group (CPUs): nothing to combine. The raking loops below, though never
   // iterating more than once here, made PoCL's single-pass kernel 30% slower at 2^24.

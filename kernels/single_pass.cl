@@ -14,13 +14,13 @@
 #define CLSCAN_INPUT_ARGS src, n
 #include "group_scan.cl"
 #include "tile_io.cl"
-inline elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS);
+CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS);
 #include "tile_prefix.cl"
 
 // Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
 // Reads each work-item's run straight from global memory: the fallback is rare, and an element array
 // here would cost registers on the common path too.
-inline elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS) {
+CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS) {
   const elem_t run_total = reduce_run(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n);
   elem_t total;
   group_exclusive_scan(run_total, scratch, &total);
