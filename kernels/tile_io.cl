@@ -334,7 +334,7 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
     else
       vstore16(inclusive, 0, dst + i);
     running_wide = __builtin_shufflevector(inclusive, inclusive, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
-                                            15, 15, 15, 15, 15);
+                                           15, 15, 15, 15, 15);
   }
   running = running_wide.s0;
 #endif

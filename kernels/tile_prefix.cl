@@ -179,7 +179,8 @@ typedef struct {
 // The steps of one look-back round, between the work-group barriers of tile_exclusive_prefix.
 //
 // 1. Work-items below CLSCAN_LOOKBACK each read what predecessor next - lid has published.
-CLSCAN_LOCAL_FN void peek_predecessors(global status_t* status, uint tag, long next, local lookback_locals* lb) {
+CLSCAN_LOCAL_FN void peek_predecessors(global status_t* status, uint tag, long next,
+                                       local lookback_locals* lb) {
   const uint lid = (uint)get_local_id(0);
   if (lid >= CLSCAN_LOOKBACK) return;
   const long p = next - (long)lid;
@@ -197,8 +198,8 @@ CLSCAN_LOCAL_FN void peek_predecessors(global status_t* status, uint tag, long n
 // 2. Work-item 0 combines, nearest first, what was peeked in front of `behind` (the tiles
 // [next + 1, tile)) up to the first inclusive prefix: the new `behind` and nearest predecessor not yet
 // combined. Falls back after CLSCAN_SPIN_LIMIT rounds without news.
-CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_news, local const lookback_locals* lb,
-                     long* next_out, carry_t* behind_out) {
+CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_news,
+                              local const lookback_locals* lb, long* next_out, carry_t* behind_out) {
   int state = CLSCAN_LOOK_ON;
   int taken = 0;
   carry_t acc = behind;
@@ -224,8 +225,8 @@ CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_new
 // 3. After the work-group reduced silent predecessor `next` itself (`reduced`), work-item 0 combines
 // it in, unless a prefix that predecessor published meanwhile is to win (take_published: in place, its
 // input may already hold its output once it has published). Returns CLSCAN_LOOK_DONE or _ON.
-CLSCAN_LOCAL_FN int take_fallback(global status_t* status, uint tag, long next, carry_t behind, carry_t reduced,
-                         carry_t seed, int take_published, carry_t* behind_out) {
+CLSCAN_LOCAL_FN int take_fallback(global status_t* status, uint tag, long next, carry_t behind,
+                                  carry_t reduced, carry_t seed, int take_published, carry_t* behind_out) {
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   carry_t published;
   if (take_published && try_read(prefix_slot(status, (ulong)next), tag, &published)) {
@@ -263,8 +264,9 @@ CLSCAN_LOCAL_FN ulong claim_tile(global status_t* status, uint ticket_base, loca
 // across it made the compiled single-pass kernel crash on PoCL 3.1 in the fallback path,
 // CLSCAN_SPIN_LIMIT=0, tests/reliability/faults_lookback.cpp.)
 CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ulong tile, carry_t tile_total,
-                                  carry_t seed, int publishes, int take_published, local lookback_locals* lb,
-                                  local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
+                                           carry_t seed, int publishes, int take_published,
+                                           local lookback_locals* lb, local carry_t* scratch,
+                                           CLSCAN_INPUT_PARAMS) {
   const uint lid = (uint)get_local_id(0);
 #ifdef CLSCAN_TEST_SILENT_TILE
   // Tests only: this tile never publishes, as if its work-group were never scheduled, so that its
