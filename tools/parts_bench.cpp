@@ -18,7 +18,8 @@ const char* const help_text = R"(usage: clscan-parts-bench [options]
 
 Scans int elements split into P equal parts, part k on device k mod D of the platform of
 clscan::select_device() (CLSCAN_PLATFORM, CLSCAN_DEVICE pick it; D = its device count), each device
-in a context of its own, with one clscan::inclusive(parts) call. Times, on the host, from the call
+in a context of its own (--one-context: one context of all D devices), with one
+clscan::inclusive(parts) call. Times, on the host, from the call
 to the end of every part's event (the median of --reps calls after one untimed call):
   parts      the call over P parts of N / P elements
   one        clscan::inclusive of N elements on device 0
@@ -30,6 +31,7 @@ options:
   --sizes LIST   total elements N, comma-separated: numbers, 2^N, K/M/G suffixes (default 2^24)
   --parts P      1 to 64 (default: the platform's device count)
   --reps N       1 to 10000 (default 10)
+  --one-context  the D devices share one context (the totals then move device to device)
   --json         one JSON object per line instead of the table
   --help
 )";
@@ -39,6 +41,7 @@ struct settings {
   std::vector<std::uint64_t> sizes{std::uint64_t{1} << 24};
   std::size_t parts = 0; // 0: the device count
   int reps = 10;
+  bool one_context = false;
   bool json = false;
 };
 
@@ -56,6 +59,8 @@ settings parse(int argc, char** argv) {
     } else if (flag == "--reps") {
       s.reps = static_cast<int>(
           clscan_tools::parse_integer(flag, clscan_tools::flag_value(argc, argv, i), 1, 10000));
+    } else if (flag == "--one-context") {
+      s.one_context = true;
     } else if (flag == "--json") {
       s.json = true;
     } else {
@@ -100,12 +105,23 @@ int run(const settings& s) {
   const std::size_t part_count = s.parts ? s.parts : devices.size();
   std::vector<clscan_tools::device_queue> queues;
   queues.reserve(devices.size());
-  for (const cl::Device& device : devices)
-    queues.push_back(clscan_tools::make_queue(device, CL_QUEUE_PROFILING_ENABLE));
+  if (s.one_context) {
+    cl_int status = CL_SUCCESS;
+    const cl::Context shared(devices, nullptr, nullptr, nullptr, &status);
+    clscan_tools::check(status, "clCreateContext");
+    for (const cl::Device& device : devices) {
+      queues.push_back({shared, cl::CommandQueue(shared, device, CL_QUEUE_PROFILING_ENABLE, &status)});
+      clscan_tools::check(status, "clCreateCommandQueue");
+    }
+  } else {
+    for (const cl::Device& device : devices)
+      queues.push_back(clscan_tools::make_queue(device, CL_QUEUE_PROFILING_ENABLE));
+  }
 
   if (!s.json)
-    std::printf("%zu parts over %zu device(s) of '%s'\n%12s %12s %12s %12s %12s %14s %12s\n", part_count,
-                devices.size(), platform.getInfo<CL_PLATFORM_NAME>().c_str(), "N", "parts_us", "one_us",
+    std::printf("%zu parts over %zu device(s) of '%s'%s\n%12s %12s %12s %12s %12s %14s %12s\n", part_count,
+                devices.size(), platform.getInfo<CL_PLATFORM_NAME>().c_str(),
+                s.one_context ? ", one context" : ", a context each", "N", "parts_us", "one_us",
                 "one_part_us", "copy_us", "parts/one_part", "parts/one");
   bool all_correct = true;
   for (const std::uint64_t total : s.sizes) {
@@ -169,6 +185,7 @@ int run(const settings& s) {
       out.field("n", static_cast<unsigned long long>(n));
       out.field("parts", static_cast<unsigned long long>(part_count));
       out.field("devices", static_cast<unsigned long long>(devices.size()));
+      out.field("one_context", s.one_context);
       out.field("parts_us", parts_us, 1);
       out.field("one_us", one_us, 1);
       out.field("one_part_us", one_part_us, 1);
