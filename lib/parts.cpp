@@ -1,11 +1,9 @@
 // Scans of one array split into parts on several devices (parts.hpp): a layer over the single-device
-// calls. Every part but the last is reduced on its own device; each later part's device gets the
-// totals of the parts before it, combines them with the operator's own code (a reduce with the
-// caller's initial value in front) and scans its part with that carry in front (initial_on_device).
-// When every part is in one context, the totals are copied between the parts' buffers by the device
-// behind the reduces' events. Otherwise they cross contexts through host memory: event callbacks
-// release a user event per part once the totals before it have been read, so that the host never
-// waits.
+// calls. Every part but the last is reduced on its own device; the totals are read into host memory;
+// each later part's device gets the totals of the parts before it, combines them with the operator's
+// own code (a reduce with the caller's initial value in front) and scans its part with that carry in
+// front (initial_on_device). The totals cross contexts through event callbacks that release a user
+// event per part, so that the host never waits.
 #include "arguments.hpp"
 #include "error_check.hpp"
 
@@ -160,19 +158,14 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
                                " overlap");
   }
 
-  // One context: events and buffers of every part are usable on every queue, so no host hop.
-  const bool one_context = std::all_of(
-      calls.begin(), calls.end(), [&](const part_call& call) { return call.context == calls[0].context; });
   auto exchange = std::make_shared<totals_exchange>();
-  if (!one_context) {
-    exchange->bytes.resize((count - 1) * element_size);
-    exchange->read_done.assign(count - 1, false);
-    exchange->gates.resize(count);
-    for (std::size_t k = 1; k < count; ++k)
-      exchange->gates[k] = cl::UserEvent(cl::Context(calls[k].context, true));
-  }
+  exchange->bytes.resize((count - 1) * element_size);
+  exchange->read_done.assign(count - 1, false);
+  exchange->gates.resize(count);
+  for (std::size_t k = 1; k < count; ++k)
+    exchange->gates[k] = cl::UserEvent(cl::Context(calls[k].context, true));
   try {
-    // Totals of every part but the last; across contexts, read into host memory as each is ready.
+    // Totals of every part but the last, read into host memory as each is ready.
     for (std::size_t k = 0; k < count; ++k) {
       part_call& call = calls[k];
       call.work = cl::Buffer(cl::Context(call.context, true), CL_MEM_READ_WRITE, (2 + k) * element_size);
@@ -181,7 +174,6 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
       total.has_initial = false;
       total.out_offset = 0;
       call.reduced = enqueue_reduce(parts[k].queue, parts[k].buffer, call.work, parts[k].n, total);
-      if (one_context) continue;
       cl_event read = nullptr;
       const cl_event after = call.reduced();
       check(clEnqueueReadBuffer(parts[k].queue(), call.work(), CL_FALSE, 0, element_size,
@@ -199,30 +191,18 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
       // In place, the part's total must be read before its scan overwrites it (out-of-order queues).
       if (call.reduced()) call.waits.push_back(call.reduced);
       if (k > 0) {
-        std::vector<cl::Event> carry_waits;
-        if (one_context) {
-          // Each earlier part's total, copied behind its reduce.
-          for (std::size_t j = 0; j < k; ++j) {
-            cl_event copied = nullptr;
-            const cl_event after = calls[j].reduced();
-            check(clEnqueueCopyBuffer(parts[k].queue(), calls[j].work(), call.work(), 0,
-                                      (2 + j) * element_size, element_size, 1, &after, &copied),
-                  "clEnqueueCopyBuffer");
-            carry_waits.emplace_back(copied);
-          }
-        } else {
-          cl_event written = nullptr;
-          const cl_event gate = exchange->gates[k]();
-          check(clEnqueueWriteBuffer(parts[k].queue(), call.work(), CL_FALSE, 2 * element_size,
-                                     k * element_size, exchange->bytes.data(), 1, &gate, &written),
-                "clEnqueueWriteBuffer");
-          carry_waits.emplace_back(written);
-          on_complete(written, release_exchange, exchange, k);
-        }
+        cl_event written = nullptr;
+        const cl_event gate = exchange->gates[k]();
+        check(clEnqueueWriteBuffer(parts[k].queue(), call.work(), CL_FALSE, 2 * element_size,
+                                   k * element_size, exchange->bytes.data(), 1, &gate, &written),
+              "clEnqueueWriteBuffer");
+        const cl::Event written_event(written);
+        on_complete(written, release_exchange, exchange, k);
 
         scan_request carry = request; // the caller's initial value, in front of part 0's total
         carry.in_offset = 2;
         carry.out_offset = 1;
+        const std::vector<cl::Event> carry_waits = {written_event};
         carry.wait_list = &carry_waits;
         call.waits.push_back(enqueue_reduce(parts[k].queue, call.work, call.work, k, carry));
         call.request.has_initial_buffer = true;
