@@ -274,19 +274,28 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // speed, and the vector scan measured no faster there. The shifted-in lanes take the identity, which
 // leaves every element exact (-0.0 for sums, NaN for fmin / fmax). Custom operators are written for
 // single elements, and llvmpipe's work-groups of 64 vectorize across work-items already: both keep
-// the element loops, as do compilers without clang's __builtin_shufflevector.
+// the element loops.
 #if defined(CLSCAN_REREAD) && CLSCAN_REREAD && CLSCAN_WG == 1 && defined(CLSCAN_FLOATING) &&                 \
-    !defined(CLSCAN_OP_CUSTOM) && defined(__clang__)
+    !defined(CLSCAN_OP_CUSTOM)
 #define CLSCAN_VECTOR_RUNS 1
 typedef CLSCAN_CAT(CLSCAN_T, 16) wide_t;
 
-// The inclusive scan of x's 16 elements: lane k combines lanes 0..k in order.
+// shuffle2's masks: lanes 0..15 pick from its first vector, 16..31 from its second.
+#if CLSCAN_ELEM_SIZE == 8
+typedef ulong16 wide_mask_t;
+#else
+typedef uint16 wide_mask_t;
+#endif
+#define CLSCAN_SHIFTED_BY_1 ((wide_mask_t)(16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14))
+
+// The inclusive scan of x's 16 elements: lane k combines lanes 0..k in order. (shuffle2 rather than
+// clang's __builtin_shufflevector: Oclgrind took lanes of the latter's result for uninitialized.)
 inline wide_t scan_wide(wide_t x) {
   const wide_t e = (wide_t)(CLSCAN_IDENTITY);
-  x = CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), x);
-  x = CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), x);
-  x = CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), x);
-  return CLSCAN_COMBINE(__builtin_shufflevector(x, e, 16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7),
+  x = CLSCAN_COMBINE(shuffle2(x, e, CLSCAN_SHIFTED_BY_1), x);
+  x = CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)), x);
+  x = CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), x);
+  return CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7)),
                         x);
 }
 #else
@@ -297,7 +306,18 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
   ulong i = first;
-#if CLSCAN_VECTOR_RUNS
+#if !(defined(CLSCAN_REREAD) && CLSCAN_REREAD) && CLSCAN_RUN_LANES > 1
+  // In lanes, as reduce_local_lanes and combine_lane_totals combine a run of the local tile: the
+  // look-back's fallback then gives a tile the total the tile itself publishes, bit for bit
+  // (CLSCAN_FIXED_ORDER). Elements past n are left out where the tile reads the identity.
+  for (int l = 0; l < CLSCAN_RUN_LANES; ++l) {
+    elem_t lane_total = CLSCAN_IDENTITY;
+    const ulong lane_end = min(first + (ulong)(l + 1) * (CLSCAN_ITEMS / CLSCAN_RUN_LANES), end);
+    for (; i < lane_end; ++i)
+      lane_total = combine(lane_total, src[i]);
+    total = l == 0 ? lane_total : combine(total, lane_total);
+  }
+#elif CLSCAN_VECTOR_RUNS
   // 16 lane totals, combined at the end: the order of the sum changes, as it does with the tile size.
   wide_t lane_totals = (wide_t)(CLSCAN_IDENTITY);
   for (; i + 16 <= end; i += 16)
@@ -327,14 +347,8 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
   wide_t running_wide = (wide_t)(running);
   for (; i + 16 <= end; i += 16) {
     const wide_t inclusive = CLSCAN_COMBINE(running_wide, scan_wide(vload16(0, src + i)));
-    if (exclusive)
-      vstore16(__builtin_shufflevector(inclusive, running_wide, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                       13, 14),
-               0, dst + i);
-    else
-      vstore16(inclusive, 0, dst + i);
-    running_wide = __builtin_shufflevector(inclusive, inclusive, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
-                                           15, 15, 15, 15, 15);
+    vstore16(exclusive ? shuffle2(inclusive, running_wide, CLSCAN_SHIFTED_BY_1) : inclusive, 0, dst + i);
+    running_wide = (wide_t)(inclusive.sf);
   }
   running = running_wide.s0;
 #endif
