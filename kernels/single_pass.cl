@@ -15,7 +15,6 @@
 #include "group_scan.cl"
 #include "tile_io.cl"
 CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS);
-inline elem_t tile_aggregate_in_order(ulong tile, CLSCAN_INPUT_PARAMS);
 #include "tile_prefix.cl"
 
 // Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
@@ -26,26 +25,6 @@ CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_
   elem_t total;
   group_exclusive_scan(run_total, scratch, &total);
   return total;
-}
-
-// tile_aggregate's value, to the bit, computed by the calling work-item alone: the runs' totals
-// combined as group_exclusive_scan combines them (in segments of CLSCAN_RAKE_SEGMENT work-items, each
-// from the identity, then the segments' totals from the identity, in order). Slow (a tile per
-// work-item); the fixed-order look-back uses it only after a walk past silent predecessors.
-inline elem_t tile_aggregate_in_order(ulong tile, CLSCAN_INPUT_PARAMS) {
-#if CLSCAN_WG == 1
-  return reduce_run(src, tile * CLSCAN_TILE, n);
-#else
-  elem_t all = CLSCAN_IDENTITY;
-  for (uint segment = 0; segment < CLSCAN_RAKERS; ++segment) {
-    const uint end = min((segment + 1) * CLSCAN_RAKE_SEGMENT, (uint)CLSCAN_WG);
-    elem_t running = CLSCAN_IDENTITY;
-    for (uint w = segment * CLSCAN_RAKE_SEGMENT; w < end; ++w)
-      running = combine(running, reduce_run(src, tile * CLSCAN_TILE + w * CLSCAN_ITEMS, n));
-    all = combine(all, running);
-  }
-  return all;
-#endif
 }
 
 // src/dst point at the user's buffers plus their offsets in elements. status is the workspace's status

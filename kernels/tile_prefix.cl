@@ -42,19 +42,6 @@
 #define CLSCAN_SPIN_LIMIT 1024
 #endif
 
-// 1: every tile's inclusive prefix is the same combination of the tiles' totals whatever the timing:
-// seed, then the totals of tiles 0, 1, 2, ... in order, one at a time (options::deterministic for
-// floating-point scans). A tile takes the nearest published prefix only when every tile between it
-// and that prefix has published its total, and combines those totals forward from it; it waits for
-// that rather than combining totals backwards, which would change the order. Without news for
-// CLSCAN_SPIN_LIMIT rounds it walks back as the default look-back does, falling back where it must, to
-// find a prefix, and then combines forward from it, reading or reducing each tile's total again (the
-// fallback reduces a tile to the same bits as the tile itself). 0: the default look-back, which
-// combines what it finds nearest first.
-#ifndef CLSCAN_FIXED_ORDER
-#define CLSCAN_FIXED_ORDER 0
-#endif
-
 // 1: status words are published with release stores and read with acquire loads at device scope
 // (OpenCL C 2.0, or 3.0 with __opencl_c_atomic_order_acq_rel and __opencl_c_atomic_scope_device; the
 // host passes the matching -cl-std). 0: the OpenCL 1.2 protocol, atomic writes and volatile (or
@@ -187,11 +174,6 @@ typedef struct {
   int state;
   long next;
   carry_t prefix;
-#if CLSCAN_FIXED_ORDER
-  long from;          // the tile whose inclusive prefix the walk reached
-  carry_t from_value; // that prefix; then, in the forward pass, one tile's total
-  int waiting;        // the first phase (take_news) goes on
-#endif
 } lookback_locals;
 
 // The steps of one look-back round, between the work-group barriers of tile_exclusive_prefix.
@@ -216,35 +198,11 @@ CLSCAN_LOCAL_FN void peek_predecessors(global status_t* status, uint tag, long n
 // 2. Work-item 0 combines, nearest first, what was peeked in front of `behind` (the tiles
 // [next + 1, tile)) up to the first inclusive prefix: the new `behind` and nearest predecessor not yet
 // combined. Falls back after CLSCAN_SPIN_LIMIT rounds without news.
-// With CLSCAN_FIXED_ORDER, while `waiting` (the first phase: nothing combined yet, next = tile - 1),
-// the nearest prefix counts only behind an unbroken run of published totals, which are then combined
-// forward from it; CLSCAN_FALL_BACK then means: stop waiting and walk.
-CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int waiting, int* rounds_without_news,
+CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_news,
                               local const lookback_locals* lb, long* next_out, carry_t* behind_out) {
   int state = CLSCAN_LOOK_ON;
   int taken = 0;
   carry_t acc = behind;
-#if CLSCAN_FIXED_ORDER
-  if (waiting) {
-    int run = 0;
-    while (run < CLSCAN_LOOKBACK && next - run >= 0 && lb->peek_kind[run] == CLSCAN_AGGREGATE)
-      ++run;
-    if (run < CLSCAN_LOOKBACK && next - run >= 0 && lb->peek_kind[run] == CLSCAN_PREFIX &&
-        CLSCAN_SPIN_LIMIT > 0) {
-      acc = lb->peek_value[run];
-      for (int t = run - 1; t >= 0; --t)
-        acc = carry_combine(acc, lb->peek_value[t]);
-      *next_out = next - run - 1;
-      *behind_out = acc;
-      return CLSCAN_LOOK_DONE;
-    }
-    *next_out = next;
-    *behind_out = behind;
-    return ++*rounds_without_news > CLSCAN_SPIN_LIMIT ? CLSCAN_FALL_BACK : CLSCAN_LOOK_ON;
-  }
-#else
-  (void)waiting;
-#endif
   while (taken < CLSCAN_LOOKBACK && next - taken >= 0 && lb->peek_kind[taken] != CLSCAN_NOTHING) {
     acc = carry_combine(lb->peek_value[taken], acc);
     if (lb->peek_kind[taken++] == CLSCAN_PREFIX) {
@@ -267,23 +225,17 @@ CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int waiting, int* round
 // 3. After the work-group reduced silent predecessor `next` itself (`reduced`), work-item 0 combines
 // it in, unless a prefix that predecessor published meanwhile is to win (take_published: in place, its
 // input may already hold its output once it has published). Returns CLSCAN_LOOK_DONE or _ON.
-// On CLSCAN_LOOK_DONE, *from and *from_value are the tile whose inclusive prefix was reached and that
-// prefix (for tile 0 reduced here: the seed, then its total).
 CLSCAN_LOCAL_FN int take_fallback(global status_t* status, uint tag, long next, carry_t behind,
-                                  carry_t reduced, carry_t seed, int take_published, carry_t* behind_out,
-                                  long* from, carry_t* from_value) {
+                                  carry_t reduced, carry_t seed, int take_published, carry_t* behind_out) {
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   carry_t published;
-  *from = next;
   if (take_published && try_read(prefix_slot(status, (ulong)next), tag, &published)) {
     *behind_out = carry_combine(published, behind);
-    *from_value = published;
     return CLSCAN_LOOK_DONE;
   }
   *behind_out = carry_combine(reduced, behind);
   if (next != 0) return CLSCAN_LOOK_ON;
   *behind_out = carry_combine(seed, *behind_out);
-  *from_value = carry_combine(seed, reduced);
   return CLSCAN_LOOK_DONE;
 }
 
@@ -306,8 +258,7 @@ CLSCAN_LOCAL_FN ulong claim_tile(global status_t* status, uint ticket_base, loca
 // The walk: publishes tile `tile`'s total (when `publishes`: a successor will read it), walks back
 // over its predecessors until an inclusive prefix, reducing any predecessor that stays silent itself
 // with tile_aggregate() (which the algorithm defines before including this file, with its inputs as
-// the parameters CLSCAN_INPUT_PARAMS; with CLSCAN_FIXED_ORDER also tile_aggregate_in_order(), the
-// same value computed by one work-item), and publishes the tile's inclusive prefix. `seed` goes in
+// the parameters CLSCAN_INPUT_PARAMS), and publishes the tile's inclusive prefix. `seed` goes in
 // front of tile 0. Every work-item must call; when it returns, lb->prefix holds everything before
 // the tile, seed included. (Read from local memory after the last barrier: a private copy kept
 // across it made the compiled single-pass kernel crash on PoCL 3.1 in the fallback path,
@@ -335,29 +286,13 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
     carry_t behind = CLSCAN_CARRY_IDENTITY;
     long next = (long)tile - 1; // nearest predecessor not yet combined
     int rounds_without_news = 0;
-    // Fixed order: the first phase, in which the work-group waits for an unbroken run of totals.
-    int waiting = CLSCAN_FIXED_ORDER;
-#if CLSCAN_FIXED_ORDER
-    if (lid == 0) lb->waiting = 1; // read only after the first round's barriers
-#endif
     for (;;) {
       peek_predecessors(status, tag, next, lb);
       group_barrier(CLK_LOCAL_MEM_FENCE);
       if (lid == 0) {
         long nearest;
         carry_t combined;
-        int state = take_news(next, behind, waiting, &rounds_without_news, lb, &nearest, &combined);
-#if CLSCAN_FIXED_ORDER
-        if (state == CLSCAN_LOOK_DONE) {
-          // Waiting: combined already holds everything before the tile, in order.
-          lb->from = waiting ? (long)tile - 1 : nearest + 1;
-          lb->from_value = waiting ? combined : lb->peek_value[next - (nearest + 1)];
-        } else if (waiting && state == CLSCAN_FALL_BACK) {
-          state = CLSCAN_LOOK_ON; // walk from now on
-          lb->waiting = 0;
-        }
-#endif
-        lb->state = state;
+        lb->state = take_news(next, behind, &rounds_without_news, lb, &nearest, &combined);
         lb->next = nearest;
         lb->prefix = combined;
       }
@@ -366,23 +301,13 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
       next = lb->next;
       behind = lb->prefix;
       if (state == CLSCAN_LOOK_DONE) break;
-#if CLSCAN_FIXED_ORDER
-      waiting = lb->waiting;
-#endif
       if (state == CLSCAN_FALL_BACK) {
         // Nobody has published tile `next` for a long time: reduce it here.
         const carry_t reduced = tile_aggregate((ulong)next, scratch, CLSCAN_INPUT_ARGS);
         if (lid == 0) {
           carry_t combined;
-          long from;
-          carry_t from_value;
-          lb->state = take_fallback(status, tag, next, behind, reduced, seed, take_published, &combined,
-                                    &from, &from_value);
+          lb->state = take_fallback(status, tag, next, behind, reduced, seed, take_published, &combined);
           lb->prefix = combined;
-#if CLSCAN_FIXED_ORDER
-          lb->from = from;
-          lb->from_value = from_value;
-#endif
           rounds_without_news = 0;
         }
         group_barrier(CLK_LOCAL_MEM_FENCE);
@@ -392,30 +317,6 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
         group_barrier(CLK_LOCAL_MEM_FENCE); // lb->state is rewritten by the next round
       }
     }
-#if CLSCAN_FIXED_ORDER
-    // Forward from the prefix reached, one tile's total at a time: published, or reduced here by this
-    // work-item alone (tile_aggregate_in_order: the same bits, no barriers, slowly; only after a walk).
-    // Nothing to do when the first phase ended the walk.
-    if (lid == 0) {
-      carry_t running = lb->from_value;
-      // CLSCAN_SPIN_LIMIT=0 out of place (tests): reduce every tile, to check that the bits match.
-      const int read_published = CLSCAN_SPIN_LIMIT != 0 || take_published;
-      for (long t = lb->from + 1; t < (long)tile; ++t) {
-        carry_t total;
-        if (!(read_published && try_read(aggregate_slot(status, (ulong)t), tag, &total))) {
-          total = tile_aggregate_in_order((ulong)t, CLSCAN_INPUT_ARGS);
-          // A total published meanwhile wins: in place, the tile's input may already hold output
-          // once it has gone on to its own prefix.
-          mem_fence(CLK_GLOBAL_MEM_FENCE);
-          carry_t published;
-          if (read_published && try_read(aggregate_slot(status, (ulong)t), tag, &published))
-            total = published;
-        }
-        running = carry_combine(running, total);
-      }
-      lb->prefix = running;
-    }
-#endif
 #ifdef CLSCAN_TEST_WRONG_LOOKBACK
     // Tests only: every tile but the first forgets its predecessors, as on a device whose look-back
     // read stale words, so that the qualification has a wrong kernel to catch on every device

@@ -5,11 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -94,102 +91,6 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
     opts.algorithm = clscan::algorithm::single_pass;
     CHECK_THROWS_AS(clscan::inclusive(queue, buffer, 64, opts), clscan::invalid_argument);
   }
-  clscan::release_cached_resources();
-}
-
-namespace {
-
-// Floating-point values of mixed sign and magnitude, so that the order of combination shows in the
-// rounding.
-template <typename T> std::vector<T> rounding_sensitive_input(std::size_t n, std::uint64_t seed) {
-  std::vector<T> v(n);
-  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (T& x : v) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    const double magnitude = std::ldexp(1.0 + static_cast<double>(state % 1000) / 1000.0,
-                                        static_cast<int>((state >> 10) % 40) - 20);
-    x = static_cast<T>((state >> 20) % 2 ? magnitude : -magnitude);
-  }
-  return v;
-}
-
-// A deterministic single-pass scan of `input` in a fresh context (which reads CLSCAN_SPIN_LIMIT and
-// CLSCAN_TUNING as they are set now), its output bits.
-template <typename T>
-std::vector<T> deterministic_single_pass(const std::vector<T>& input, clscan::scan_kind kind, bool in_place) {
-  const cl::Device device = env().device;
-  cl::Context context(device);
-  cl::CommandQueue queue(context, device);
-  const std::size_t bytes = input.size() * sizeof(T);
-  cl::Buffer in(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, const_cast<T*>(input.data()));
-  std::vector<T> poison(input.size(), std::numeric_limits<T>::quiet_NaN());
-  cl::Buffer out(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, poison.data());
-  clscan::options<T> opts;
-  opts.algorithm = clscan::algorithm::single_pass;
-  opts.deterministic = true;
-  opts.initial = T(0.25);
-  const cl::Buffer& target = in_place ? in : out;
-  const cl::Event done = kind == clscan::scan_kind::inclusive
-                             ? clscan::inclusive(queue, in, target, input.size(), opts)
-                             : clscan::exclusive(queue, in, target, input.size(), opts);
-  REQUIRE(done.wait() == CL_SUCCESS);
-  std::vector<T> result(input.size());
-  REQUIRE(queue.enqueueReadBuffer(target, CL_TRUE, 0, bytes, result.data()) == CL_SUCCESS);
-  return result;
-}
-
-template <typename T> void check_fixed_order(const char* type) {
-  const cl::Device device = env().device;
-  if (!clscan::qualify_single_pass(device, clscan::element_traits<T>::type).passed) {
-    std::cout << "faults: fixed order (" << type << "): skipped: no single-pass scan on " << env().device_name
-              << "\n";
-    return;
-  }
-  for (const std::optional<std::string>& tuning :
-       {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
-    const std::string shape = tuning ? *tuning : "device defaults";
-    scoped_env tuning_env("CLSCAN_TUNING", tuning);
-    const clscan::tuning single = clscan::plan_for(device).single_pass;
-    const std::size_t tile = single.work_group_size * single.items_per_thread;
-    const std::size_t n = tuning ? 1001 : 2 * tile + 5;
-    const std::vector<T> input = rounding_sensitive_input<T>(n, n);
-    for (clscan::scan_kind kind : {clscan::scan_kind::inclusive, clscan::scan_kind::exclusive}) {
-      const char* kind_name = clscan::to_string(kind);
-      CAPTURE(type, shape, n, kind_name);
-      const std::vector<T> first = deterministic_single_pass(input, kind, false);
-      CHECK(std::memcmp(deterministic_single_pass(input, kind, false).data(), first.data(), n * sizeof(T)) ==
-            0);
-      scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));
-      for (bool in_place : {false, true}) {
-        CAPTURE(in_place);
-        const std::vector<T> fallen_back = deterministic_single_pass(input, kind, in_place);
-        std::size_t differ = 0;
-        while (differ < n && std::memcmp(&fallen_back[differ], &first[differ], sizeof(T)) == 0)
-          ++differ;
-        INFO("first element that differs: " << differ << " of " << n);
-        CHECK(differ == n);
-      }
-    }
-  }
-}
-
-} // namespace
-
-// options::deterministic on the single-pass scan (CLSCAN_FIXED_ORDER): every tile's prefix is the
-// seed and the tiles' totals combined in tile order, whether a tile found its predecessors'
-// totals published or reduced their tiles itself. CLSCAN_SPIN_LIMIT=0 makes every work-group walk
-// back to the first tile, reducing every predecessor on its way and again on the way forward (out of
-// place; in place it stops at a published prefix): the bits must still be those of a normal run.
-TEST_CASE("faults: deterministic single-pass scans give the same bits when every tile falls back",
-          "[faults]") {
-  scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
-  check_fixed_order<cl_float>("float");
-  if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0)
-    check_fixed_order<cl_double>("double");
-  else
-    std::cout << "faults: fixed order (double): skipped: no fp64 on " << env().device_name << "\n";
   clscan::release_cached_resources();
 }
 
