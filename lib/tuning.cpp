@@ -28,7 +28,10 @@ namespace {
 // whose runs the default lanes do not divide, and that names no lanes, runs as one lane.
 void parse_shape(const std::string& text, const std::string& source, tuning& shape) {
   std::size_t wg = shape.work_group_size, items = shape.items_per_thread, vec = shape.vector_width;
-  std::size_t lookback = shape.lookback, lanes = 0;
+  std::size_t lookback = shape.lookback;
+  // 0: not given (the default lanes, where they divide the run); given, it must be at least 1.
+  std::size_t lanes = 0;
+  bool lanes_given = false;
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find_first_of(", ", pos), text.size());
@@ -56,15 +59,16 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
       throw invalid_argument(message);
     }
     *target = *value;
+    lanes_given = lanes_given || target == &lanes;
   }
   const bool valid_vec = vec == 1 || vec == 2 || vec == 4 || vec == 8 || vec == 16;
   // A tile of one element would never shrink the three-stage recursion.
   if (wg == 0 || items == 0 || wg * items < 2 || !valid_vec || items % vec != 0 || lookback == 0 ||
-      (lanes != 0 && (items / vec) % lanes != 0))
+      (lanes_given && (lanes == 0 || (items / vec) % lanes != 0)))
     throw invalid_argument(source + "='" + text +
                            "' is not valid: wg >= 1, vec in {1,2,4,8,16}, items a multiple of vec, at least "
                            "2 elements per tile (wg * items), lookback >= 1, lanes dividing items / vec");
-  if (lanes == 0) lanes = (items / vec) % shape.run_lanes == 0 ? shape.run_lanes : 1;
+  if (!lanes_given) lanes = (items / vec) % shape.run_lanes == 0 ? shape.run_lanes : 1;
   shape.work_group_size = wg;
   shape.items_per_thread = items;
   shape.vector_width = vec;
