@@ -306,7 +306,18 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
   ulong i = first;
-#if CLSCAN_VECTOR_RUNS
+#if !(defined(CLSCAN_REREAD) && CLSCAN_REREAD) && CLSCAN_RUN_LANES > 1
+  // In lanes, as reduce_local_lanes and combine_lane_totals combine a run of the local tile: the
+  // look-back's fallback then gives a tile the total the tile itself publishes, bit for bit
+  // (CLSCAN_FIXED_ORDER). Elements past n are left out where the tile reads the identity.
+  for (int l = 0; l < CLSCAN_RUN_LANES; ++l) {
+    elem_t lane_total = CLSCAN_IDENTITY;
+    const ulong lane_end = min(first + (ulong)(l + 1) * (CLSCAN_ITEMS / CLSCAN_RUN_LANES), end);
+    for (; i < lane_end; ++i)
+      lane_total = combine(lane_total, src[i]);
+    total = l == 0 ? lane_total : combine(total, lane_total);
+  }
+#elif CLSCAN_VECTOR_RUNS
   // 16 lane totals, combined at the end: the order of the sum changes, as it does with the tile size.
   wide_t lane_totals = (wide_t)(CLSCAN_IDENTITY);
   for (; i + 16 <= end; i += 16)

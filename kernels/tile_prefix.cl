@@ -42,6 +42,21 @@
 #define CLSCAN_SPIN_LIMIT 1024
 #endif
 
+// 1: a tile's exclusive prefix is the same combination of the tiles' totals whatever the timing
+// (options::deterministic for floating-point scans), and no tile waits for another tile's prefix.
+// Tiles are grouped in a fixed tree of radix 16: a group of level k + 1 is 16 consecutive groups of
+// level k, and a group of level 0 is one tile. The total of a group (its 16 parts combined in order)
+// is published by the group's last tile as soon as the parts are published; the parts do not depend
+// on anything before the group, so the longest chain of waits is one per level, not one per tile.
+// A tile's prefix is the seed, then for each level from the top the totals of the groups of that
+// level that lie before the tile inside its parent group, combined in order: at most 15 per level,
+// fewer than 16 * 8 reads for any tile index. A group that stays silent is computed here from the
+// published totals of its parts, or from the input (the fallback, which gives a tile the same bits as
+// the tile itself; see reduce_run). 0: the look-back above, which combines what it finds nearest first.
+#ifndef CLSCAN_FIXED_ORDER
+#define CLSCAN_FIXED_ORDER 0
+#endif
+
 // 1: status words are published with release stores and read with acquire loads at device scope
 // (OpenCL C 2.0, or 3.0 with __opencl_c_atomic_order_acq_rel and __opencl_c_atomic_scope_device; the
 // host passes the matching -cl-std). 0: the OpenCL 1.2 protocol, atomic writes and volatile (or
@@ -166,16 +181,41 @@ inline int read_status(global status_t* status, ulong tile, uint tag, carry_t* v
   return CLSCAN_NOTHING;
 }
 
+#if CLSCAN_FIXED_ORDER
+// The fixed tree's radix is 16, and 8 levels hold every 32-bit tile index.
+#define CLSCAN_RADIX_BITS 4
+#define CLSCAN_RADIX (1 << CLSCAN_RADIX_BITS)
+#define CLSCAN_TREE_LEVELS 8
+#endif
+
 // The local memory of one work-group's walk (tile_exclusive_prefix): what the look-back work-items
-// peeked, and what work-item 0 decided from it.
+// read, and what work-item 0 decided from it.
 typedef struct {
+#if CLSCAN_FIXED_ORDER
+  int present[CLSCAN_TREE_LEVELS];       // per level: how many of the totals the tile needs were published
+  carry_t level_sum[CLSCAN_TREE_LEVELS]; // per level: those totals combined in order, once all were
+  uint levels_done;                      // bit k: level_sum[k] is complete
+  int seen;                              // totals seen published so far (news for the bounded wait)
+  int rounds_without_news;
+  carry_t own_total; // the total of the largest group that this tile ends and that is known so far
+  int own_level;     // that group's level
+  int found_level;   // fallback: the level of a published group found, or -1
+  carry_t shared_value;
+#else
   int peek_kind[CLSCAN_LOOKBACK];
   carry_t peek_value[CLSCAN_LOOKBACK];
-  int state;
   long next;
+#endif
+  int state;
   carry_t prefix;
 } lookback_locals;
 
+// What a round of the walk decided.
+#define CLSCAN_LOOK_ON 0   // go on looking back
+#define CLSCAN_LOOK_DONE 1 // everything before the tile is known
+#define CLSCAN_FALL_BACK 2 // compute what stays silent here
+
+#if !CLSCAN_FIXED_ORDER
 // The steps of one look-back round, between the work-group barriers of tile_exclusive_prefix.
 //
 // 1. Work-items below CLSCAN_LOOKBACK each read what predecessor next - lid has published.
@@ -190,10 +230,6 @@ CLSCAN_LOCAL_FN void peek_predecessors(global status_t* status, uint tag, long n
   lb->peek_kind[lid] = kind;
   lb->peek_value[lid] = value;
 }
-
-#define CLSCAN_LOOK_ON 0   // go on looking back
-#define CLSCAN_LOOK_DONE 1 // an inclusive prefix was reached
-#define CLSCAN_FALL_BACK 2 // reduce predecessor *next_out here
 
 // 2. Work-item 0 combines, nearest first, what was peeked in front of `behind` (the tiles
 // [next + 1, tile)) up to the first inclusive prefix: the new `behind` and nearest predecessor not yet
@@ -239,6 +275,8 @@ CLSCAN_LOCAL_FN int take_fallback(global status_t* status, uint tag, long next, 
   return CLSCAN_LOOK_DONE;
 }
 
+#endif // !CLSCAN_FIXED_ORDER
+
 // Sets every status word to 0 (untagged), the ticket counter included. A kernel rather than
 // clEnqueueFillBuffer so that memory checkers such as Oclgrind see the words as initialized.
 kernel void clear_status(global status_t* status, ulong words) {
@@ -255,6 +293,7 @@ CLSCAN_LOCAL_FN ulong claim_tile(global status_t* status, uint ticket_base, loca
   return *shared_tile;
 }
 
+#if !CLSCAN_FIXED_ORDER
 // The walk: publishes tile `tile`'s total (when `publishes`: a successor will read it), walks back
 // over its predecessors until an inclusive prefix, reducing any predecessor that stays silent itself
 // with tile_aggregate() (which the algorithm defines before including this file, with its inputs as
@@ -331,5 +370,227 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
   }
   group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
+
+#else // CLSCAN_FIXED_ORDER
+
+// Where the total of group `group` of level `level` lives: for level 0 (a tile) its aggregate slot; for
+// level k > 0 the inclusive-prefix slot of tile group * 16^k + k - 1, which lies inside the group and
+// differs for every level and group (this walk publishes no inclusive prefixes).
+inline global status_t* group_total_slot(global status_t* status, int level, ulong group) {
+  return level == 0 ? aggregate_slot(status, group)
+                    : prefix_slot(status, (group << (CLSCAN_RADIX_BITS * level)) + (ulong)(level - 1));
+}
+
+// How many groups of `level` lie before the tile inside its group of level + 1.
+inline uint tree_digit(ulong tile, int level) {
+  return (uint)(tile >> (CLSCAN_RADIX_BITS * level)) & (CLSCAN_RADIX - 1);
+}
+
+// The levels that have groups before the tile: its digits up to the highest non-zero one.
+inline int tree_levels(ulong tile) {
+  int levels = 0;
+  while (levels < CLSCAN_TREE_LEVELS && (tile >> (CLSCAN_RADIX_BITS * levels)) != 0)
+    ++levels;
+  return levels;
+}
+
+// Reads the totals of the groups of `level` before the tile inside its group of level + 1: returns
+// how many were published, and in *sum those totals combined in order (meaningful when all were).
+// The reads are independent of each other, so they are in flight together.
+inline int read_level(global status_t* status, uint tag, ulong tile, int level, carry_t* sum) {
+  const uint digit = tree_digit(tile, level);
+  const ulong first = (tile >> (CLSCAN_RADIX_BITS * level)) - digit;
+  int present = 0;
+  carry_t acc = CLSCAN_CARRY_IDENTITY;
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_RADIX - 1; ++j) {
+    if (j < digit) {
+      carry_t value = CLSCAN_CARRY_IDENTITY;
+      present += try_read(group_total_slot(status, level, first + j), tag, &value);
+      acc = j == 0 ? value : carry_combine(acc, value);
+    }
+  }
+  *sum = acc;
+  return present;
+}
+
+// The total of tile `tile` reduced here from its input by the whole work-group (every work-item must
+// call; all get the same value), unless `read_published` and the tile published its total meanwhile:
+// in place, its input may already hold its output once it has published.
+CLSCAN_LOCAL_FN carry_t reduce_silent_tile(global status_t* status, uint tag, ulong tile, int read_published,
+                                           local lookback_locals* lb, local carry_t* scratch,
+                                           CLSCAN_INPUT_PARAMS) {
+  const carry_t reduced = tile_aggregate(tile, scratch, CLSCAN_INPUT_ARGS);
+  if (get_local_id(0) == 0) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    carry_t published;
+    lb->shared_value =
+        read_published && try_read(aggregate_slot(status, tile), tag, &published) ? published : reduced;
+  }
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  const carry_t total = lb->shared_value;
+  group_barrier(CLK_LOCAL_MEM_FENCE); // lb->shared_value is written again
+  return total;
+}
+
+// The total of group `group` of `level` computed here by the whole work-group (every work-item must
+// call; all get the same value), in the order in which the group's last tile combines it: its 16
+// parts in order, each taken as published (when `read_published`) or computed from its own parts,
+// down to tiles reduced from their input. Walks the group's tiles, taking at each the largest
+// published group that starts there; acc[m] combines the parts of level m gathered so far.
+CLSCAN_LOCAL_FN carry_t silent_group_total(global status_t* status, uint tag, int level, ulong group,
+                                           int read_published, local lookback_locals* lb,
+                                           local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
+  carry_t acc[CLSCAN_TREE_LEVELS];
+  uint parts[CLSCAN_TREE_LEVELS];
+  for (int m = 0; m < level; ++m)
+    parts[m] = 0;
+  ulong tile = group << (CLSCAN_RADIX_BITS * level);
+  carry_t total = CLSCAN_CARRY_IDENTITY;
+  int complete = 0;
+  while (!complete) {
+    if (get_local_id(0) == 0) {
+      int found_level = -1;
+      carry_t value = CLSCAN_CARRY_IDENTITY;
+      for (int m = level; read_published && m >= 0 && found_level < 0; --m)
+        if ((tile & ((1ul << (CLSCAN_RADIX_BITS * m)) - 1)) == 0 &&
+            try_read(group_total_slot(status, m, tile >> (CLSCAN_RADIX_BITS * m)), tag, &value))
+          found_level = m;
+      lb->found_level = found_level;
+      lb->shared_value = value;
+    }
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+    int m = lb->found_level;
+    carry_t value = lb->shared_value;
+    group_barrier(CLK_LOCAL_MEM_FENCE); // both are written again
+    if (m < 0) {
+      value = reduce_silent_tile(status, tag, tile, read_published, lb, scratch, CLSCAN_INPUT_ARGS);
+      m = 0;
+    }
+    tile += 1ul << (CLSCAN_RADIX_BITS * m);
+    // A complete group of level m is one part of level m + 1.
+    while (m < level) {
+      acc[m] = parts[m] == 0 ? value : carry_combine(acc[m], value);
+      if (++parts[m] < CLSCAN_RADIX) break;
+      parts[m] = 0;
+      value = acc[m];
+      ++m;
+    }
+    if (m == level) {
+      total = value;
+      complete = 1;
+    }
+  }
+  return total;
+}
+
+// Work-item 0, after a round of reads: takes the levels now complete, publishes the totals of the
+// groups this tile ends once they are known, and decides whether the walk is done, goes on, or falls
+// back (after CLSCAN_SPIN_LIMIT rounds without news).
+CLSCAN_LOCAL_FN int take_levels(global status_t* status, uint tag, ulong tile, int levels, int publishes,
+                                local lookback_locals* lb) {
+  uint done = lb->levels_done;
+  int seen = 0;
+  for (int k = 0; k < levels; ++k) {
+    const int digit = (int)tree_digit(tile, k);
+#if CLSCAN_SPIN_LIMIT > 0
+    if (!((done >> k) & 1) && lb->present[k] == digit) done |= 1u << k;
+#endif
+    seen += (done >> k) & 1 ? digit : lb->present[k];
+  }
+  lb->levels_done = done;
+  // The tile ends the group of level k + 1 when its digits 0..k are all 15: that group's total is
+  // the level-k groups before the tile combined in order, then the tile's own group of level k.
+  while (lb->own_level < levels && tree_digit(tile, lb->own_level) == CLSCAN_RADIX - 1 &&
+         ((done >> lb->own_level) & 1)) {
+    lb->own_total = carry_combine(lb->level_sum[lb->own_level], lb->own_total);
+    const int level = ++lb->own_level;
+    if (publishes) publish(group_total_slot(status, level, tile >> (CLSCAN_RADIX_BITS * level)), tag, lb->own_total);
+  }
+  if (done == (1u << levels) - 1) return CLSCAN_LOOK_DONE;
+  lb->rounds_without_news = seen > lb->seen ? 0 : lb->rounds_without_news + 1;
+  lb->seen = seen;
+  return lb->rounds_without_news > CLSCAN_SPIN_LIMIT ? CLSCAN_FALL_BACK : CLSCAN_LOOK_ON;
+}
+
+// The walk with a fixed order of combination (see CLSCAN_FIXED_ORDER): publishes tile `tile`'s total
+// (when `publishes`), waits for the totals of the groups before it, publishing those of the groups it
+// ends as they become known, computes those that stay silent itself (reading their published parts
+// when `take_published`), and combines the seed and the levels' totals from the top. Every work-item
+// must call; when it returns, lb->prefix holds everything before the tile, seed included.
+CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ulong tile, carry_t tile_total,
+                                           carry_t seed, int publishes, int take_published,
+                                           local lookback_locals* lb, local carry_t* scratch,
+                                           CLSCAN_INPUT_PARAMS) {
+  const uint lid = (uint)get_local_id(0);
+#ifdef CLSCAN_TEST_SILENT_TILE
+  if (tile == CLSCAN_TEST_SILENT_TILE) publishes = 0; // see the walk above
+#endif
+  const int levels = tree_levels(tile);
+  if (lid == 0) {
+    if (publishes) publish(aggregate_slot(status, tile), tag, tile_total);
+    lb->levels_done = 0;
+    lb->seen = 0;
+    lb->rounds_without_news = 0;
+    lb->own_total = tile_total;
+    lb->own_level = 0;
+  }
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  for (;;) {
+#if CLSCAN_SPIN_LIMIT > 0
+    const uint done = lb->levels_done;
+    for (int k = (int)lid; k < levels; k += CLSCAN_WG) {
+      if (!((done >> k) & 1)) {
+        carry_t sum;
+        const int present = read_level(status, tag, tile, k, &sum);
+        lb->present[k] = present;
+        if (present == (int)tree_digit(tile, k)) lb->level_sum[k] = sum;
+      }
+    }
+#else
+    for (int k = (int)lid; k < levels; k += CLSCAN_WG)
+      lb->present[k] = 0; // CLSCAN_SPIN_LIMIT=0 (tests): compute every level below
+#endif
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) lb->state = take_levels(status, tag, tile, levels, publishes, lb);
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+    const int state = lb->state;
+    if (state == CLSCAN_LOOK_DONE) break;
+    if (state == CLSCAN_FALL_BACK) {
+      // Nothing new for a long time: compute every missing level here.
+      const uint done = lb->levels_done;
+      group_barrier(CLK_LOCAL_MEM_FENCE); // lb->levels_done is written below
+      for (int k = 0; k < levels; ++k) {
+        if ((done >> k) & 1) continue;
+        const uint digit = tree_digit(tile, k);
+        const ulong first = (tile >> (CLSCAN_RADIX_BITS * k)) - digit;
+        carry_t sum = CLSCAN_CARRY_IDENTITY;
+        for (uint j = 0; j < digit; ++j) {
+          const carry_t value =
+              silent_group_total(status, tag, k, first + j, take_published, lb, scratch, CLSCAN_INPUT_ARGS);
+          sum = j == 0 ? value : carry_combine(sum, value);
+        }
+        if (lid == 0) {
+          lb->level_sum[k] = sum;
+          lb->levels_done |= 1u << k;
+        }
+      }
+      if (lid == 0) lb->rounds_without_news = 0;
+      group_barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  if (lid == 0) {
+    carry_t prefix = seed;
+    for (int k = levels - 1; k >= 0; --k)
+      if (tree_digit(tile, k) != 0) prefix = carry_combine(prefix, lb->level_sum[k]);
+#ifdef CLSCAN_TEST_WRONG_LOOKBACK
+    prefix = seed; // see the walk above
+#endif
+    lb->prefix = prefix;
+  }
+  group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+
+#endif // CLSCAN_FIXED_ORDER
 
 #endif // CLSCAN_TILE_PREFIX_CL

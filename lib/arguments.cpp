@@ -81,11 +81,6 @@ void validate_request(const scan_request& request, const device_capabilities& ca
       throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
     check_expression(*request.custom_op, "options::custom_op");
   }
-  // A forced single-pass scan combines floating-point values in an order that depends on how
-  // work-groups are scheduled, so it cannot be deterministic; integer results are exact in any order.
-  if (request.deterministic && request.algo == algorithm::single_pass && is_floating(request.type))
-    throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
-                           "results depend on scheduling; use algorithm::automatic or three_stage");
 }
 
 } // namespace

@@ -50,11 +50,9 @@ std::optional<algorithm> choose_algorithm(const scan_request& request, const dev
   }
   if (request.algo == algorithm::three_stage) return algorithm::three_stage;
   // Deterministic floating-point results need a combination order that does not depend on
-  // scheduling; one tile is a single launch of either algorithm, and the three-stage one needs no
-  // atomics for it.
-  const bool needs_fixed_order = request.deterministic && is_floating(request.type);
-  if (needs_fixed_order || n <= three_stage_tile || !single_pass_supported(caps, request.type))
-    return algorithm::three_stage;
+  // scheduling: the three-stage scan has one, and the single-pass one builds with
+  // CLSCAN_FIXED_ORDER (kernels/tile_prefix.cl).
+  if (n <= three_stage_tile || !single_pass_supported(caps, request.type)) return algorithm::three_stage;
   if (!verdict) return std::nullopt;
   return verdict->passed ? algorithm::single_pass : algorithm::three_stage;
 }
@@ -87,6 +85,7 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   key.algo = *algo;
   key.lookback = *algo == algorithm::single_pass ? shape.lookback : 0;
   key.spin_limit = *algo == algorithm::single_pass ? shape.spin_limit : 0;
+  key.fixed_order = *algo == algorithm::single_pass && request.deterministic && is_floating(type);
   return plan;
 }
 

@@ -114,8 +114,8 @@ typedef struct clscan_options {
    * in front of the first element. Zero: the operator's identity. */
   int has_initial;
   clscan_value initial;
-  /* Nonzero: floating-point results have the same bits every run on a device (refused with
-   * CLSCAN_ALGORITHM_SINGLE_PASS on floating-point types, which cannot keep that promise). */
+  /* Nonzero: floating-point results have the same bits every run on a device, with every algorithm
+   * (the single-pass scan then combines its tiles' totals in a fixed order). */
   int deterministic;
   /* Element offsets into the input and output buffers. */
   size_t in_offset;

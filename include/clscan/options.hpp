@@ -58,11 +58,12 @@ template <typename T = cl_int> struct options {
   // one of `initial` and `initial_on_device`.
   std::optional<device_value> initial_on_device;
 
-  // Floating-point scans may round differently from run to run with the single-pass algorithm, whose
-  // order of combination depends on scheduling. `deterministic` picks an algorithm that gives the
-  // same bits every run on the same device. With algorithm::single_pass forced on a floating-point
-  // type it throws invalid_argument (that algorithm cannot keep the promise); integer scans are exact
-  // in any order, so for them it changes nothing.
+  // Floating-point scans may round differently from run to run with the default single-pass scan,
+  // whose order of combination depends on scheduling. `deterministic` makes every algorithm combine
+  // in an order fixed by the device and n, so the result is the same bits every run on the same
+  // device (the single-pass scan then combines its tiles' totals along a fixed tree over the tiles
+  // rather than combining whatever it finds first; scans by key use the three-stage algorithm).
+  // Integer scans are exact in any order, so for them it changes nothing.
   bool deterministic = false;
 
   // Element offsets into the input and output buffers.

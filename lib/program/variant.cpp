@@ -34,7 +34,7 @@ bool variant_key::operator<(const variant_key& other) const {
     const std::string_view test = k.predicate ? std::string_view(*k.predicate) : std::string_view();
     return std::make_tuple(k.algo, k.call, k.key_type, k.type, k.operation, k.work_group_size,
                            k.items_per_thread, k.vector_width, k.lookback, k.spin_limit, k.run_lanes,
-                           k.aligned, custom, test);
+                           k.fixed_order, k.aligned, custom, test);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;
@@ -72,7 +72,8 @@ std::string program_options(const variant_key& key, const device_capabilities& c
          " -DCLSCAN_VEC=" + std::to_string(key.vector_width) +
          " -DCLSCAN_ALIGNED=" + (key.aligned ? "1" : "0") +
          (key.run_lanes > 1 ? " -DCLSCAN_RUN_LANES=" + std::to_string(key.run_lanes) : std::string()) +
-         unit_of(key).build_options(key, caps) + (extra.empty() ? std::string() : " " + std::string(extra));
+         (key.fixed_order ? " -DCLSCAN_FIXED_ORDER=1" : "") + unit_of(key).build_options(key, caps) +
+         (extra.empty() ? std::string() : " " + std::string(extra));
 }
 
 } // namespace clscan::detail

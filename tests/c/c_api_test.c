@@ -654,12 +654,6 @@ static void test_errors(void) {
                  clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_FLOAT32, &options, not_null),
                  CLSCAN_INVALID_ARGUMENT, "integer");
   clscan_options_init(&options);
-  options.deterministic = 1;
-  options.algorithm = CLSCAN_ALGORITHM_SINGLE_PASS;
-  EXPECT_FAILURE("deterministic single pass on float",
-                 clscan_inclusive(queue, buffer, buffer, n / 2, CLSCAN_TYPE_FLOAT32, &options, not_null),
-                 CLSCAN_INVALID_ARGUMENT, "deterministic");
-  clscan_options_init(&options);
   options.in_offset = 0;
   options.out_offset = 1;
   EXPECT_FAILURE("overlapping ranges in place",

@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -91,6 +94,134 @@ TEST_CASE("faults: a look-back that gets no news falls back and stays correct (C
     opts.algorithm = clscan::algorithm::single_pass;
     CHECK_THROWS_AS(clscan::inclusive(queue, buffer, 64, opts), clscan::invalid_argument);
   }
+  clscan::release_cached_resources();
+}
+
+namespace {
+
+// Floating-point values of mixed sign and magnitude, so that the order of combination shows in the
+// rounding.
+template <typename T> std::vector<T> rounding_sensitive_input(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (T& x : v) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const double magnitude = std::ldexp(1.0 + static_cast<double>(state % 1000) / 1000.0,
+                                        static_cast<int>((state >> 10) % 40) - 20);
+    x = static_cast<T>((state >> 20) % 2 ? magnitude : -magnitude);
+  }
+  return v;
+}
+
+// A context and queue of their own: CLSCAN_SPIN_LIMIT and CLSCAN_TUNING are read at a context's first
+// call.
+struct fresh_queue {
+  cl::Context context{env().device};
+  cl::CommandQueue queue{context, env().device};
+};
+
+// A deterministic single-pass scan of `input` with initial value 0.25: its output bits.
+template <typename T>
+std::vector<T> deterministic_single_pass(const fresh_queue& q, const std::vector<T>& input, clscan::scan_kind kind,
+                                         bool in_place) {
+  const std::size_t bytes = input.size() * sizeof(T);
+  cl::Buffer in(q.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, const_cast<T*>(input.data()));
+  std::vector<T> poison(input.size(), std::numeric_limits<T>::quiet_NaN());
+  cl::Buffer out(q.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, poison.data());
+  clscan::options<T> opts;
+  opts.algorithm = clscan::algorithm::single_pass;
+  opts.deterministic = true;
+  opts.initial = T(0.25);
+  const cl::Buffer& target = in_place ? in : out;
+  const cl::Event done = kind == clscan::scan_kind::inclusive
+                             ? clscan::inclusive(q.queue, in, target, input.size(), opts)
+                             : clscan::exclusive(q.queue, in, target, input.size(), opts);
+  REQUIRE(done.wait() == CL_SUCCESS);
+  std::vector<T> result(input.size());
+  REQUIRE(q.queue.enqueueReadBuffer(target, CL_TRUE, 0, bytes, result.data()) == CL_SUCCESS);
+  return result;
+}
+
+// Index of the first element whose bits differ, or n.
+template <typename T> std::size_t first_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  std::size_t i = 0;
+  while (i < a.size() && std::memcmp(&a[i], &b[i], sizeof(T)) == 0)
+    ++i;
+  return i;
+}
+
+template <typename T> void check_fixed_order(const char* type) {
+  const cl::Device device = env().device;
+  for (const std::optional<std::string>& tuning :
+       {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
+    const std::string shape = tuning ? *tuning : "device defaults";
+    scoped_env tuning_env("CLSCAN_TUNING", tuning);
+    if (!clscan::qualify_single_pass(device, clscan::element_traits<T>::type).passed) {
+      std::cout << "faults: fixed order (" << type << ", " << shape << "): skipped: no single-pass scan on "
+                << env().device_name << "\n";
+      continue;
+    }
+    const clscan::tuning single = clscan::plan_for(device).single_pass;
+    const std::size_t tile = single.work_group_size * single.items_per_thread;
+    // The tree of tiles has two levels at 1001 small tiles' elements, three past 256 tiles.
+    const std::vector<std::size_t> sizes =
+        tuning ? std::vector<std::size_t>{1001, 300 * tile + 7} : std::vector<std::size_t>{2 * tile + 5};
+    // A context's first call reads the settings: one call each fixes them.
+    const std::vector<T> one{T(1)};
+    const fresh_queue normal;
+    deterministic_single_pass(normal, one, clscan::scan_kind::inclusive, false);
+    scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));
+    const fresh_queue falling_back;
+    deterministic_single_pass(falling_back, one, clscan::scan_kind::inclusive, false);
+    for (std::size_t n : sizes)
+      for (clscan::scan_kind kind : {clscan::scan_kind::inclusive, clscan::scan_kind::exclusive}) {
+        const char* kind_name = clscan::to_string(kind);
+        CAPTURE(type, shape, n, kind_name);
+        // Small integers: every order of combination gives the exact sums, so each tile's prefix must
+        // be the reference's (a tile counted twice or left out shows).
+        std::vector<T> integers(n);
+        for (std::size_t i = 0; i < n; ++i)
+          integers[i] = static_cast<T>(static_cast<int>((i * 7919) % 7) - 3);
+        std::vector<T> expected(n);
+        T running = T(0.25);
+        for (std::size_t i = 0; i < n; ++i) {
+          expected[i] = kind == clscan::scan_kind::inclusive ? running + integers[i] : running;
+          running += integers[i];
+        }
+        INFO("integer-valued input, first element that differs from the reference");
+        CHECK(first_difference(deterministic_single_pass(normal, integers, kind, false), expected) == n);
+        CHECK(first_difference(deterministic_single_pass(falling_back, integers, kind, false), expected) == n);
+
+        // Rounding-sensitive input: the same bits every run, and when every tile falls back.
+        const std::vector<T> input = rounding_sensitive_input<T>(n, n);
+        const std::vector<T> first = deterministic_single_pass(normal, input, kind, false);
+        INFO("rounding-sensitive input, first element that differs from the first run");
+        CHECK(first_difference(deterministic_single_pass(normal, input, kind, false), first) == n);
+        for (bool in_place : {false, true}) {
+          CAPTURE(in_place);
+          CHECK(first_difference(deterministic_single_pass(falling_back, input, kind, in_place), first) == n);
+        }
+      }
+  }
+}
+
+} // namespace
+
+// options::deterministic on the single-pass scan (CLSCAN_FIXED_ORDER): every tile's prefix combines
+// the same group totals of a fixed tree over the tiles, whether a tile found them published or
+// computed them itself. CLSCAN_SPIN_LIMIT=0 makes every work-group compute every total it needs
+// from the input (out of place; in place it takes what was published, as it must): the bits must
+// still be those of a normal run.
+TEST_CASE("faults: deterministic single-pass scans give the same bits when every tile falls back",
+          "[faults]") {
+  scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
+  check_fixed_order<cl_float>("float");
+  if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0)
+    check_fixed_order<cl_double>("double");
+  else
+    std::cout << "faults: fixed order (double): skipped: no fp64 on " << env().device_name << "\n";
   clscan::release_cached_resources();
 }
 

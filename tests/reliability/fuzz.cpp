@@ -314,10 +314,6 @@ fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uin
   c.place = place < 4 ? placement::out_of_place : place < 8 ? placement::in_place : placement::one_buffer;
   c.has_initial = r.next() % 5 < 2;
   c.deterministic = r.next() % 5 == 0;
-  // A forced single-pass scan cannot be deterministic on floats and says so (invalid_argument, tested
-  // in [errors]); drawn all the same, so that every later draw of a seed stays what it was.
-  if (c.algo == clscan::algorithm::single_pass && (c.type == t_float || c.type == t_double))
-    c.deterministic = false;
   c.wait_on_upload_queue = r.next() % 4 == 0;
   c.data_choice = static_cast<std::size_t>(r.next());
   c.data_seed = r.next();
