@@ -396,17 +396,28 @@ inline int tree_levels(ulong tile) {
 
 // Reads the totals of the groups of `level` before the tile inside its group of level + 1: returns
 // how many were published, and in *sum those totals combined in order (meaningful when all were).
-// The reads are independent of each other, so they are in flight together.
+// Every word is loaded before any is examined: a decode between them (a branch on a loaded value)
+// made the loads wait for each other.
 inline int read_level(global status_t* status, uint tag, ulong tile, int level, carry_t* sum) {
   const uint digit = tree_digit(tile, level);
   const ulong first = (tile >> (CLSCAN_RADIX_BITS * level)) - digit;
+  status_t words[CLSCAN_RADIX - 1][CLSCAN_WORDS];
+#pragma unroll
+  for (uint j = 0; j < CLSCAN_RADIX - 1; ++j) {
+    if (j < digit) {
+      global status_t* slot = group_total_slot(status, level, first + j);
+#pragma unroll
+      for (int w = 0; w < CLSCAN_WORDS; ++w)
+        words[j][w] = CLSCAN_STATUS_READ(slot + w);
+    }
+  }
   int present = 0;
   carry_t acc = CLSCAN_CARRY_IDENTITY;
 #pragma unroll
   for (uint j = 0; j < CLSCAN_RADIX - 1; ++j) {
     if (j < digit) {
       carry_t value = CLSCAN_CARRY_IDENTITY;
-      present += try_read(group_total_slot(status, level, first + j), tag, &value);
+      present += decode(words[j], tag, &value);
       acc = j == 0 ? value : carry_combine(acc, value);
     }
   }
