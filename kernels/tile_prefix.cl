@@ -186,12 +186,15 @@ inline int read_status(global status_t* status, ulong tile, uint tag, carry_t* v
 #define CLSCAN_RADIX_BITS 4
 #define CLSCAN_RADIX (1 << CLSCAN_RADIX_BITS)
 #define CLSCAN_TREE_LEVELS 8
+#define CLSCAN_TREE_SLOTS (CLSCAN_TREE_LEVELS * (CLSCAN_RADIX - 1))
 #endif
 
 // The local memory of one work-group's walk (tile_exclusive_prefix): what the look-back work-items
 // read, and what work-item 0 decided from it.
 typedef struct {
 #if CLSCAN_FIXED_ORDER
+  carry_t slot_value[CLSCAN_TREE_SLOTS]; // what a round read: level k's j-th total at k * 15 + j
+  uchar slot_present[CLSCAN_TREE_SLOTS];
   int present[CLSCAN_TREE_LEVELS];       // per level: how many of the totals the tile needs were published
   carry_t level_sum[CLSCAN_TREE_LEVELS]; // per level: those totals combined in order, once all were
   uint levels_done;                      // bit k: level_sum[k] is complete
@@ -394,35 +397,45 @@ inline int tree_levels(ulong tile) {
   return levels;
 }
 
-// Reads the totals of the groups of `level` before the tile inside its group of level + 1: returns
-// how many were published, and in *sum those totals combined in order (meaningful when all were).
-// Every word is loaded before any is examined: a decode between them (a branch on a loaded value)
-// made the loads wait for each other.
-inline int read_level(global status_t* status, uint tag, ulong tile, int level, carry_t* sum) {
-  const uint digit = tree_digit(tile, level);
-  const ulong first = (tile >> (CLSCAN_RADIX_BITS * level)) - digit;
-  status_t words[CLSCAN_RADIX - 1][CLSCAN_WORDS];
-#pragma unroll
-  for (uint j = 0; j < CLSCAN_RADIX - 1; ++j) {
-    if (j < digit) {
-      global status_t* slot = group_total_slot(status, level, first + j);
-#pragma unroll
-      for (int w = 0; w < CLSCAN_WORDS; ++w)
-        words[j][w] = CLSCAN_STATUS_READ(slot + w);
-    }
-  }
-  int present = 0;
-  carry_t acc = CLSCAN_CARRY_IDENTITY;
-#pragma unroll
-  for (uint j = 0; j < CLSCAN_RADIX - 1; ++j) {
-    if (j < digit) {
+// The first of the groups of `level` before the tile inside its group of level + 1.
+inline ulong first_before(ulong tile, int level) {
+  return (tile >> (CLSCAN_RADIX_BITS * level)) - tree_digit(tile, level);
+}
+
+// One round of reads: every total the tile still waits for is read by a work-item of its own, so
+// that the reads are in flight together and each work-item holds one slot's words (a work-item per
+// level that loaded its 15 slots at once needed 128 registers on the H200, against 80 for the
+// kernel otherwise: two work-groups fewer per compute unit). Then a work-item per level combines its
+// level's totals in order once all were published. Every work-item must call.
+CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, int levels,
+                                 local lookback_locals* lb) {
+  const uint lid = (uint)get_local_id(0);
+  const uint done = lb->levels_done;
+  for (int s = (int)lid; s < levels * (CLSCAN_RADIX - 1); s += CLSCAN_WG) {
+    const int level = s / (CLSCAN_RADIX - 1);
+    const uint j = (uint)(s % (CLSCAN_RADIX - 1));
+    if (!((done >> level) & 1) && j < tree_digit(tile, level)) {
       carry_t value = CLSCAN_CARRY_IDENTITY;
-      present += decode(words[j], tag, &value);
-      acc = j == 0 ? value : carry_combine(acc, value);
+      lb->slot_present[s] =
+          (uchar)try_read(group_total_slot(status, level, first_before(tile, level) + j), tag, &value);
+      lb->slot_value[s] = value;
     }
   }
-  *sum = acc;
-  return present;
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  for (int level = (int)lid; level < levels; level += CLSCAN_WG) {
+    if ((done >> level) & 1) continue;
+    const uint digit = tree_digit(tile, level);
+    local const carry_t* values = lb->slot_value + level * (CLSCAN_RADIX - 1);
+    local const uchar* present = lb->slot_present + level * (CLSCAN_RADIX - 1);
+    int count = 0;
+    carry_t sum = CLSCAN_CARRY_IDENTITY;
+    for (uint j = 0; j < digit; ++j) {
+      count += present[j];
+      sum = j == 0 ? values[0] : carry_combine(sum, values[j]);
+    }
+    lb->present[level] = count;
+    if (count == (int)digit) lb->level_sum[level] = sum;
+  }
 }
 
 // The total of tile `tile` reduced here from its input by the whole work-group (every work-item must
@@ -516,7 +529,8 @@ CLSCAN_LOCAL_FN int take_levels(global status_t* status, uint tag, ulong tile, i
          ((done >> lb->own_level) & 1)) {
     lb->own_total = carry_combine(lb->level_sum[lb->own_level], lb->own_total);
     const int level = ++lb->own_level;
-    if (publishes) publish(group_total_slot(status, level, tile >> (CLSCAN_RADIX_BITS * level)), tag, lb->own_total);
+    if (publishes)
+      publish(group_total_slot(status, level, tile >> (CLSCAN_RADIX_BITS * level)), tag, lb->own_total);
   }
   if (done == (1u << levels) - 1) return CLSCAN_LOOK_DONE;
   lb->rounds_without_news = seen > lb->seen ? 0 : lb->rounds_without_news + 1;
@@ -549,15 +563,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
   group_barrier(CLK_LOCAL_MEM_FENCE);
   for (;;) {
 #if CLSCAN_SPIN_LIMIT > 0
-    const uint done = lb->levels_done;
-    for (int k = (int)lid; k < levels; k += CLSCAN_WG) {
-      if (!((done >> k) & 1)) {
-        carry_t sum;
-        const int present = read_level(status, tag, tile, k, &sum);
-        lb->present[k] = present;
-        if (present == (int)tree_digit(tile, k)) lb->level_sum[k] = sum;
-      }
-    }
+    read_levels(status, tag, tile, levels, lb);
 #else
     for (int k = (int)lid; k < levels; k += CLSCAN_WG)
       lb->present[k] = 0; // CLSCAN_SPIN_LIMIT=0 (tests): compute every level below
@@ -574,7 +580,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
       for (int k = 0; k < levels; ++k) {
         if ((done >> k) & 1) continue;
         const uint digit = tree_digit(tile, k);
-        const ulong first = (tile >> (CLSCAN_RADIX_BITS * k)) - digit;
+        const ulong first = first_before(tile, k);
         carry_t sum = CLSCAN_CARRY_IDENTITY;
         for (uint j = 0; j < digit; ++j) {
           const carry_t value =

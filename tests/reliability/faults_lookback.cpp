@@ -124,8 +124,8 @@ struct fresh_queue {
 
 // A deterministic single-pass scan of `input` with initial value 0.25: its output bits.
 template <typename T>
-std::vector<T> deterministic_single_pass(const fresh_queue& q, const std::vector<T>& input, clscan::scan_kind kind,
-                                         bool in_place) {
+std::vector<T> deterministic_single_pass(const fresh_queue& q, const std::vector<T>& input,
+                                         clscan::scan_kind kind, bool in_place) {
   const std::size_t bytes = input.size() * sizeof(T);
   cl::Buffer in(q.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, const_cast<T*>(input.data()));
   std::vector<T> poison(input.size(), std::numeric_limits<T>::quiet_NaN());
@@ -192,7 +192,8 @@ template <typename T> void check_fixed_order(const char* type) {
         }
         INFO("integer-valued input, first element that differs from the reference");
         CHECK(first_difference(deterministic_single_pass(normal, integers, kind, false), expected) == n);
-        CHECK(first_difference(deterministic_single_pass(falling_back, integers, kind, false), expected) == n);
+        CHECK(first_difference(deterministic_single_pass(falling_back, integers, kind, false), expected) ==
+              n);
 
         // Rounding-sensitive input: the same bits every run, and when every tile falls back.
         const std::vector<T> input = rounding_sensitive_input<T>(n, n);
