@@ -186,14 +186,14 @@ inline int read_status(global status_t* status, ulong tile, uint tag, carry_t* v
 #define CLSCAN_RADIX_BITS 4
 #define CLSCAN_RADIX (1 << CLSCAN_RADIX_BITS)
 #define CLSCAN_TREE_LEVELS 8
-#define CLSCAN_TREE_SLOTS (CLSCAN_TREE_LEVELS * (CLSCAN_RADIX - 1))
+#define CLSCAN_TREE_SLOTS (CLSCAN_TREE_LEVELS * CLSCAN_RADIX)
 #endif
 
 // The local memory of one work-group's walk (tile_exclusive_prefix): what the look-back work-items
 // read, and what work-item 0 decided from it.
 typedef struct {
 #if CLSCAN_FIXED_ORDER
-  carry_t slot_value[CLSCAN_TREE_SLOTS]; // what a round read: level k's j-th total at k * 15 + j
+  carry_t slot_value[CLSCAN_TREE_SLOTS]; // what a round read: level k's j-th total at k * 16 + j
   uchar slot_present[CLSCAN_TREE_SLOTS];
   int present[CLSCAN_TREE_LEVELS];       // per level: how many of the totals the tile needs were published
   carry_t level_sum[CLSCAN_TREE_LEVELS]; // per level: those totals combined in order, once all were
@@ -411,9 +411,11 @@ CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, 
                                  local lookback_locals* lb) {
   const uint lid = (uint)get_local_id(0);
   const uint done = lb->levels_done;
-  for (int s = (int)lid; s < levels * (CLSCAN_RADIX - 1); s += CLSCAN_WG) {
-    const int level = s / (CLSCAN_RADIX - 1);
-    const uint j = (uint)(s % (CLSCAN_RADIX - 1));
+  // Slots of 16 per level (the 16th unused): a shift and a mask rather than a division by 15, whose
+  // compiled form Oclgrind does not run (LLVM's `freeze`).
+  for (int s = (int)lid; s < levels * CLSCAN_RADIX; s += CLSCAN_WG) {
+    const int level = s >> CLSCAN_RADIX_BITS;
+    const uint j = (uint)s & (CLSCAN_RADIX - 1);
     if (!((done >> level) & 1) && j < tree_digit(tile, level)) {
       carry_t value = CLSCAN_CARRY_IDENTITY;
       lb->slot_present[s] =
@@ -425,8 +427,8 @@ CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, 
   for (int level = (int)lid; level < levels; level += CLSCAN_WG) {
     if ((done >> level) & 1) continue;
     const uint digit = tree_digit(tile, level);
-    local const carry_t* values = lb->slot_value + level * (CLSCAN_RADIX - 1);
-    local const uchar* present = lb->slot_present + level * (CLSCAN_RADIX - 1);
+    local const carry_t* values = lb->slot_value + level * CLSCAN_RADIX;
+    local const uchar* present = lb->slot_present + level * CLSCAN_RADIX;
     int count = 0;
     carry_t sum = CLSCAN_CARRY_IDENTITY;
     for (uint j = 0; j < digit; ++j) {

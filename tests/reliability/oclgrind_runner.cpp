@@ -51,7 +51,9 @@
 // operator on uint (5t + 7); each inclusive and exclusive, in place and out of place, with offsets
 // that are multiples of 16 (aligned vector accesses) and odd ones; and the single-pass fallback
 // (CLSCAN_SPIN_LIMIT=0, 6t + 5 elements, out of place: see run_scans), in which every work-group
-// walks back over all its predecessors, one look-back round per tile. Shapes with tiles of more than
+// walks back over all its predecessors, one look-back round per tile; and the fixed-order look-back
+// of deterministic float sums (17t + 5, two tree levels; with the fallback 18t + 5, inclusive out of
+// place). Shapes with tiles of more than
 // 70 elements (C, D, E) run no t^2 + 5, 4t + 1 instead of 10t + 1, 3t + 7 and 3t + 5 instead of
 // 5t + 7 and 6t + 5, and only two placements (sweep_t::pair) of the cases beyond the int sums.
 //
@@ -118,16 +120,17 @@ struct spec {
   bool in_place = false;
   std::size_t n = 1, in_offset = 0, out_offset = 0;
   std::optional<std::int64_t> initial;
+  bool deterministic = false;
 };
 
 template <typename T> const char* type_name() { return clscan::opencl_name(clscan::element_traits<T>::type); }
 
 std::string describe(const spec& s, const char* type, const char* note) {
-  std::string text = std::string(clscan::to_string(s.algo)) + " " + type + note + " " +
-                     clscan::to_string(s.operation) + " " +
-                     (s.kind == kind_t::inclusive ? "inclusive" : "exclusive") + " n=" + std::to_string(s.n) +
-                     (s.in_place ? " in place" : " out of place") + " offsets " +
-                     std::to_string(s.in_offset) + "/" + std::to_string(s.out_offset);
+  std::string text =
+      std::string(clscan::to_string(s.algo)) + " " + type + note + " " + clscan::to_string(s.operation) +
+      " " + (s.kind == kind_t::inclusive ? "inclusive" : "exclusive") + " n=" + std::to_string(s.n) +
+      (s.in_place ? " in place" : " out of place") + " offsets " + std::to_string(s.in_offset) + "/" +
+      std::to_string(s.out_offset) + (s.deterministic ? " deterministic" : "");
   if (s.initial) text += " initial " + std::to_string(*s.initial);
   return text;
 }
@@ -305,6 +308,7 @@ struct runner {
     clscan::options<T> opts;
     opts.algorithm = s.algo;
     opts.operation = s.operation;
+    opts.deterministic = s.deterministic;
     if (s.operation == clscan::op::custom) {
       opts.custom_op = custom_expression<T>();
       opts.custom_identity = custom_identity<T>();
@@ -747,6 +751,12 @@ void run_scans(runner& r, const shape& sh, std::size_t tile, bool large) {
       single.operation = clscan::op::min;
       r.sweep<cl_float>(context, queue, single, {4 * tile + 3}, sweep_t::pair);
     }
+    // The fixed-order look-back (deterministic floating-point sums): 17 tiles reach the tree's second
+    // level, whose group total the 16th tile publishes.
+    spec fixed_order;
+    fixed_order.algo = clscan::algorithm::single_pass;
+    fixed_order.deterministic = true;
+    r.sweep<cl_float>(context, queue, fixed_order, {(large ? 2 : 17) * tile + 5}, sweep_t::pair);
     if (sh.every_type) {
       r.every_operator<cl_int>(context, queue, tile);
       r.every_operator<cl_uint>(context, queue, tile);
@@ -768,6 +778,9 @@ void run_scans(runner& r, const shape& sh, std::size_t tile, bool large) {
     single.algo = clscan::algorithm::single_pass;
     r.sweep<cl_int>(context, queue, single, {(large ? 3 : 6) * tile + 5}, sweep_t::out_of_place,
                     " (CLSCAN_SPIN_LIMIT=0)");
+    single.deterministic = true;
+    r.sweep<cl_float>(context, queue, single, {(large ? 3 : 18) * tile + 5}, sweep_t::pair_first,
+                      " (CLSCAN_SPIN_LIMIT=0)");
     ::unsetenv("CLSCAN_SPIN_LIMIT");
   }
 }
