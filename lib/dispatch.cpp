@@ -104,18 +104,17 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   const bool by_key =
       request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
   // partition_if writes the unselected elements after all the selected ones, so it needs the total
-  // first: it runs on counts scanned beforehand, as does anything that must not depend on scheduling.
+  // first: it runs on counts scanned beforehand.
   const bool needs_totals_first = request.kind == primitive::partition_if;
-  const bool needs_fixed_order = by_key && scan.deterministic && is_floating(type);
+  // Deterministic floating-point scans by key combine along the look-back's fixed tree
+  // (CLSCAN_FIXED_ORDER), or on tile totals scanned beforehand.
+  const bool fixed_order = by_key && scan.deterministic && is_floating(type);
   const element_type verdict_type = single_pass_verdict_type(request);
   algorithm algo = algorithm::three_stage;
   if (scan.algo == algorithm::single_pass) {
     if (needs_totals_first)
       throw invalid_argument("clscan::partition_if: algorithm::single_pass cannot write the unselected "
                              "elements before the total is known; use algorithm::automatic");
-    if (needs_fixed_order)
-      throw invalid_argument("options::deterministic with algorithm::single_pass: single-pass floating-point "
-                             "results depend on scheduling; use algorithm::automatic or three_stage");
     if (!single_pass_supported(ws.caps, verdict_type))
       throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
                               ws.caps.name + "' does not have");
@@ -125,7 +124,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
                               "' (its check scans were wrong: " + verdict->detail +
                               "); CLSCAN_QUALIFY=0 runs it anyway");
     algo = algorithm::single_pass;
-  } else if (scan.algo == algorithm::automatic && !needs_totals_first && !needs_fixed_order &&
+  } else if (scan.algo == algorithm::automatic && !needs_totals_first &&
              single_pass_supported(ws.caps, verdict_type)) {
     if (!verdict) return std::nullopt;
     if (verdict->passed) algo = algorithm::single_pass;
@@ -171,6 +170,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   key.vector_width = shape.vector_width;
   key.lookback = shape.lookback;
   key.spin_limit = shape.spin_limit;
+  key.fixed_order = algo == algorithm::single_pass && fixed_order;
   key.aligned = vector_alignment >= shape.vector_width * size_of(type);
   return plan;
 }

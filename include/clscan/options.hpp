@@ -62,7 +62,7 @@ template <typename T = cl_int> struct options {
   // whose order of combination depends on scheduling. `deterministic` makes every algorithm combine
   // in an order fixed by the device and n, so the result is the same bits every run on the same
   // device (the single-pass scan then combines its tiles' totals along a fixed tree over the tiles
-  // rather than combining whatever it finds first; scans by key use the three-stage algorithm).
+  // rather than combining whatever it finds first; scans by key alike).
   // Integer scans are exact in any order, so for them it changes nothing.
   bool deterministic = false;
 

@@ -122,26 +122,51 @@ struct fresh_queue {
   cl::CommandQueue queue{context, env().device};
 };
 
-// A deterministic single-pass scan of `input` with initial value 0.25: its output bits.
+// The key of element i in the by-key calls: segments of 37 elements, which straddle tiles.
+cl_int segment_key(std::size_t i) { return static_cast<cl_int>(i / 37); }
+
+// A deterministic single-pass scan of `input` (by_key: inclusive_by_key / exclusive_by_key on
+// segment_key) with initial value 0.25: its output bits.
 template <typename T>
 std::vector<T> deterministic_single_pass(const fresh_queue& q, const std::vector<T>& input,
-                                         clscan::scan_kind kind, bool in_place) {
-  const std::size_t bytes = input.size() * sizeof(T);
+                                         clscan::scan_kind kind, bool in_place, bool by_key) {
+  const std::size_t n = input.size();
+  const std::size_t bytes = n * sizeof(T);
   cl::Buffer in(q.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, const_cast<T*>(input.data()));
-  std::vector<T> poison(input.size(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> poison(n, std::numeric_limits<T>::quiet_NaN());
   cl::Buffer out(q.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, poison.data());
+  std::vector<cl_int> keys(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keys[i] = segment_key(i);
+  cl::Buffer key_buffer(q.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(cl_int), keys.data());
   clscan::options<T> opts;
   opts.algorithm = clscan::algorithm::single_pass;
   opts.deterministic = true;
   opts.initial = T(0.25);
   const cl::Buffer& target = in_place ? in : out;
-  const cl::Event done = kind == clscan::scan_kind::inclusive
-                             ? clscan::inclusive(q.queue, in, target, input.size(), opts)
-                             : clscan::exclusive(q.queue, in, target, input.size(), opts);
+  const bool inclusive = kind == clscan::scan_kind::inclusive;
+  const cl::Event done =
+      by_key ? (inclusive ? clscan::inclusive_by_key<cl_int, T>(q.queue, key_buffer, in, target, n, opts)
+                          : clscan::exclusive_by_key<cl_int, T>(q.queue, key_buffer, in, target, n, opts))
+             : (inclusive ? clscan::inclusive(q.queue, in, target, n, opts)
+                          : clscan::exclusive(q.queue, in, target, n, opts));
   REQUIRE(done.wait() == CL_SUCCESS);
-  std::vector<T> result(input.size());
+  std::vector<T> result(n);
   REQUIRE(q.queue.enqueueReadBuffer(target, CL_TRUE, 0, bytes, result.data()) == CL_SUCCESS);
   return result;
+}
+
+// The exact result for small integers: initial value 0.25 in front of the scan, or of each segment.
+template <typename T>
+std::vector<T> expected_scan(const std::vector<T>& input, clscan::scan_kind kind, bool by_key) {
+  std::vector<T> expected(input.size());
+  T running = T(0);
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    if (by_key && i > 0 && segment_key(i) != segment_key(i - 1)) running = T(0);
+    expected[i] = T(0.25) + (kind == clscan::scan_kind::inclusive ? running + input[i] : running);
+    running += input[i];
+  }
+  return expected;
 }
 
 // Index of the first element whose bits differ, or n.
@@ -152,15 +177,15 @@ template <typename T> std::size_t first_difference(const std::vector<T>& a, cons
   return i;
 }
 
-template <typename T> void check_fixed_order(const char* type) {
+template <typename T> void check_fixed_order(const char* type, bool by_key) {
   const cl::Device device = env().device;
   for (const std::optional<std::string>& tuning :
        {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
     const std::string shape = tuning ? *tuning : "device defaults";
     scoped_env tuning_env("CLSCAN_TUNING", tuning);
     if (!clscan::qualify_single_pass(device, clscan::element_traits<T>::type).passed) {
-      std::cout << "faults: fixed order (" << type << ", " << shape << "): skipped: no single-pass scan on "
-                << env().device_name << "\n";
+      std::cout << "faults: fixed order (" << (by_key ? "by key, " : "") << type << ", " << shape
+                << "): skipped: no single-pass scan on " << env().device_name << "\n";
       continue;
     }
     const clscan::tuning single = clscan::plan_for(device).single_pass;
@@ -171,38 +196,35 @@ template <typename T> void check_fixed_order(const char* type) {
     // A context's first call reads the settings: one call each fixes them.
     const std::vector<T> one{T(1)};
     const fresh_queue normal;
-    deterministic_single_pass(normal, one, clscan::scan_kind::inclusive, false);
+    deterministic_single_pass(normal, one, clscan::scan_kind::inclusive, false, by_key);
     scoped_env spin("CLSCAN_SPIN_LIMIT", std::string("0"));
     const fresh_queue falling_back;
-    deterministic_single_pass(falling_back, one, clscan::scan_kind::inclusive, false);
+    deterministic_single_pass(falling_back, one, clscan::scan_kind::inclusive, false, by_key);
     for (std::size_t n : sizes)
       for (clscan::scan_kind kind : {clscan::scan_kind::inclusive, clscan::scan_kind::exclusive}) {
         const char* kind_name = clscan::to_string(kind);
-        CAPTURE(type, shape, n, kind_name);
+        CAPTURE(type, by_key, shape, n, kind_name);
         // Small integers: every order of combination gives the exact sums, so each tile's prefix must
         // be the reference's (a tile counted twice or left out shows).
         std::vector<T> integers(n);
         for (std::size_t i = 0; i < n; ++i)
           integers[i] = static_cast<T>(static_cast<int>((i * 7919) % 7) - 3);
-        std::vector<T> expected(n);
-        T running = T(0.25);
-        for (std::size_t i = 0; i < n; ++i) {
-          expected[i] = kind == clscan::scan_kind::inclusive ? running + integers[i] : running;
-          running += integers[i];
-        }
+        const std::vector<T> expected = expected_scan(integers, kind, by_key);
         INFO("integer-valued input, first element that differs from the reference");
-        CHECK(first_difference(deterministic_single_pass(normal, integers, kind, false), expected) == n);
-        CHECK(first_difference(deterministic_single_pass(falling_back, integers, kind, false), expected) ==
+        CHECK(first_difference(deterministic_single_pass(normal, integers, kind, false, by_key), expected) ==
               n);
+        CHECK(first_difference(deterministic_single_pass(falling_back, integers, kind, false, by_key),
+                               expected) == n);
 
         // Rounding-sensitive input: the same bits every run, and when every tile falls back.
         const std::vector<T> input = rounding_sensitive_input<T>(n, n);
-        const std::vector<T> first = deterministic_single_pass(normal, input, kind, false);
+        const std::vector<T> first = deterministic_single_pass(normal, input, kind, false, by_key);
         INFO("rounding-sensitive input, first element that differs from the first run");
-        CHECK(first_difference(deterministic_single_pass(normal, input, kind, false), first) == n);
+        CHECK(first_difference(deterministic_single_pass(normal, input, kind, false, by_key), first) == n);
         for (bool in_place : {false, true}) {
           CAPTURE(in_place);
-          CHECK(first_difference(deterministic_single_pass(falling_back, input, kind, in_place), first) == n);
+          CHECK(first_difference(deterministic_single_pass(falling_back, input, kind, in_place, by_key),
+                                 first) == n);
         }
       }
   }
@@ -210,7 +232,8 @@ template <typename T> void check_fixed_order(const char* type) {
 
 } // namespace
 
-// options::deterministic on the single-pass scan (CLSCAN_FIXED_ORDER): every tile's prefix combines
+// options::deterministic on the single-pass scan and scan by key (CLSCAN_FIXED_ORDER): every tile's
+// prefix combines
 // the same group totals of a fixed tree over the tiles, whether a tile found them published or
 // computed them itself. CLSCAN_SPIN_LIMIT=0 makes every work-group compute every total it needs
 // from the input (out of place; in place it takes what was published, as it must): the bits must
@@ -218,10 +241,12 @@ template <typename T> void check_fixed_order(const char* type) {
 TEST_CASE("faults: deterministic single-pass scans give the same bits when every tile falls back",
           "[faults]") {
   scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
-  check_fixed_order<cl_float>("float");
-  if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0)
-    check_fixed_order<cl_double>("double");
-  else
+  for (bool by_key : {false, true}) {
+    check_fixed_order<cl_float>("float", by_key);
+    if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0)
+      check_fixed_order<cl_double>("double", by_key);
+  }
+  if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     std::cout << "faults: fixed order (double): skipped: no fp64 on " << env().device_name << "\n";
   clscan::release_cached_resources();
 }

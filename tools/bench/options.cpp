@@ -43,7 +43,7 @@ options:
   --op OP            sum | min | max | and | or | xor, for scan, by_key and reduce. Default sum.
   --kind K           inclusive | exclusive, for scan and by_key. Default inclusive.
   --deterministic    options::deterministic, for scan and by_key (floating-point results the same
-                     every run: scans combine tiles along a fixed tree, by_key runs three-stage); the
+                     every run: tiles combined along a fixed tree); the
                      rows' algorithm reads e.g. automatic/deterministic.
   --reps N           timed repetitions per size, 1 to 100000. Default 50, reduced so that one size of one
                      algorithm takes at most about 2 s; an explicit --reps is used as given.
