@@ -93,6 +93,21 @@ inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_P
 #error "a work-item keeps one bit per element of its run in a ulong: CLSCAN_ITEMS must be at most 64"
 #endif
 
+// GPUs (tile in local memory): 1 lets select_if, select_flagged and unique move their selections
+// without a private copy of each run. A work-item compacts its run's selected elements to the front of
+// the run itself in the local tile (compact_local_run), and the tile then leaves from there, each
+// output position finding the run that holds it (store_compacted_runs). 0: each work-item copies its
+// run into private memory (CLSCAN_ITEMS elements), since gathering the selections of all runs in order
+// in the same local tile overwrites runs not yet read. That copy is what limits how many work-groups a
+// GPU keeps resident: on an H200, 126 registers per work-item (4 work-groups of 128 per multiprocessor)
+// against the scan's 78 (6), with the same tile. Only the one-pass kernel (select_single_pass)
+// compacts: select_tiles, which serves partition_if (whose unselected elements, compacted in place as
+// well, would overwrite elements not yet read) and the selections on counts known beforehand, keeps the
+// copy.
+#ifndef CLSCAN_SELECT_COMPACT_RUNS
+#define CLSCAN_SELECT_COMPACT_RUNS 0
+#endif
+
 // Where an element of the input goes: selected ones at `selected_before` (the selected elements before
 // it), the others (partition only) at `total` + the unselected elements before it.
 inline ulong destination(uint selected, ulong i, ulong selected_before, ulong total) {
@@ -121,8 +136,74 @@ inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ul
   })
 }
 
+#if !CLSCAN_REREAD
+// Moves the selected elements of the work-item's run of the local tile, in order, to the front of the
+// run itself, and returns how many there are. Element j goes to position count <= j, which the walk
+// has read already, and no other work-item touches the run between the tile's load and the group scan
+// that follows: no copy and no barrier. run_n: the run's elements below n (the constant CLSCAN_ITEMS
+// for whole runs, which then check no bound per element). prev: the element before the run (unique
+// compares neighbours); it is carried in a register, since the compaction overwrites the run.
+inline uint compact_local_run(CLSCAN_INPUT_PARAMS, local vec_t* run, ulong run_first, uint run_n,
+                              elem_t prev) {
+  local elem_t* kept = (local elem_t*)run;
+  uint count = 0;
+  // Vector k + 1 is read before vector k is compacted (writes reach no further than vector k), so
+  // that the read overlaps the work rather than waiting behind the writes.
+  vec_t next = run[0];
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    elem_t part[CLSCAN_VEC];
+    CLSCAN_VSTORE(next, 0, part);
+    if (k + 1 < CLSCAN_RUN_VECTORS) next = run[k + 1];
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c) {
+      const uint j = (uint)(k * CLSCAN_VEC + c);
+      const uint selected = j < run_n ? is_selected(src, flags, n, run_first + j, part[c], prev) : 0u;
+      if (selected) kept[count] = part[c];
+      count += selected;
+      prev = part[c];
+    }
+  }
+  return count;
+}
+
+// Stores the tile's selections, compacted at the front of their runs by compact_local_run, to
+// out[0, tile_count): consecutive work-items store consecutive elements (coalesced). run_starts[w]
+// holds the selections of the runs before run w, and run_starts[CLSCAN_WG] the tile's count. Every
+// work-item must call, after a barrier behind the compaction and run_starts.
+inline void store_compacted_runs(uint lid, local const vec_t* tile, local const uint* run_starts,
+                                 uint tile_count, global elem_t* out) {
+  local const elem_t* elements = (local const elem_t*)tile;
+  for (uint o = lid; o < tile_count; o += CLSCAN_WG) {
+    // Position o belongs to the last run that starts at or before it (a run without selections starts
+    // where its successor does, and is passed over). A fixed number of steps keeps the work-items in
+    // step, and neighbouring work-items, looking up neighbouring positions, mostly read the same
+    // starts (broadcasts). A step past the last run reads run_starts[CLSCAN_WG], the tile's count,
+    // which no o reaches: work-groups whose size is no power of two need no other check.
+    uint owner = 0;
+    uint owner_start = 0; // run_starts[0]
+    // Steps of 2^s for every 2^s below CLSCAN_WG: ceil(log2(CLSCAN_WG)) steps, the others folded away.
+#pragma unroll
+    for (int s = 30; s >= 0; --s) {
+      if ((1u << s) >= (uint)CLSCAN_WG) continue;
+      const uint candidate = min(owner + (1u << s), (uint)CLSCAN_WG);
+      const uint start = run_starts[candidate];
+      if (start <= o) {
+        owner = candidate;
+        owner_start = start;
+      }
+    }
+    out[o] = elements[owner * ((CLSCAN_RUN_VECTORS + 1) * CLSCAN_VEC) + (o - owner_start)];
+  }
+}
+#endif
+
 // The local memory of one tile (kernels declare it; the tile's function uses it).
 typedef struct {
+  // The group scan's and the look-back's, then (compacted runs) the CLSCAN_WG + 1 runs' starts, as
+  // uints: CLSCAN_SCRATCH_SIZE is at least CLSCAN_WG + 1, and a carry at least 4 bytes.
   carry_t scratch[CLSCAN_SCRATCH_SIZE];
   lookback_locals lb;
   uint tile;
@@ -134,10 +215,14 @@ typedef struct {
 // The tile of one work-group: counts its selections, learns how many were selected before it (from
 // the look-back when tile_prefixes is null, else tile_prefixes[tile]) and writes its elements.
 // src/dst/flags: the user's buffers plus their offsets. count receives the number selected (at
-// count[0], from the last tile). tile_prefixes (partition) holds the total at [tiles].
+// count[0], from the last tile). tile_prefixes (partition) holds the total at [tiles]. compact (GPUs):
+// the run is compacted in the local tile rather than copied (CLSCAN_SELECT_COMPACT_RUNS); a constant of
+// the calling kernel, since which barriers run depends on it. (Taken from select_tiles' `partition`
+// argument instead, it made PoCL 3.1 run the loops behind those barriers wrongly: the compacted runs'
+// stores ran their first iteration past the tile's count, and partitions wrote past their output.)
 inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* count,
-                        const global carry_t* tile_prefixes, int partition, global status_t* status,
-                        uint ticket_base, uint tag, local tile_locals* locals) {
+                        const global carry_t* tile_prefixes, int partition, int compact,
+                        global status_t* status, uint ticket_base, uint tag, local tile_locals* locals) {
   const uint lid = (uint)get_local_id(0);
   const ulong tiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
   const ulong tile = tile_prefixes ? get_group_id(0) : claim_tile(status, ticket_base, &locals->tile);
@@ -146,31 +231,37 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   const ulong run_first = tile_first + lid * CLSCAN_ITEMS;
 
 #if CLSCAN_REREAD
+  (void)compact;
   const carry_t run_count = count_run(src, flags, n, run_first);
 #else
-  // GPUs: the tile comes in through local memory, coalesced, and each work-item keeps its run.
+  // GPUs: the tile comes in through local memory, coalesced.
   load_local_tile(src, tile_first, n, locals->tile_elements);
-  local const vec_t* run = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
-  elem_t v[CLSCAN_ITEMS];
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
-    CLSCAN_VSTORE(run[k], k, v);
+  local vec_t* run = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
   elem_t prev = run_first < n ? element_before(src, run_first) : CLSCAN_IDENTITY;
-  ulong selections = 0; // bit k: element k of the run is selected
-  uint run_count = 0;
   // Whole runs (all but the last tile's) need no bound check per element.
   const uint run_n =
       run_first + CLSCAN_ITEMS <= n ? CLSCAN_ITEMS : (run_first < n ? (uint)(n - run_first) : 0u);
+  elem_t v[CLSCAN_ITEMS]; // without `compact`: the run, kept by each work-item
+  ulong selections = 0;   // without `compact`: bit k, element k of the run is selected
+  uint run_count = 0;
+  if (compact) {
+    run_count = run_n == CLSCAN_ITEMS ? compact_local_run(src, flags, n, run, run_first, CLSCAN_ITEMS, prev)
+                                      : compact_local_run(src, flags, n, run, run_first, run_n, prev);
+  } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint selected = (uint)k < run_n ? is_selected(src, flags, n, run_first + k, v[k], prev) : 0u;
-    selections |= (ulong)selected << k;
-    run_count += selected;
-    prev = v[k];
+    for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+      CLSCAN_VSTORE(run[k], k, v);
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint selected = (uint)k < run_n ? is_selected(src, flags, n, run_first + k, v[k], prev) : 0u;
+      selections |= (ulong)selected << k;
+      run_count += selected;
+      prev = v[k];
+    }
   }
 #endif
   carry_t tile_count;
@@ -196,32 +287,41 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   scatter_run(src, flags, n, dst, run_first, tile_before + item_before, tile_before + item_before + run_count,
               partition, total);
 #else
-  // Selected elements (then, for a partition, the others) gather in local memory in their order, and
-  // leave it in coalesced stores.
-  local elem_t* gathered = (local elem_t*)locals->tile_elements;
-  group_barrier(CLK_LOCAL_MEM_FENCE); // every work-item has its run in v[]
-  uint selected_before = (uint)item_before;
+  if (compact) {
+    // The group scan and the look-back are done with their scratch: the runs' starts go there.
+    local uint* run_starts = (local uint*)locals->scratch;
+    run_starts[lid] = (uint)item_before;
+    if (lid == 0) run_starts[CLSCAN_WG] = (uint)tile_count;
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+    store_compacted_runs(lid, locals->tile_elements, run_starts, (uint)tile_count, dst + tile_before);
+  } else {
+    // Selected elements (then, for a partition, the others) gather in local memory in their order,
+    // and leave it in coalesced stores.
+    local elem_t* gathered = (local elem_t*)locals->tile_elements;
+    group_barrier(CLK_LOCAL_MEM_FENCE); // every work-item has its run in v[]
+    uint selected_before = (uint)item_before;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint selected = (uint)(selections >> k) & 1u;
-    if (selected)
-      gathered[selected_before] = v[k];
-    else if (partition && run_first + k < n)
-      gathered[(uint)tile_count + (lid * CLSCAN_ITEMS + k - selected_before)] = v[k];
-    selected_before += selected;
-  }
-  group_barrier(CLK_LOCAL_MEM_FENCE);
-  global elem_t* selected_out = dst + tile_before;
-  for (uint k = lid; k < (uint)tile_count; k += CLSCAN_WG)
-    selected_out[k] = gathered[k];
-  if (partition) {
-    // The tile's unselected elements follow all the selected ones, after those of earlier tiles.
-    const uint tile_n = (uint)min((ulong)CLSCAN_TILE, n - tile_first);
-    global elem_t* unselected_out = dst + total + (tile_first - tile_before) - (ulong)tile_count;
-    for (uint k = (uint)tile_count + lid; k < tile_n; k += CLSCAN_WG)
-      unselected_out[k] = gathered[k];
+    for (int k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint selected = (uint)(selections >> k) & 1u;
+      if (selected)
+        gathered[selected_before] = v[k];
+      else if (partition && run_first + k < n)
+        gathered[(uint)tile_count + (lid * CLSCAN_ITEMS + k - selected_before)] = v[k];
+      selected_before += selected;
+    }
+    group_barrier(CLK_LOCAL_MEM_FENCE);
+    global elem_t* selected_out = dst + tile_before;
+    for (uint k = lid; k < (uint)tile_count; k += CLSCAN_WG)
+      selected_out[k] = gathered[k];
+    if (partition) {
+      // The tile's unselected elements follow all the selected ones, after those of earlier tiles.
+      const uint tile_n = (uint)min((ulong)CLSCAN_TILE, n - tile_first);
+      global elem_t* unselected_out = dst + total + (tile_first - tile_before) - (ulong)tile_count;
+      for (uint k = (uint)tile_count + lid; k < tile_n; k += CLSCAN_WG)
+        unselected_out[k] = gathered[k];
+    }
   }
 #endif
   if (!has_successor && lid == 0) count[0] = tile_before + tile_count;
@@ -235,7 +335,7 @@ select_single_pass(const global elem_t* src, ulong src_offset, const global ucha
                    global status_t* status, uint ticket_base, uint tag) {
   local tile_locals locals;
   select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
-              count + count_offset, 0, 0, status, ticket_base, tag, &locals);
+              count + count_offset, 0, 0, CLSCAN_SELECT_COMPACT_RUNS, status, ticket_base, tag, &locals);
 }
 
 // Tile t of the input writes its selection count to counts[t] (the first pass of a selection on
@@ -257,7 +357,7 @@ select_tiles(const global elem_t* src, ulong src_offset, const global uchar* fla
              const global carry_t* tile_prefixes, int partition) {
   local tile_locals locals;
   select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
-              count + count_offset, tile_prefixes, partition, 0, 0, 0, &locals);
+              count + count_offset, tile_prefixes, partition, 0, 0, 0, 0, &locals);
 }
 
 #include "tile_aggregates.cl"

@@ -70,13 +70,17 @@ set(CLSCAN_OCLGRIND_FAILURE
 #   oclgrind-cpu-variant   single-pass CPU variant (CLSCAN_REREAD=1, work-groups of one work-item
 #                          among them), the three-stage kernels, every type and operator
 #   oclgrind-narrow-status single-pass with the 32-bit status words of devices without 64-bit atomics
-foreach(suite local-tile reread narrow)
+#   oclgrind-compact-runs  the one-pass selections with CLSCAN_SELECT_COMPACT_RUNS=1 (kernels/select.cl),
+#                          select calls only
+foreach(suite local-tile reread narrow compact-runs)
   if(suite STREQUAL "local-tile")
     set(name oclgrind)
   elseif(suite STREQUAL "reread")
     set(name oclgrind-cpu-variant)
-  else()
+  elseif(suite STREQUAL "narrow")
     set(name oclgrind-narrow-status)
+  else()
+    set(name oclgrind-${suite})
   endif()
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/${name}.log

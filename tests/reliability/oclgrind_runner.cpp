@@ -29,6 +29,9 @@
 //               per 8-byte one) of devices without 64-bit atomics; refuses to run unless
 //               CLSCAN_NARROW_STATUS=1 forces it (it is read once per process); single-pass only,
 //               GPU variant; scans on shapes A and G, select and by-key calls on A (every case) and I
+//   compact-runs  the one-pass selections' variant that compacts each run in the local tile
+//               (-DCLSCAN_SELECT_COMPACT_RUNS=1, set here; kernels/select.cl): select calls only (no
+//               scans, no by-key calls) on A (every case), B, C, I and J
 //
 // Launch shapes (CLSCAN_TUNING, set here; the work-group scan rakes segments of 16 work-items):
 //   A  wg=4,items=8,vec=4,lookback=2     32-element tiles, 4-wide vectors
@@ -43,6 +46,8 @@
 //   I  wg=1,items=24,vec=2,lookback=1    one work-item per group with a short run: in the CPU variant
 //                                        one unrolled chunk of 16 (CLSCAN_RUN_CHUNK) and 8 more; select
 //                                        and by-key calls only (G and H take Oclgrind long to compile)
+//   J  wg=8,items=64,vec=4,lookback=4    the GPU default's 64 elements per work-item (16 vectors);
+//                                        select calls only
 //
 // Per shape (t = elements per tile): three-stage scan_tiles and add_tile_prefixes on int sums of
 // 1, 5, 2t + 3 and t^2 + 5 elements (two levels of tile totals), and long max with an initial value;
@@ -614,6 +619,7 @@ struct shape {
   bool every_type = false;                            // every type and operator (runner::every_operator)
   primitive_cases primitives = primitive_cases::none; // the calls of select.hpp and by_key.hpp
   bool scans = true;                                  // false: the calls of select.hpp and by_key.hpp only
+  bool keyed = true;                                  // false: no calls of by_key.hpp
   bool reductions = false;                            // clscan::reduce (run_reductions)
 };
 
@@ -654,6 +660,7 @@ void run_primitives(runner& r, const shape& sh, bool large) {
           if (every || !odd_call) r.selection<cl_int>(context, queue, call, algo, n, tile, aligned, "");
           if (every || odd_call) r.selection<cl_long>(context, queue, call, algo, n, tile, !aligned, "");
         }
+        if (!sh.keyed) continue;
         r.keyed<cl_int, cl_int>(context, queue, kind_t::inclusive, algo, n, tile, aligned, false, "");
         r.keyed<cl_int, cl_long>(context, queue, kind_t::exclusive, algo, n, tile, !aligned, true, "");
         if (every) {
@@ -678,11 +685,13 @@ void run_primitives(runner& r, const shape& sh, bool large) {
     r.selection<cl_int>(context, queue, selection::select_if, algo, many, tile, true, note);
     r.selection<cl_long>(context, queue, selection::unique, algo, many, tile, false, note);
     if (every) r.selection<cl_int>(context, queue, selection::select_flagged, algo, many, tile, false, note);
-    r.keyed<cl_int, cl_long>(context, queue, kind_t::exclusive, algo, many, tile, false, false, note);
-    if (every)
-      r.keyed<cl_int, cl_int>(context, queue, kind_t::inclusive, algo, many, tile, true, false, note);
-    if (fp64)
-      r.keyed<cl_float, cl_double>(context, queue, kind_t::inclusive, algo, many, tile, false, false, note);
+    if (sh.keyed) {
+      r.keyed<cl_int, cl_long>(context, queue, kind_t::exclusive, algo, many, tile, false, false, note);
+      if (every)
+        r.keyed<cl_int, cl_int>(context, queue, kind_t::inclusive, algo, many, tile, true, false, note);
+      if (fp64)
+        r.keyed<cl_float, cl_double>(context, queue, kind_t::inclusive, algo, many, tile, false, false, note);
+    }
     r.held.clear();
     ::unsetenv("CLSCAN_SPIN_LIMIT");
   }
@@ -823,6 +832,7 @@ const shape F{"wg=2,items=32,vec=16,lookback=2"};
 const shape G{"wg=1,items=70,vec=2,lookback=1"};
 const shape H{"wg=1,items=70,vec=2,lookback=16"};
 const shape I{"wg=1,items=24,vec=2,lookback=1"};
+const shape J{"wg=8,items=64,vec=4,lookback=4"};
 
 shape with_every_type(shape sh) {
   sh.every_type = true;
@@ -838,6 +848,12 @@ shape with_primitives(shape sh, primitive_cases cases) {
 shape only_primitives(shape sh, primitive_cases cases) {
   sh.scans = false;
   return with_primitives(sh, cases);
+}
+
+// The calls of select.hpp only.
+shape only_selections(shape sh, primitive_cases cases) {
+  sh.keyed = false;
+  return only_primitives(sh, cases);
 }
 
 shape with_reductions(shape sh) {
@@ -868,6 +884,9 @@ std::vector<shape> suite_shapes(const std::string& suite) {
   if (suite == "narrow")
     return {single_pass_only(with_primitives(A, cases::every)), single_pass_only(G),
             single_pass_only(only_primitives(I, cases::few))};
+  if (suite == "compact-runs")
+    return {only_selections(A, cases::every), only_selections(B, cases::few), only_selections(C, cases::few),
+            only_selections(I, cases::few), only_selections(J, cases::few)};
   return {};
 }
 
@@ -877,11 +896,13 @@ int main(int argc, char** argv) {
   const std::string suite = argc == 2 ? argv[1] : "";
   const std::vector<shape> shapes = suite_shapes(suite);
   if (shapes.empty()) {
-    std::cout << "usage: oclgrind [options] clscan-oclgrind-runner local-tile|reread|narrow" << std::endl;
+    std::cout << "usage: oclgrind [options] clscan-oclgrind-runner local-tile|reread|narrow|compact-runs"
+              << std::endl;
     return 2;
   }
   std::string build_options = "-DCLSCAN_PLAIN_STATUS_READS=0";
   if (suite == "reread") build_options += " -DCLSCAN_REREAD=1 -DCLSCAN_REDUCE_LAYOUT=0";
+  if (suite == "compact-runs") build_options += " -DCLSCAN_SELECT_COMPACT_RUNS=1";
   if (suite == "narrow") {
     const char* narrow = std::getenv("CLSCAN_NARROW_STATUS");
     if (!narrow || std::strcmp(narrow, "1") != 0) {
