@@ -93,19 +93,20 @@ inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_P
 #error "a work-item keeps one bit per element of its run in a ulong: CLSCAN_ITEMS must be at most 64"
 #endif
 
-// GPUs (tile in local memory): 1 lets select_if, select_flagged and unique move their selections
-// without a private copy of each run. A work-item compacts its run's selected elements to the front of
-// the run itself in the local tile (compact_local_run), and the tile then leaves from there, each
+// GPUs (tile in local memory): 1 (the default) lets select_if, select_flagged and unique move their
+// selections without a private copy of each run. A work-item compacts its run's selected elements to the
+// front of the run itself in the local tile (compact_local_run), and the tile then leaves from there, each
 // output position finding the run that holds it (store_compacted_runs). 0: each work-item copies its
 // run into private memory (CLSCAN_ITEMS elements), since gathering the selections of all runs in order
 // in the same local tile overwrites runs not yet read. That copy is what limits how many work-groups a
-// GPU keeps resident: on an H200, 126 registers per work-item (4 work-groups of 128 per multiprocessor)
-// against the scan's 78 (6), with the same tile. Only the one-pass kernel (select_single_pass)
+// GPU keeps resident: on an H200, 114 to 126 registers per work-item (4 work-groups of 128 per
+// multiprocessor) against the scan's 78 (6), with the same tile; compacting, 80, and select_if "x > 0"
+// at 2^28 ints went from 0.56 to 0.68 of a copy (docs/PERFORMANCE.md). Only the one-pass kernel
 // compacts: select_tiles, which serves partition_if (whose unselected elements, compacted in place as
 // well, would overwrite elements not yet read) and the selections on counts known beforehand, keeps the
 // copy.
 #ifndef CLSCAN_SELECT_COMPACT_RUNS
-#define CLSCAN_SELECT_COMPACT_RUNS 0
+#define CLSCAN_SELECT_COMPACT_RUNS 1
 #endif
 
 // Where an element of the input goes: selected ones at `selected_before` (the selected elements before

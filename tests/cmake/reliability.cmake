@@ -70,9 +70,9 @@ set(CLSCAN_OCLGRIND_FAILURE
 #   oclgrind-cpu-variant   single-pass CPU variant (CLSCAN_REREAD=1, work-groups of one work-item
 #                          among them), the three-stage kernels, every type and operator
 #   oclgrind-narrow-status single-pass with the 32-bit status words of devices without 64-bit atomics
-#   oclgrind-compact-runs  the one-pass selections with CLSCAN_SELECT_COMPACT_RUNS=1 (kernels/select.cl),
-#                          select calls only
-foreach(suite local-tile reread narrow compact-runs)
+#   oclgrind-copied-runs   the one-pass selections with CLSCAN_SELECT_COMPACT_RUNS=0 (kernels/select.cl:
+#                          each run copied to private memory, not the default), select calls only
+foreach(suite local-tile reread narrow copied-runs)
   if(suite STREQUAL "local-tile")
     set(name oclgrind)
   elseif(suite STREQUAL "reread")

@@ -29,9 +29,10 @@
 //               per 8-byte one) of devices without 64-bit atomics; refuses to run unless
 //               CLSCAN_NARROW_STATUS=1 forces it (it is read once per process); single-pass only,
 //               GPU variant; scans on shapes A and G, select and by-key calls on A (every case) and I
-//   compact-runs  the one-pass selections' variant that compacts each run in the local tile
-//               (-DCLSCAN_SELECT_COMPACT_RUNS=1, set here; kernels/select.cl): select calls only (no
-//               scans, no by-key calls) on A (every case), B, C, I and J
+//   copied-runs the one-pass selections' variant that copies each run to private memory rather than
+//               compacting it in the local tile (-DCLSCAN_SELECT_COMPACT_RUNS=0, set here; not the
+//               default; kernels/select.cl): select calls only (no scans, no by-key calls) on A (every
+//               case), B, C, I and J
 //
 // Launch shapes (CLSCAN_TUNING, set here; the work-group scan rakes segments of 16 work-items):
 //   A  wg=4,items=8,vec=4,lookback=2     32-element tiles, 4-wide vectors
@@ -884,7 +885,7 @@ std::vector<shape> suite_shapes(const std::string& suite) {
   if (suite == "narrow")
     return {single_pass_only(with_primitives(A, cases::every)), single_pass_only(G),
             single_pass_only(only_primitives(I, cases::few))};
-  if (suite == "compact-runs")
+  if (suite == "copied-runs")
     return {only_selections(A, cases::every), only_selections(B, cases::few), only_selections(C, cases::few),
             only_selections(I, cases::few), only_selections(J, cases::few)};
   return {};
@@ -896,13 +897,13 @@ int main(int argc, char** argv) {
   const std::string suite = argc == 2 ? argv[1] : "";
   const std::vector<shape> shapes = suite_shapes(suite);
   if (shapes.empty()) {
-    std::cout << "usage: oclgrind [options] clscan-oclgrind-runner local-tile|reread|narrow|compact-runs"
+    std::cout << "usage: oclgrind [options] clscan-oclgrind-runner local-tile|reread|narrow|copied-runs"
               << std::endl;
     return 2;
   }
   std::string build_options = "-DCLSCAN_PLAIN_STATUS_READS=0";
   if (suite == "reread") build_options += " -DCLSCAN_REREAD=1 -DCLSCAN_REDUCE_LAYOUT=0";
-  if (suite == "compact-runs") build_options += " -DCLSCAN_SELECT_COMPACT_RUNS=1";
+  if (suite == "copied-runs") build_options += " -DCLSCAN_SELECT_COMPACT_RUNS=0";
   if (suite == "narrow") {
     const char* narrow = std::getenv("CLSCAN_NARROW_STATUS");
     if (!narrow || std::strcmp(narrow, "1") != 0) {
