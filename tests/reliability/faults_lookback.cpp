@@ -181,6 +181,9 @@ template <typename T> void check_fixed_order(const char* type, bool by_key) {
   const cl::Device device = env().device;
   for (const std::optional<std::string>& tuning :
        {std::optional<std::string>(), std::optional<std::string>("wg=4,items=8,vec=4,lookback=2")}) {
+    // The device's own shape for float scans only: every program is built here (and CI's PoCL
+    // cache starts empty), and the small tiles reach every path.
+    if (!tuning && (by_key || sizeof(T) != sizeof(cl_float))) continue;
     const std::string shape = tuning ? *tuning : "device defaults";
     scoped_env tuning_env("CLSCAN_TUNING", tuning);
     if (!clscan::qualify_single_pass(device, clscan::element_traits<T>::type).passed) {
@@ -241,12 +244,12 @@ template <typename T> void check_fixed_order(const char* type, bool by_key) {
 TEST_CASE("faults: deterministic single-pass scans give the same bits when every tile falls back",
           "[faults]") {
   scoped_env no_cache("CLSCAN_NO_CACHE", std::string("1"));
-  for (bool by_key : {false, true}) {
-    check_fixed_order<cl_float>("float", by_key);
-    if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0)
-      check_fixed_order<cl_double>("double", by_key);
-  }
-  if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
+  // Scans by key, whose look-back is the same code with another carry, run on float only.
+  check_fixed_order<cl_float>("float", false);
+  check_fixed_order<cl_float>("float", true);
+  if (env().device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0)
+    check_fixed_order<cl_double>("double", false);
+  else
     std::cout << "faults: fixed order (double): skipped: no fp64 on " << env().device_name << "\n";
   clscan::release_cached_resources();
 }
