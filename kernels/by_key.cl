@@ -117,6 +117,50 @@ inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first,
   })
 }
 
+#if !CLSCAN_REREAD
+// GPUs keep, beside the tile of values, one entry of segment-start bits per vector of the tile (bit c:
+// element c of the vector starts a segment), found while the keys stream in; the keys themselves are
+// never kept, so a tile of keys of any size costs no more local memory than a byte per vector (the
+// keys' copy used to leave room for only 16 elements per work-item on 48 KiB devices).
+#if CLSCAN_VEC > 8
+typedef ushort head_bits_t;
+#else
+typedef uchar head_bits_t;
+#endif
+// Runs of entries padded by four, so that work-items reading their runs side by side mostly hit
+// different banks.
+#define CLSCAN_HEAD_RUN_STRIDE (CLSCAN_RUN_VECTORS + 4)
+inline uint head_index(uint vector_in_tile) {
+  return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS * 4;
+}
+
+// The segment-start bits of the CLSCAN_VEC elements at `first` (first < n): an element starts a
+// segment when it is element 0 or its key differs from the one before. Elements at or past n start
+// none. The key before `first` is read from global memory too: it lies in the same cache line as the
+// keys of the neighbouring work-item, which loads them at the same time.
+inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) {
+  key_t k[CLSCAN_VEC];
+  if (first + CLSCAN_VEC <= n) {
+#if CLSCAN_VEC > 1
+    CLSCAN_CAT(vstore, CLSCAN_VEC)(CLSCAN_CAT(vload, CLSCAN_VEC)(0, keys + first), 0, k);
+#else
+    k[0] = keys[first];
+#endif
+  } else {
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      k[c] = first + c < n ? keys[first + c] : (key_t)0;
+  }
+  key_t prev = key_before(keys, first);
+  uint bits = first == 0 ? 1u : 0u;
+#pragma unroll
+  for (int c = 0; c < CLSCAN_VEC; ++c) {
+    if (first + c < n && k[c] != prev) bits |= 1u << c;
+    prev = k[c];
+  }
+  return (head_bits_t)bits;
+}
+#endif
+
 // The local memory of one tile (kernels declare it; the tile's function uses it).
 typedef struct {
   carry_t scratch[CLSCAN_SCRATCH_SIZE];
@@ -124,15 +168,9 @@ typedef struct {
   uint tile;
 #if !CLSCAN_REREAD
   vec_t tile_elements[CLSCAN_TILE_VECTORS];
-  // The tile's keys, each run padded by one (key_index), and the key before the tile.
-  key_t tile_keys[CLSCAN_WG * (CLSCAN_ITEMS + 1)];
-  key_t key_before_tile;
+  head_bits_t head_bits[CLSCAN_WG * CLSCAN_HEAD_RUN_STRIDE];
 #endif
 } tile_locals;
-
-// Where key j of a tile lies in tile_locals::tile_keys: runs padded by one key, so that work-items
-// reading their runs side by side hit different banks.
-inline uint key_index(uint j) { return j + j / CLSCAN_ITEMS; }
 
 // The tile of one work-group: its pair, the pair of everything before it (from the look-back when
 // tile_prefixes is null, else tile_prefixes[tile]), then its output. keys/src/dst: the user's buffers
@@ -149,34 +187,37 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #if CLSCAN_REREAD
   const carry_t run = reduce_keyed_run(keys, src, n, run_first);
 #else
-  // GPUs: keys and values come in through local memory, coalesced; each work-item then keeps its run's
-  // values and segment starts.
-  for (uint j = lid; j < CLSCAN_TILE; j += CLSCAN_WG)
-    locals->tile_keys[key_index(j)] = tile_first + j < n ? keys[tile_first + j] : (key_t)0;
-  if (lid == 0) locals->key_before_tile = key_before(keys, tile_first);
-  load_local_tile(src, tile_first, n, locals->tile_elements); // ends with a barrier
-  local vec_t* run_vectors = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
-  elem_t v[CLSCAN_ITEMS];
+  // GPUs: values come in through local memory, coalesced, and keys become segment-start bits on the
+  // way; each work-item then keeps its run's values and segment starts.
+  const ulong available = n - tile_first;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
-    CLSCAN_VSTORE(run_vectors[k], k, v);
-  local const key_t* run_keys = locals->tile_keys + lid * (CLSCAN_ITEMS + 1);
-  key_t prev = lid == 0 ? locals->key_before_tile : run_keys[-2]; // the previous run's last key
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    const uint j = (uint)k * CLSCAN_WG + lid;
+    locals->head_bits[head_index(j)] =
+        (ulong)j * CLSCAN_VEC < available ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n) : 0;
+  }
+  load_local_tile(src, tile_first, n, locals->tile_elements); // ends with a barrier
+  local vec_t* run_vectors = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
+  local const head_bits_t* run_heads = locals->head_bits + lid * CLSCAN_HEAD_RUN_STRIDE;
+  // The run's values stay in local memory, read once here and once for the output: kept in registers
+  // across the look-back they took 140 registers a work-item on an H200 (3 work-groups per SM).
   ulong heads = 0; // bit k: element k of the run starts a segment
   carry_t run = CLSCAN_CARRY_IDENTITY;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-    if (run_first + k < n) {
-      const key_t key = run_keys[k];
-      const uint head = run_first + k == 0 || key != prev;
-      heads |= (ulong)head << k;
-      run = add_element(run, v[k], head);
-      prev = key;
-    }
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    const uint bits = run_heads[k];
+    heads |= (ulong)bits << (k * CLSCAN_VEC);
+    elem_t v[CLSCAN_VEC];
+    CLSCAN_VSTORE(run_vectors[k], 0, v);
+    // Elements at or past n are the identity and start no segment: they change no pair, and only
+    // outputs past n (never stored) depend on them.
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      run = add_element(run, v[c], (bits >> c) & 1u);
   }
 #endif
   carry_t tile_total;
@@ -204,13 +245,15 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < CLSCAN_ITEMS; ++k)
-    v[k] = keyed_output(v[k], (uint)(heads >> k) & 1u, &running, exclusive, has_initial, initial);
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    elem_t v[CLSCAN_VEC];
+    CLSCAN_VSTORE(run_vectors[k], 0, v);
 #pragma unroll
-#endif
-  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
-    run_vectors[k] = CLSCAN_VLOAD(k, v);
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      v[c] = keyed_output(v[c], (uint)(heads >> (k * CLSCAN_VEC + c)) & 1u, &running, exclusive, has_initial,
+                          initial);
+    run_vectors[k] = CLSCAN_VLOAD(0, v);
+  }
   group_barrier(CLK_LOCAL_MEM_FENCE);
   store_local_tile(dst, tile_first, n, locals->tile_elements);
 #endif

@@ -13,10 +13,13 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& c
   const std::size_t wg = shape.work_group_size;
   const std::size_t carry = by_key_carry_bytes(type);
   std::size_t bytes = group_scan_local_bytes(wg, carry) + lookback_local_bytes(shape, carry);
-  // GPUs: the tile of values, and its keys (of any type: counted at 8 bytes) with one of padding per run.
-  if (caps.is_gpu())
+  // GPUs: the tile of values, and its segment starts (a byte per vector, two past 8 elements) with
+  // four of padding per run; never the keys.
+  if (caps.is_gpu()) {
+    const std::size_t run_vectors = shape.items_per_thread / shape.vector_width;
     bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type) +
-             (wg * (shape.items_per_thread + 1) + 1) * sizeof(cl_ulong);
+             wg * (run_vectors + 4) * (shape.vector_width > 8 ? 2 : 1);
+  }
   return bytes;
 }
 
