@@ -170,33 +170,41 @@ inline uint compact_local_run(CLSCAN_INPUT_PARAMS, local vec_t* run, ulong run_f
   return count;
 }
 
+// Output positions of a tile are looked up in blocks of CLSCAN_OWNER_BLOCK: the run that holds a
+// block's first position is noted (note_block_owners), and a position's run is found from its block's
+// by walking forward over the run starts, one step per run that starts inside the block before it
+// (rarely more than one for the benchmark's selections, 27 a run). A binary search over every run's
+// start, 7 steps with 128 runs, took 127 of select_if's 744 us at 2^28 ints on an H200; blocks of 16
+// took select_if from 0.68 to 0.72 of a copy, 32 to 0.70-0.71, 64 to 0.67-0.68 (docs/PERFORMANCE.md).
+#ifndef CLSCAN_OWNER_BLOCK
+#define CLSCAN_OWNER_BLOCK 16
+#endif
+#define CLSCAN_OWNER_BLOCKS (CLSCAN_TILE / CLSCAN_OWNER_BLOCK + 1)
+
+// Notes the work-item's run as the owner of every block whose first position it holds: output
+// positions [run_start, run_start + run_count). Each block of a tile's output has one owner.
+inline void note_block_owners(uint lid, uint run_start, uint run_count, local ushort* block_owners) {
+  for (uint b = (run_start + CLSCAN_OWNER_BLOCK - 1) / CLSCAN_OWNER_BLOCK;
+       b * CLSCAN_OWNER_BLOCK < run_start + run_count; ++b)
+    block_owners[b] = (ushort)lid;
+}
+
 // Stores the tile's selections, compacted at the front of their runs by compact_local_run, to
 // out[0, tile_count): consecutive work-items store consecutive elements (coalesced). run_starts[w]
-// holds the selections of the runs before run w, and run_starts[CLSCAN_WG] the tile's count. Every
-// work-item must call, after a barrier behind the compaction and run_starts.
+// holds the selections of the runs before run w, and run_starts[CLSCAN_WG] the tile's count;
+// block_owners is note_block_owners'. Every work-item must call, after a barrier behind the
+// compaction, run_starts and block_owners.
 inline void store_compacted_runs(uint lid, local const vec_t* tile, local const uint* run_starts,
-                                 uint tile_count, global elem_t* out) {
+                                 local const ushort* block_owners, uint tile_count, global elem_t* out) {
   local const elem_t* elements = (local const elem_t*)tile;
   for (uint o = lid; o < tile_count; o += CLSCAN_WG) {
     // Position o belongs to the last run that starts at or before it (a run without selections starts
-    // where its successor does, and is passed over). A fixed number of steps keeps the work-items in
-    // step, and neighbouring work-items, looking up neighbouring positions, mostly read the same
-    // starts (broadcasts). A step past the last run reads run_starts[CLSCAN_WG], the tile's count,
-    // which no o reaches: work-groups whose size is no power of two need no other check.
-    uint owner = 0;
-    uint owner_start = 0; // run_starts[0]
-    // Steps of 2^s for every 2^s below CLSCAN_WG: ceil(log2(CLSCAN_WG)) steps, the others folded away.
-#pragma unroll
-    for (int s = 30; s >= 0; --s) {
-      if ((1u << s) >= (uint)CLSCAN_WG) continue;
-      const uint candidate = min(owner + (1u << s), (uint)CLSCAN_WG);
-      const uint start = run_starts[candidate];
-      if (start <= o) {
-        owner = candidate;
-        owner_start = start;
-      }
-    }
-    out[o] = elements[owner * ((CLSCAN_RUN_VECTORS + 1) * CLSCAN_VEC) + (o - owner_start)];
+    // where its successor does, and is passed over). run_starts[CLSCAN_WG], the tile's count, is
+    // past every o: the walk ends there at the latest.
+    uint owner = block_owners[o / CLSCAN_OWNER_BLOCK];
+    while (run_starts[owner + 1] <= o)
+      ++owner;
+    out[o] = elements[owner * ((CLSCAN_RUN_VECTORS + 1) * CLSCAN_VEC) + (o - run_starts[owner])];
   }
 }
 #endif
@@ -210,6 +218,7 @@ typedef struct {
   uint tile;
 #if !CLSCAN_REREAD
   vec_t tile_elements[CLSCAN_TILE_VECTORS];
+  ushort block_owners[CLSCAN_OWNER_BLOCKS]; // compacted runs: see note_block_owners
 #endif
 } tile_locals;
 
@@ -293,8 +302,10 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
     local uint* run_starts = (local uint*)locals->scratch;
     run_starts[lid] = (uint)item_before;
     if (lid == 0) run_starts[CLSCAN_WG] = (uint)tile_count;
+    note_block_owners(lid, (uint)item_before, run_count, locals->block_owners);
     group_barrier(CLK_LOCAL_MEM_FENCE);
-    store_compacted_runs(lid, locals->tile_elements, run_starts, (uint)tile_count, dst + tile_before);
+    store_compacted_runs(lid, locals->tile_elements, run_starts, locals->block_owners, (uint)tile_count,
+                         dst + tile_before);
   } else {
     // Selected elements (then, for a partition, the others) gather in local memory in their order,
     // and leave it in coalesced stores.

@@ -16,7 +16,10 @@ constexpr std::size_t count_bytes = sizeof(cl_ulong);
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
   const std::size_t wg = shape.work_group_size;
   std::size_t bytes = group_scan_local_bytes(wg, count_bytes) + lookback_local_bytes(shape, count_bytes);
-  if (caps.is_gpu()) bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type);
+  // GPUs: the tile, and the owners of its output's blocks of 16 (select.cl, note_block_owners).
+  if (caps.is_gpu())
+    bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type) +
+             (wg * shape.items_per_thread / 16 + 1) * sizeof(cl_ushort);
   return bytes;
 }
 
