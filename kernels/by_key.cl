@@ -188,7 +188,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
   const carry_t run = reduce_keyed_run(keys, src, n, run_first);
 #else
   // GPUs: values come in through local memory, coalesced, and keys become segment-start bits on the
-  // way; each work-item then keeps its run's values and segment starts.
+  // way; each work-item then reads its run's values and segment starts from there.
   const ulong available = n - tile_first;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
