@@ -13,12 +13,15 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& c
   const std::size_t wg = shape.work_group_size;
   const std::size_t carry = by_key_carry_bytes(type);
   std::size_t bytes = group_scan_local_bytes(wg, carry) + lookback_local_bytes(shape, carry);
-  // GPUs: the tile of values, and its segment starts (a byte per vector, two past 8 elements) with
-  // four of padding per run; never the keys.
+  // GPUs: the tile of values, and its segment starts (a byte per vector, two past 8 elements), in the
+  // vector that pads each run where they fit (by_key.cl's CLSCAN_HEADS_IN_PADDING), else in an array
+  // with four of padding per run; never the keys.
   if (caps.is_gpu()) {
     const std::size_t run_vectors = shape.items_per_thread / shape.vector_width;
-    bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type) +
-             wg * (run_vectors + 4) * (shape.vector_width > 8 ? 2 : 1);
+    const std::size_t head_bytes = shape.vector_width > 8 ? 2 : 1;
+    const std::size_t vector_bytes = shape.vector_width * size_of(type);
+    bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type);
+    if (run_vectors * head_bytes > vector_bytes) bytes += wg * (run_vectors + 4) * head_bytes;
   }
   return bytes;
 }
