@@ -135,7 +135,8 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   // One launch shape for both ways of chaining the tiles: the single-pass scan's for this type and
   // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in
   // a ulong) and its local memory within the device's.
-  plan.small_inputs = n * size_of(type) <= small_input_bytes(ws.caps, algorithm::single_pass);
+  plan.small_inputs = n * size_of(type) <= (by_key ? by_key_small_input_bytes(ws.caps)
+                                                   : small_input_bytes(ws.caps, algorithm::single_pass));
   const tuning& scan_shape = ws.shape(type, algorithm::single_pass, plan.small_inputs);
   tuning shape; // its numbers only: copying the origin text would allocate on every call
   shape.work_group_size = scan_shape.work_group_size;

@@ -163,6 +163,14 @@ std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo) {
   return caps.is_gpu() && algo == algorithm::single_pass ? std::size_t{1} << 20 : 0;
 }
 
+std::size_t by_key_small_input_bytes(const device_capabilities& caps) {
+  // Scans by key read a key beside every value and do more per element, and 32 KiB tiles of values
+  // leave a 4 MiB input (2^20 ints) with 128 tiles, fewer than one per SM of an H200. There, 2^20 int
+  // values took 20 us on the small-input shape against 25 us (two rounds); at 2^21 both shapes ran
+  // alike, at 2^22 the small one was slower (42 against 37 us; session 12, docs/PERFORMANCE.md).
+  return 4 * small_input_bytes(caps, algorithm::single_pass);
+}
+
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo, bool small_inputs) {
   tuning shape;
   const std::size_t element_size = size_of(type);

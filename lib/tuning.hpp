@@ -18,6 +18,8 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
 
 // Inputs of at most this many bytes use `algo`'s small-input shape (0: one shape for every size).
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
+// The same for scans by key, counted in bytes of values.
+std::size_t by_key_small_input_bytes(const device_capabilities& caps);
 
 // clscan::reduce (lib/algorithms/reduce.cpp): its launch shape for this device and type (lookback and
 // spin_limit unused), defaults by device type and then CLSCAN_TUNING; throws invalid_argument for a
