@@ -53,6 +53,7 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   }
   const compiled_variant& kernels = ws.variant(plan->key);
   operands.small_inputs = plan->small_inputs;
+  operands.small_class_tiles = plan->small_class_tiles;
   operands.algo = plan->algo;
 
   // A set of temporaries that another call's pending command may still use is never taken, so the

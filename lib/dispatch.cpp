@@ -80,6 +80,13 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   plan.algo = *algo;
   plan.small_inputs = small_class(*algo);
   const tuning& shape = ws.shape(type, *algo, plan.small_inputs);
+  if (*algo == algorithm::single_pass && !plan.small_inputs) {
+    if (const std::size_t small_n = small_input_bytes(ws.caps, *algo) / size_of(type)) {
+      const tuning& small_shape = ws.shape(type, *algo, true);
+      const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
+      plan.small_class_tiles = (small_n + small_tile - 1) / small_tile;
+    }
+  }
   variant_key& key = plan.key;
   describe_call(ws, request, shape, vector_alignment, key);
   key.algo = *algo;
@@ -132,20 +139,6 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
 
   scan_plan plan;
   plan.algo = algo;
-  // One launch shape for both ways of chaining the tiles: the single-pass scan's for this type and
-  // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in
-  // a ulong) and its local memory within the device's.
-  plan.small_inputs = n * size_of(type) <= (by_key ? by_key_small_input_bytes(ws.caps)
-                                                   : small_input_bytes(ws.caps, algorithm::single_pass));
-  const tuning& scan_shape = ws.shape(type, algorithm::single_pass, plan.small_inputs);
-  tuning shape; // its numbers only: copying the origin text would allocate on every call
-  shape.work_group_size = scan_shape.work_group_size;
-  shape.items_per_thread = scan_shape.items_per_thread;
-  shape.vector_width = scan_shape.vector_width;
-  shape.lookback = scan_shape.lookback;
-  shape.spin_limit = scan_shape.spin_limit;
-  if (ws.caps.is_gpu())
-    shape.items_per_thread = std::max(shape.vector_width, std::min<std::size_t>(shape.items_per_thread, 64));
   variant_key& key = plan.key;
   key.algo = algo;
   key.call = request.kind;
@@ -163,9 +156,34 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
       key.predicate = ws.intern(*request.predicate);
   }
   const algorithm_unit& unit = unit_of(key);
-  while (unit.local_memory_bytes(shape, ws.caps, type) > ws.caps.local_mem_size &&
-         shape.items_per_thread > shape.vector_width)
-    shape.items_per_thread /= 2;
+  // One launch shape for both ways of chaining the tiles: the single-pass scan's for this type and
+  // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in
+  // a ulong) and its local memory within the device's.
+  const auto chained_shape = [&](bool small_inputs) {
+    const tuning& scan_shape = ws.shape(type, algorithm::single_pass, small_inputs);
+    tuning shape; // its numbers only: copying the origin text would allocate on every call
+    shape.work_group_size = scan_shape.work_group_size;
+    shape.items_per_thread = scan_shape.items_per_thread;
+    shape.vector_width = scan_shape.vector_width;
+    shape.lookback = scan_shape.lookback;
+    shape.spin_limit = scan_shape.spin_limit;
+    if (ws.caps.is_gpu())
+      shape.items_per_thread =
+          std::max(shape.vector_width, std::min<std::size_t>(shape.items_per_thread, 64));
+    while (unit.local_memory_bytes(shape, ws.caps, type) > ws.caps.local_mem_size &&
+           shape.items_per_thread > shape.vector_width)
+      shape.items_per_thread /= 2;
+    return shape;
+  };
+  const std::size_t small_limit =
+      by_key ? by_key_small_input_bytes(ws.caps) : small_input_bytes(ws.caps, algorithm::single_pass);
+  plan.small_inputs = n * size_of(type) <= small_limit;
+  const tuning shape = chained_shape(plan.small_inputs);
+  if (algo == algorithm::single_pass && !plan.small_inputs && small_limit) {
+    const tuning small_shape = chained_shape(true);
+    const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
+    plan.small_class_tiles = (small_limit / size_of(type) + small_tile - 1) / small_tile;
+  }
   key.work_group_size = shape.work_group_size;
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = shape.vector_width;
@@ -216,6 +234,7 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
   plan.reduce = detail::reduce_tuning(caps, type);
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);
   plan.small_input_bytes = detail::small_input_bytes(caps, algorithm::single_pass);
+  plan.by_key_small_input_bytes = detail::by_key_small_input_bytes(caps);
   plan.single_pass_small = plan.small_input_bytes
                                ? detail::initial_tuning(caps, type, algorithm::single_pass, true)
                                : plan.single_pass;

@@ -17,7 +17,11 @@ namespace clscan::detail {
 struct scan_plan {
   algorithm algo = algorithm::three_stage;
   bool small_inputs = false; // the size class (tuning.hpp small_input_bytes)
-  variant_key key;           // the program to run
+  // Single-pass calls above the small size class: the tiles of its largest input, on its shape (0
+  // otherwise). Status words are sized for it, so that a smaller call after a larger one allocates
+  // nothing even where its smaller tiles make more of them.
+  std::size_t small_class_tiles = 0;
+  variant_key key; // the program to run
 };
 
 // The plan for a scan of n elements on `ws`'s device, whose buffers' element addresses allow vector

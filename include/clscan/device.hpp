@@ -80,6 +80,9 @@ struct dispatch_plan {
   tuning single_pass;       // single-pass shape for inputs larger than small_input_bytes
   tuning single_pass_small; // single-pass shape for inputs of at most small_input_bytes
   std::size_t small_input_bytes = 0;
+  // Scans by key run on the small shape (with at most 64 elements a work-item) up to this many bytes
+  // of values.
+  std::size_t by_key_small_input_bytes = 0;
   tuning three_stage;
   tuning reduce; // clscan::reduce's shape (lookback unused)
   // The single-pass qualification for this element size (see single_pass_qualification below), as

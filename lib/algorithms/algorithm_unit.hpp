@@ -27,6 +27,7 @@ struct scan_operands {
   algorithm algo = algorithm::three_stage; // as dispatch resolved it
   // The size class dispatch chose (tuning.hpp small_input_bytes): the shape the kernels were built for.
   bool small_inputs = false;
+  std::size_t small_class_tiles = 0; // scan_plan::small_class_tiles
   // Some event of the wait list had not completed when the scan was enqueued: it may still fail, and
   // then this scan's commands never run (single-pass keeps its ticket state right across that).
   bool waits_pending = false;

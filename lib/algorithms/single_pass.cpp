@@ -148,16 +148,9 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
              launch_sequence& launch) {
   const std::size_t element_size = size_of(op.request->type);
   const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
-  // Inputs of at most small_input_bytes run on smaller tiles, so a smaller n can need more tiles:
-  // the buffer is sized for both, so that no smaller n allocates again.
-  std::size_t capacity_tiles = tiles;
-  if (!op.small_inputs) {
-    if (const std::size_t small_n = small_input_bytes(ws.caps, algorithm::single_pass) / element_size) {
-      const tuning& small_shape = ws.shape(op.request->type, algorithm::single_pass, true);
-      const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
-      capacity_tiles = std::max(capacity_tiles, (small_n + small_tile - 1) / small_tile);
-    }
-  }
+  // Inputs of the small size class run on smaller tiles, so a smaller n can need more tiles: the
+  // buffer is sized for both, so that no smaller n allocates again.
+  const std::size_t capacity_tiles = std::max(tiles, op.small_class_tiles);
   const lookback_launch started =
       begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
                      status_words_per_slot(ws.caps, element_size), capacity_tiles, launch);

@@ -28,8 +28,9 @@ void enqueue_chained(workspace& ws, temporaries& temps, const compiled_variant& 
                      const SetCallArgs& set_call_args, const SetAggregateArgs& set_aggregate_args) {
   const std::size_t tiles = (op.n + kernels.tile - 1) / kernels.tile;
   if (op.algo == algorithm::single_pass) {
-    const lookback_launch started = begin_lookback(ws, temps, kernels.kernels[chained_clear_status](),
-                                                   layout.words_per_slot, tiles, launch);
+    const lookback_launch started =
+        begin_lookback(ws, temps, kernels.kernels[chained_clear_status](), layout.words_per_slot,
+                       std::max(tiles, op.small_class_tiles), launch);
     cl_kernel k = kernels.kernels[chained_one_pass]();
     set_call_args(k, false);
     set_arg(k, layout.call_args, started.status);

@@ -22,6 +22,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -162,36 +163,68 @@ std::string run_case(const cl::Context& context, const cl::Device& device, const
   return problems;
 }
 
-// A scan of n elements, then scans of fewer: the later ones must allocate no temporary storage,
-// even where the smaller ones run on another launch shape with more tiles (GPU single-pass inputs
-// of at most small_input_bytes). They may build their own program once.
-std::string run_smaller_sizes(const cl::Context& context, const cl::Device& device) {
+enum class call_kind { scan, select_if, inclusive_by_key };
+
+// A call of n elements, then calls of fewer: the later ones must allocate no temporary storage, even
+// where the smaller ones run on another launch shape with more tiles (GPU single-pass inputs of at
+// most small_input_bytes, by_key_small_input_bytes for scans by key). They may build their own
+// program once.
+std::string run_smaller_sizes(const cl::Context& context, const cl::Device& device, call_kind kind) {
   const cl::CommandQueue queue(context, device);
-  const std::size_t small_elements = clscan::plan_for(device).small_input_bytes / sizeof(cl_int);
+  const clscan::dispatch_plan plan = clscan::plan_for(device);
+  const std::size_t small_elements =
+      (kind == call_kind::inclusive_by_key ? plan.by_key_small_input_bytes : plan.small_input_bytes) /
+      sizeof(cl_int);
   const std::size_t largest = std::max<std::size_t>(small_elements, 3'000'000) + 1;
   const std::vector<std::size_t> sizes = {largest, largest - 1, small_elements, small_elements / 2 + 1, 1000};
-  std::vector<cl_int> data(largest);
+  std::vector<cl_int> data(largest), keys(largest);
   std::mt19937 random(7);
-  for (cl_int& x : data)
-    x = static_cast<cl_int>(random());
+  for (std::size_t i = 0; i < largest; ++i) {
+    data[i] = static_cast<cl_int>(random());
+    keys[i] = static_cast<cl_int>(i / 700);
+  }
   cl::Buffer in(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
+  cl::Buffer key_buffer(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
   cl::Buffer out(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
+  cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
   queue.enqueueWriteBuffer(in, CL_TRUE, 0, largest * sizeof(cl_int), data.data());
+  queue.enqueueWriteBuffer(key_buffer, CL_TRUE, 0, largest * sizeof(cl_int), keys.data());
+  clscan::select_options<cl_int> select;
+  select.predicate = "x > 0";
   std::string problems;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::size_t n = sizes[i];
     if (n == 0) continue;
     const int before = temporary_allocations.load();
-    clscan::inclusive<cl_int>(queue, in, out, n).wait();
+    switch (kind) {
+    case call_kind::scan: clscan::inclusive<cl_int>(queue, in, out, n).wait(); break;
+    case call_kind::select_if: clscan::select_if<cl_int>(queue, in, out, count, n, select).wait(); break;
+    case call_kind::inclusive_by_key:
+      clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n).wait();
+      break;
+    }
     const int allocated = temporary_allocations.load() - before;
     if (i > 0 && allocated)
       problems += std::to_string(allocated) + " temporary allocations at n = " + std::to_string(n) + "; ";
-    if (i == 0 && !allocated) problems += "the first scan logged no temporary allocation (is it logged?); ";
-    std::vector<cl_int> got(n), expected(n);
-    queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data());
-    std::inclusive_scan(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n), expected.begin(),
-                        wrapping_sum);
-    if (got != expected) problems += "wrong result at n = " + std::to_string(n) + "; ";
+    if (i == 0 && !allocated) problems += "the first call logged no temporary allocation (is it logged?); ";
+    const std::vector<cl_int> first(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<cl_int> expected;
+    if (kind == call_kind::scan) {
+      expected.resize(n);
+      std::inclusive_scan(first.begin(), first.end(), expected.begin(), wrapping_sum);
+    } else if (kind == call_kind::select_if) {
+      std::copy_if(first.begin(), first.end(), std::back_inserter(expected), [](cl_int x) { return x > 0; });
+    } else {
+      const std::vector<cl_int> first_keys(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+      expected =
+          clscan_reference::scan_by_key(first_keys, first, clscan::scan_kind::inclusive, clscan::op::sum);
+    }
+    std::vector<cl_int> got(expected.size());
+    if (!got.empty()) queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data());
+    cl_ulong selected = expected.size();
+    if (kind == call_kind::select_if) queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected);
+    if (got != expected || selected != expected.size())
+      problems += "wrong result at n = " + std::to_string(n) + "; ";
   }
   return problems;
 }
@@ -354,11 +387,15 @@ int main() {
       std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();
     }
-    // A fresh context, so that its first scan is the largest.
-    const std::string problems = run_smaller_sizes(cl::Context(device), device);
-    std::printf("%-45s %s\n", "smaller n after larger: no new temporaries",
-                problems.empty() ? "ok" : problems.c_str());
-    failed += !problems.empty();
+    // A fresh context each, so that its first call is the largest.
+    for (const auto& [kind, name] :
+         {std::pair{call_kind::scan, "scan"}, std::pair{call_kind::select_if, "select_if"},
+          std::pair{call_kind::inclusive_by_key, "inclusive_by_key"}}) {
+      const std::string problems = run_smaller_sizes(cl::Context(device), device, kind);
+      std::printf("%-45s %s\n", (std::string(name) + ", smaller n after larger: no new temporaries").c_str(),
+                  problems.empty() ? "ok" : problems.c_str());
+      failed += !problems.empty();
+    }
     return failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
