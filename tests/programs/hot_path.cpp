@@ -168,15 +168,16 @@ enum class call_kind { scan, select_if, inclusive_by_key };
 // A call of n elements, then calls of fewer: the later ones must allocate no temporary storage, even
 // where the smaller ones run on another launch shape with more tiles (GPU single-pass inputs of at
 // most small_input_bytes, by_key_small_input_bytes for scans by key). They may build their own
-// program once.
+// program once. Where there is a small size class, n is one element above it, so that the next call,
+// in the class, has the most tiles it can have against the fewest the first call had.
 std::string run_smaller_sizes(const cl::Context& context, const cl::Device& device, call_kind kind) {
   const cl::CommandQueue queue(context, device);
   const clscan::dispatch_plan plan = clscan::plan_for(device);
   const std::size_t small_elements =
       (kind == call_kind::inclusive_by_key ? plan.by_key_small_input_bytes : plan.small_input_bytes) /
       sizeof(cl_int);
-  const std::size_t largest = std::max<std::size_t>(small_elements, 3'000'000) + 1;
-  const std::vector<std::size_t> sizes = {largest, largest - 1, small_elements, small_elements / 2 + 1, 1000};
+  const std::size_t largest = small_elements ? small_elements + 1 : 3'000'001;
+  const std::vector<std::size_t> sizes = {largest, largest - 1, small_elements / 2 + 1, 1000};
   std::vector<cl_int> data(largest), keys(largest);
   std::mt19937 random(7);
   for (std::size_t i = 0; i < largest; ++i) {
@@ -331,13 +332,44 @@ std::string run_reduce(const cl::Context& context, const cl::Device& device, std
 
 } // namespace
 
-int main() {
+// Runs the size-class checks only, with the large inputs' single-pass shape for cl_int set to tiles
+// twice the small inputs' in the device's tuning file (removed again): under CLSCAN_DEVICE_LIMITS=gpu,
+// a CPU device's two size classes otherwise have tiles of the same size, as only NVIDIA's differ.
+int run_size_classes_with_larger_tiles(const cl::Device& device) {
+  const clscan::dispatch_plan plan = clscan::plan_for(device);
+  if (!plan.small_input_bytes) {
+    std::printf("skipped: the device has one size class (run under CLSCAN_DEVICE_LIMITS=gpu)\n");
+    return 0;
+  }
+  clscan::tuning larger = plan.single_pass_small;
+  larger.items_per_thread *= 2;
+  clscan::store_tuning(device, clscan::algorithm::single_pass, clscan::element_type::int32, larger);
+  int failed = 0;
+  for (const auto& [kind, name] :
+       {std::pair{call_kind::scan, "scan"}, std::pair{call_kind::select_if, "select_if"},
+        std::pair{call_kind::inclusive_by_key, "inclusive_by_key"}}) {
+    const std::string problems = run_smaller_sizes(cl::Context(device), device, kind);
+    std::printf("%-45s %s\n", (std::string(name) + ", smaller n after larger: no new temporaries").c_str(),
+                problems.empty() ? "ok" : problems.c_str());
+    failed += !problems.empty();
+  }
+  std::remove(clscan::tuning_file(device).c_str());
+  return failed ? 1 : 0;
+}
+
+int main(int argc, char** argv) {
   clscan::set_log_handler([](clscan::log_level, const std::string& message) {
     ++log_events;
     if (message.rfind("temporary storage", 0) == 0) ++temporary_allocations;
   });
   try {
     const cl::Device device = clscan::select_device();
+    if (argc == 2 && std::string(argv[1]) == "--size-classes-with-larger-tiles")
+      return run_size_classes_with_larger_tiles(device);
+    if (argc != 1) {
+      std::printf("usage: clscan-hot-path [--size-classes-with-larger-tiles]\n");
+      return 2;
+    }
     cl::Context context(device);
     std::printf("device: %s\n", device.getInfo<CL_DEVICE_NAME>().c_str());
 
