@@ -31,8 +31,10 @@ template <typename T> bool device_supports() {
 
 // Elements per tile of the single-pass shape for T on this device, at large and small sizes.
 // Sizes around the tiles of both shapes; with `all_sizes` false, only those up to large_size (the
-// tile-spanning cases of a CPU's long runs are then left to the types that run them all).
-template <typename T> std::vector<std::size_t> interesting_sizes(bool all_sizes) {
+// tile-spanning cases of a CPU's long runs are then left to the types that run them all). With
+// `all_sizes`, on GPUs also the last size of the small-input class (`by_key`: scans by key's own
+// limit) and sizes past it, which run the large-input shape.
+template <typename T> std::vector<std::size_t> interesting_sizes(bool all_sizes, bool by_key) {
   const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_traits<T>::type);
   std::vector<std::size_t> sizes = {1, 2, 3, 17};
   for (const clscan::tuning& shape : {plan.single_pass, plan.single_pass_small}) {
@@ -41,6 +43,14 @@ template <typename T> std::vector<std::size_t> interesting_sizes(bool all_sizes)
       if (t > 0 && t <= (std::size_t{1} << 20) && (all_sizes || t <= large_size)) sizes.push_back(t);
   }
   if (all_sizes) sizes.push_back(100'003);
+  const std::size_t class_limit =
+      (by_key ? plan.by_key_small_input_bytes : plan.small_input_bytes) / sizeof(T);
+  if (all_sizes && class_limit) {
+    const std::size_t large_tile =
+        plan.single_pass.work_group_size * std::min<std::size_t>(plan.single_pass.items_per_thread, 64);
+    for (std::size_t t : {class_limit, class_limit + 1, class_limit + large_tile + 1})
+      sizes.push_back(t);
+  }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
@@ -178,7 +188,7 @@ template <typename T> void selection_suite(bool all_sizes) {
     return;
   }
   for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
-    for (std::size_t n : interesting_sizes<T>(all_sizes)) {
+    for (std::size_t n : interesting_sizes<T>(all_sizes, false)) {
       // Every selection pattern on the small sizes; on the large ones (several tiles of a CPU's long
       // runs), the random half and the last element only, which keeps the suite short on llvmpipe.
       const bool large = n > large_size;
@@ -233,7 +243,7 @@ template <typename K, typename T> void by_key_suite(bool all_sizes) {
     return;
   }
   for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
-    for (std::size_t n : interesting_sizes<T>(all_sizes)) {
+    for (std::size_t n : interesting_sizes<T>(all_sizes, true)) {
       // Segments of length 1, short random ones, long ones that straddle tiles, and one of everything.
       for (std::size_t max_run : {std::size_t{0}, std::size_t{4}, std::size_t{700}, n}) {
         if (n > large_size && (max_run == 0 || max_run == 4)) continue;
