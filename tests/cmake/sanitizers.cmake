@@ -89,7 +89,8 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # the implementation's own threads could race with it, and ASan runs it in full.
     set(CLSCAN_TSAN_LABELS "concurrency")
     # The tools' longest runs measure and self-test the kernels; their host code is the CLI tests'.
-    set(CLSCAN_ASAN_EXCLUDED_TESTS "^(info-self-test|info-selected|tune-dry-run)$")
+    # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.
+    set(CLSCAN_ASAN_EXCLUDED_TESTS "^(info-self-test|info-selected|tune-dry-run|hot-path-size-classes)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
