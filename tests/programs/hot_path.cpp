@@ -332,6 +332,21 @@ std::string run_reduce(const cl::Context& context, const cl::Device& device, std
 
 } // namespace
 
+// run_smaller_sizes for a scan, a select_if and an inclusive_by_key, each in a fresh context (so that
+// its first call is the largest); prints a line each and returns how many failed.
+int check_size_classes(const cl::Device& device) {
+  int failed = 0;
+  for (const auto& [kind, name] :
+       {std::pair{call_kind::scan, "scan"}, std::pair{call_kind::select_if, "select_if"},
+        std::pair{call_kind::inclusive_by_key, "inclusive_by_key"}}) {
+    const std::string problems = run_smaller_sizes(cl::Context(device), device, kind);
+    std::printf("%-45s %s\n", (std::string(name) + ", smaller n after larger: no new temporaries").c_str(),
+                problems.empty() ? "ok" : problems.c_str());
+    failed += !problems.empty();
+  }
+  return failed;
+}
+
 // Runs the size-class checks only, with the large inputs' single-pass shape for cl_int set to tiles
 // twice the small inputs' in the device's tuning file (removed again): under CLSCAN_DEVICE_LIMITS=gpu,
 // a CPU device's two size classes otherwise have tiles of the same size, as only NVIDIA's differ.
@@ -344,15 +359,7 @@ int run_size_classes_with_larger_tiles(const cl::Device& device) {
   clscan::tuning larger = plan.single_pass_small;
   larger.items_per_thread *= 2;
   clscan::store_tuning(device, clscan::algorithm::single_pass, clscan::element_type::int32, larger);
-  int failed = 0;
-  for (const auto& [kind, name] :
-       {std::pair{call_kind::scan, "scan"}, std::pair{call_kind::select_if, "select_if"},
-        std::pair{call_kind::inclusive_by_key, "inclusive_by_key"}}) {
-    const std::string problems = run_smaller_sizes(cl::Context(device), device, kind);
-    std::printf("%-45s %s\n", (std::string(name) + ", smaller n after larger: no new temporaries").c_str(),
-                problems.empty() ? "ok" : problems.c_str());
-    failed += !problems.empty();
-  }
+  const int failed = check_size_classes(device);
   std::remove(clscan::tuning_file(device).c_str());
   return failed ? 1 : 0;
 }
@@ -419,15 +426,7 @@ int main(int argc, char** argv) {
       std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();
     }
-    // A fresh context each, so that its first call is the largest.
-    for (const auto& [kind, name] :
-         {std::pair{call_kind::scan, "scan"}, std::pair{call_kind::select_if, "select_if"},
-          std::pair{call_kind::inclusive_by_key, "inclusive_by_key"}}) {
-      const std::string problems = run_smaller_sizes(cl::Context(device), device, kind);
-      std::printf("%-45s %s\n", (std::string(name) + ", smaller n after larger: no new temporaries").c_str(),
-                  problems.empty() ? "ok" : problems.c_str());
-      failed += !problems.empty();
-    }
+    failed += check_size_classes(device);
     return failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
