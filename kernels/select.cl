@@ -3,7 +3,8 @@
 // writes the others, in order, after them, and so runs on tile counts known beforehand
 // (select_tile_counts, then scan_tile_aggregates, then select_tiles with the scanned counts).
 //
-// What a tile carries to its successors is the number of elements selected in it, a ulong, so that
+// What a tile carries to its successors is the number of elements selected in it: a uint where the
+// input has fewer than 2^32 elements (the host defines CLSCAN_COUNT_BITS 32), else a ulong, so that
 // counts past 2^32 are exact.
 //
 // The host picks the selection with CLSCAN_SELECT_FLAGGED (flags[i] != 0), CLSCAN_SELECT_UNIQUE (the

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace clscan {
@@ -190,6 +191,9 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   key.lookback = shape.lookback;
   key.spin_limit = shape.spin_limit;
   key.fixed_order = algo == algorithm::single_pass && fixed_order;
+  // A selection's counts never exceed n: below 2^32 elements they fit 32 bits, which halves the
+  // look-back's status words and the work-group scan's local memory for them.
+  key.narrow_counts = !by_key && n <= std::numeric_limits<cl_uint>::max();
   key.aligned = vector_alignment >= shape.vector_width * size_of(type);
   return plan;
 }

@@ -1,5 +1,5 @@
-// Stream compaction (kernels/select.cl). What a tile carries is its count of selected elements, a
-// cl_ulong, through the look-back (tile_prefix.cl) or through counts scanned beforehand
+// Stream compaction (kernels/select.cl). What a tile carries is its count of selected elements (32 bits
+// below 2^32 elements, else 64), through the look-back (tile_prefix.cl) or through counts scanned beforehand
 // (partition_if, which must know the total before it writes the unselected elements, and
 // algorithm::three_stage).
 #include "algorithms/select.hpp"
@@ -11,6 +11,8 @@
 namespace clscan::detail {
 namespace {
 
+// Buffers and local memory are sized for 64-bit tile counts; the narrow counts of inputs below 2^32
+// elements (variant_key::narrow_counts) use part of them.
 constexpr std::size_t count_bytes = sizeof(cl_ulong);
 
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
@@ -25,6 +27,8 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& c
 
 std::string prelude(const variant_key& key, const device_capabilities& caps) {
   std::string lines = lookback_prelude(key, caps);
+  // Overridable with -D (CLSCAN_BUILD_OPTIONS), so that tests reach the 64-bit counts on small inputs.
+  if (key.narrow_counts) lines += "#ifndef CLSCAN_COUNT_BITS\n#define CLSCAN_COUNT_BITS 32\n#endif\n";
   switch (key.call.value_or(primitive::select_if)) {
   case primitive::select_flagged: lines += "#define CLSCAN_SELECT_FLAGGED 1\n"; break;
   case primitive::unique: lines += "#define CLSCAN_SELECT_UNIQUE 1\n"; break;

@@ -33,6 +33,7 @@ struct variant_key {
   std::size_t spin_limit = 0; // 0 where the algorithm has no look-back
   std::size_t run_lanes = 1;  // CLSCAN_RUN_LANES (kernels/tile_io.cl)
   bool fixed_order = false;   // CLSCAN_FIXED_ORDER (kernels/tile_prefix.cl): deterministic single-pass
+  bool narrow_counts = false; // selections of fewer than 2^32 elements: 32-bit tile counts (select.cl)
   bool aligned = false;
 
   bool operator<(const variant_key& other) const;

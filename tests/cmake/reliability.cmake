@@ -69,9 +69,11 @@ set(CLSCAN_OCLGRIND_FAILURE
 #                          every type and operator
 #   oclgrind-cpu-variant   single-pass CPU variant (CLSCAN_REREAD=1, work-groups of one work-item
 #                          among them), the three-stage kernels, every type and operator
-#   oclgrind-narrow-status single-pass with the 32-bit status words of devices without 64-bit atomics
+#   oclgrind-narrow-status single-pass with the 32-bit status words of devices without 64-bit atomics;
+#                          selections with the 64-bit tile counts of inputs of 2^32 elements or more
 #   oclgrind-copied-runs   the one-pass selections with CLSCAN_SELECT_COMPACT_RUNS=0 (kernels/select.cl:
-#                          each run copied to private memory, not the default), select calls only
+#                          each run copied to private memory, not the default) and 64-bit tile counts,
+#                          select calls only
 foreach(suite local-tile reread narrow copied-runs)
   if(suite STREQUAL "local-tile")
     set(name oclgrind)

@@ -28,11 +28,13 @@
 //   narrow      the 32-bit status-word layout (16-bit tag and payload: 2 words per 4-byte element, 4
 //               per 8-byte one) of devices without 64-bit atomics; refuses to run unless
 //               CLSCAN_NARROW_STATUS=1 forces it (it is read once per process); single-pass only,
-//               GPU variant; scans on shapes A and G, select and by-key calls on A (every case) and I
+//               GPU variant; scans on shapes A and G, select and by-key calls on A (every case) and I;
+//               the selections with 64-bit tile counts (-DCLSCAN_COUNT_BITS=64, set here; inputs below
+//               2^32 elements use 32-bit ones)
 //   copied-runs the one-pass selections' variant that copies each run to private memory rather than
 //               compacting it in the local tile (-DCLSCAN_SELECT_COMPACT_RUNS=0, set here; not the
-//               default; kernels/select.cl): select calls only (no scans, no by-key calls) on A (every
-//               case), B, C, I and J
+//               default; kernels/select.cl), with 64-bit tile counts as in `narrow`: select calls only
+//               (no scans, no by-key calls) on A (every case), B, C, I and J
 //
 // Launch shapes (CLSCAN_TUNING, set here; the work-group scan rakes segments of 16 work-items):
 //   A  wg=4,items=8,vec=4,lookback=2     32-element tiles, 4-wide vectors
@@ -903,7 +905,10 @@ int main(int argc, char** argv) {
   }
   std::string build_options = "-DCLSCAN_PLAIN_STATUS_READS=0";
   if (suite == "reread") build_options += " -DCLSCAN_REREAD=1 -DCLSCAN_REDUCE_LAYOUT=0";
-  if (suite == "copied-runs") build_options += " -DCLSCAN_SELECT_COMPACT_RUNS=0";
+  // The selections' 64-bit tile counts, which only inputs of 2^32 elements or more choose, in two
+  // suites: with each status-word layout.
+  if (suite == "copied-runs") build_options += " -DCLSCAN_SELECT_COMPACT_RUNS=0 -DCLSCAN_COUNT_BITS=64";
+  if (suite == "narrow") build_options += " -DCLSCAN_COUNT_BITS=64";
   if (suite == "narrow") {
     const char* narrow = std::getenv("CLSCAN_NARROW_STATUS");
     if (!narrow || std::strcmp(narrow, "1") != 0) {
