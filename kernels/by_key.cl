@@ -181,6 +181,15 @@ inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) 
 }
 #endif
 
+// How many of the run's vectors the two loops over the local tile (the run's pair, then its output)
+// handle per unrolled step. Fully unrolled, as the other loops over a run are, the output loop took
+// int scans by key to 94 registers a work-item on an H200, 5 work-groups per SM. By 4 they take 80
+// (6 work-groups), and int sums at 2^28 ran at 0.484 of copy instead of 0.440. Float was unchanged
+// (docs/PERFORMANCE.md, session 14).
+#ifndef CLSCAN_BY_KEY_RUN_UNROLL
+#define CLSCAN_BY_KEY_RUN_UNROLL 4
+#endif
+
 // The local memory of one tile (kernels declare it; the tile's function uses it).
 typedef struct {
   carry_t scratch[CLSCAN_SCRATCH_SIZE];
@@ -236,9 +245,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
   // across the look-back they took 140 registers a work-item on an H200 (3 work-groups per SM).
   ulong heads = 0; // bit k: element k of the run starts a segment
   carry_t run = CLSCAN_CARRY_IDENTITY;
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
+  CLSCAN_UNROLL_BY(CLSCAN_BY_KEY_RUN_UNROLL)
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint bits = run_heads[k];
     heads |= (ulong)bits << (k * CLSCAN_VEC);
@@ -273,9 +280,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #if CLSCAN_REREAD
   scan_keyed_run(keys, src, n, dst, run_first, running, exclusive, has_initial, initial);
 #else
-#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
+  CLSCAN_UNROLL_BY(CLSCAN_BY_KEY_RUN_UNROLL)
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     elem_t v[CLSCAN_VEC];
     CLSCAN_VSTORE(run_vectors[k], 0, v);

@@ -88,6 +88,9 @@
 #ifndef CLSCAN_MAX_UNROLL
 #define CLSCAN_MAX_UNROLL 64
 #endif
+// "#pragma unroll n" with n a macro (a #pragma line takes its text as written).
+#define CLSCAN_PRAGMA(text) _Pragma(#text)
+#define CLSCAN_UNROLL_BY(n) CLSCAN_PRAGMA(unroll n)
 
 #if CLSCAN_ITEMS % CLSCAN_VEC != 0
 #error "CLSCAN_ITEMS must be a multiple of CLSCAN_VEC"
