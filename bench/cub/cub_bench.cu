@@ -3,6 +3,8 @@
 // device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
 // docs/PERFORMANCE.md can put CUB beside clscan measured in the same GPU session. Not part of clscan's build
 // or CI: bench/cub/README.md.
+#include "../common/arguments.hpp"
+
 #include <cub/cub.cuh>
 #include <cuda/std/functional>
 #include <cuda_runtime.h>
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -79,21 +82,11 @@ void check(cudaError_t status, const char* call) {
 
 // A count: digits, or 2^N; 1 to INT_MAX (CUB is called with an int count, as most callers do).
 std::size_t parse_count(const std::string& text) {
-  const auto digits = [](const std::string& s) {
-    return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
-  };
-  unsigned long long value = 0;
-  if (text.rfind("2^", 0) == 0 && digits(text.substr(2))) {
-    const unsigned long long exponent = std::stoull(text.substr(2));
-    value = exponent < 40 ? 1ull << exponent : ULLONG_MAX;
-  } else if (digits(text)) {
-    value = std::stoull(text);
-  } else {
-    usage_error("--sizes: '" + text + "' is not a count (a number or 2^N)");
-  }
-  if (value < 1 || value > static_cast<unsigned long long>(INT_MAX))
+  const std::optional<unsigned long long> value = bench::read_count(text);
+  if (!value) usage_error("--sizes: '" + text + "' is not a count (a number or 2^N)");
+  if (*value < 1 || *value > static_cast<unsigned long long>(INT_MAX))
     usage_error("--sizes: '" + text + "' is out of range (1 to 2^31-1)");
-  return static_cast<std::size_t>(value);
+  return static_cast<std::size_t>(*value);
 }
 
 std::string count_text(std::size_t n) {
@@ -188,12 +181,6 @@ struct row {
   double scan_us = 0, copy_us = 0, scan_gbps = 0, copy_gbps = 0, ratio = 0;
   std::string status, message; // "ok" or "FAIL", and the first mismatch
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 // clscan-bench's inputs (tools/bench/scan.hpp fill_random, tools/bench/workloads.hpp): the same
 // generators, seeds and distributions, so that both programs measure the same data.
@@ -423,8 +410,8 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
   }
   const std::size_t last_scan_input = (next - 2) % k; // the last rep's scan took next - 2
 
-  r.scan_us = median(scan_us);
-  r.copy_us = median(copy_us);
+  r.scan_us = bench::median(scan_us);
+  r.copy_us = bench::median(copy_us);
   const double moved = 2.0 * static_cast<double>(bytes);
   r.scan_gbps = moved / (r.scan_us * 1e3);
   r.copy_gbps = moved / (r.copy_us * 1e3);

@@ -4,6 +4,8 @@
 // It checks the result against the host and times the kernel against a device copy of the same bytes,
 // so that its timings can be set beside clscan-bench's. Not part of clscan's build or CI:
 // bench/profile/README.md.
+#include "../common/arguments.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -16,6 +18,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -67,20 +70,10 @@ void check(cudaError_t status, const char* call) {
 #define CHECK(call) check((call), #call)
 
 std::size_t parse_number(const std::string& flag, const std::string& text, std::size_t max) {
-  const auto digits = [](const std::string& s) {
-    return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
-  };
-  unsigned long long value = 0;
-  if (text.rfind("2^", 0) == 0 && digits(text.substr(2))) {
-    const unsigned long long exponent = std::stoull(text.substr(2));
-    value = exponent < 40 ? 1ull << exponent : ULLONG_MAX;
-  } else if (digits(text)) {
-    value = std::stoull(text);
-  } else {
-    usage_error(flag + ": '" + text + "' is not a number");
-  }
-  if (value < 1 || value > max) usage_error(flag + ": '" + text + "' is out of range");
-  return static_cast<std::size_t>(value);
+  const std::optional<unsigned long long> value = bench::read_count(text);
+  if (!value) usage_error(flag + ": '" + text + "' is not a number (digits or 2^E)");
+  if (*value < 1 || *value > max) usage_error(flag + ": '" + text + "' is out of range");
+  return static_cast<std::size_t>(*value);
 }
 
 struct settings {
@@ -125,12 +118,6 @@ settings parse_arguments(int argc, char** argv) {
   if (s.ptx.empty() || s.primitive.empty() || s.type.empty() || !s.n || !s.wg || !s.items)
     usage_error("--ptx, --primitive, --type, --n, --wg and --items are required");
   return s;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 template <typename T> std::vector<T> random_values(std::size_t n, bool select_data) {
@@ -288,7 +275,7 @@ template <typename T> int run(const settings& s, CUfunction kernel) {
     CHECK(cuMemcpyDtoH(got.data(), dst, got.size() * sizeof(T)));
     verified = same(got, want, scale, why);
   }
-  const double k = median(kernel_us), c = median(copy_us);
+  const double k = bench::median(kernel_us), c = bench::median(copy_us);
   std::printf("%s %s %zu %.2f %.2f %.3f %s\n", s.primitive.c_str(), s.type.c_str(), n, k, c, c / k,
               verified ? "yes" : "NO");
   if (!verified) std::fprintf(stderr, "ptx_launch: wrong result: %s\n", why.c_str());
