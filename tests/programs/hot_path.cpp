@@ -330,8 +330,6 @@ std::string run_reduce(const cl::Context& context, const cl::Device& device, std
   return problems;
 }
 
-} // namespace
-
 // run_smaller_sizes for a scan, a select_if and an inclusive_by_key, each in a fresh context (so that
 // its first call is the largest); prints a line each and returns how many failed.
 int check_size_classes(const cl::Device& device) {
@@ -363,6 +361,8 @@ int run_size_classes_with_larger_tiles(const cl::Device& device) {
   std::remove(clscan::tuning_file(device).c_str());
   return failed ? 1 : 0;
 }
+
+} // namespace
 
 int main(int argc, char** argv) {
   clscan::set_log_handler([](clscan::log_level, const std::string& message) {
