@@ -65,18 +65,34 @@ inline carry_t add_element(carry_t acc, elem_t x, uint head) {
   return make_carry(head ? x : combine(acc.value, x), acc.flag | head);
 }
 
-// The pair of the run of CLSCAN_ITEMS elements at `first` (none at or past n), read from global memory
-// in unrolled chunks (see CLSCAN_RUN_CHUNK in tile_io.cl).
+// The pair of the run of CLSCAN_ITEMS elements at `first` (none at or past n): the elements from the
+// run's last segment start on, or all of them when no segment starts in it. The start is searched from
+// the end backwards, a chunk of keys at a time (see CLSCAN_RUN_CHUNK in tile_io.cl), so that a run reads
+// the values of its last segment only: on CPUs, where this pass reads the run before the scan reads it
+// again, it then costs little beside the scan.
 inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
-  carry_t acc = CLSCAN_CARRY_IDENTITY;
-  key_t prev = first < n ? key_before(keys, first) : (key_t)0;
-  CLSCAN_FOR_RUN(i, first, end, {
-    const key_t k = keys[i];
-    acc = add_element(acc, src[i], i == 0 || k != prev);
-    prev = k;
-  })
-  return acc;
+  ulong start = first;
+  uint flag = 0;
+  for (ulong chunk_end = end; !flag && chunk_end > first;) {
+    const ulong chunk_first = chunk_end - min((ulong)CLSCAN_RUN_CHUNK, chunk_end - first);
+    // The last segment start in [chunk_first, chunk_end), if any.
+    if (chunk_end - chunk_first == CLSCAN_RUN_CHUNK && chunk_first > 0) {
+      _Pragma("unroll") for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
+        const ulong i = chunk_first + (ulong)c;
+        if (keys[i] != keys[i - 1]) start = i, flag = 1;
+      }
+    } else {
+      for (ulong i = chunk_first; i < chunk_end; ++i)
+        if (i == 0 || keys[i] != keys[i - 1]) start = i, flag = 1;
+    }
+    chunk_end = chunk_first;
+  }
+  // From a segment start, the value is its elements combined from the first one on (as add_element
+  // takes it), not the identity combined with them.
+  elem_t acc = flag ? src[start] : CLSCAN_IDENTITY;
+  CLSCAN_FOR_RUN(i, flag ? start + 1 : start, end, { acc = combine(acc, src[i]); })
+  return make_carry(acc, flag);
 }
 
 inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
