@@ -276,6 +276,37 @@ template <typename K, typename T> void by_key_suite(bool all_sizes) {
 
 } // namespace
 
+// Segments across the device's own single-pass tiles, uncapped (a CPU's runs are a MiB, which
+// interesting_sizes leaves out): a run's pair is taken from its last segment start, searched from the
+// end backwards, so runs with none, with one at either end and with many must all carry the right pair.
+TEST_CASE("by_key: segments that span the device's single-pass tiles", "[by_key]") {
+  const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_type::int32);
+  const std::size_t tile = plan.single_pass.work_group_size * plan.single_pass.items_per_thread;
+  const std::size_t n = 3 * tile + 5;
+  CAPTURE(tile, n);
+  for (const std::size_t leading : {std::size_t{1}, tile - 1, tile + 1, 2 * tile + 1, n}) {
+    // A leading segment of `leading` elements, then segments of 1 to 39 elements.
+    std::vector<cl_int> keys(n);
+    const std::vector<cl_int> tail = make_runs<cl_int>(n, 20, data_seed + leading);
+    cl_int key = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i >= leading && (i == leading || tail[i] != tail[i - 1])) ++key;
+      keys[i] = key;
+    }
+    std::vector<cl_int> values(n);
+    clscan_reference::splitmix64 r{data_seed ^ leading};
+    for (auto& x : values)
+      x = static_cast<cl_int>(r.next() % 1000);
+    CAPTURE(leading);
+    clscan::options<cl_int> opts;
+    check_by_key(scan_kind::inclusive, keys, values, opts, false);
+    check_by_key(scan_kind::exclusive, keys, values, opts, false);
+    opts.operation = clscan::op::max;
+    opts.initial = 3;
+    check_by_key(scan_kind::inclusive, keys, values, opts, false);
+  }
+}
+
 TEST_CASE("select: select_if, select_flagged, partition_if and unique match the standard library",
           "[select]") {
   selection_suite<cl_int>(true);
