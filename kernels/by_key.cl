@@ -119,18 +119,79 @@ inline elem_t keyed_output(elem_t x, uint head, elem_t* running, int exclusive, 
   return has_initial ? combine(initial, result) : result;
 }
 
+// Float runs of CPUs (see CLSCAN_VECTOR_RUNS in tile_io.cl) are scanned 16 elements at a time, as
+// segments: one chain of dependent additions per run took float scans by key on PoCL 3.1 (2 cores) as
+// long as a serial loop. Doubles keep the element loop: in vectors of 16 they ran twice as slow there
+// (docs/PERFORMANCE.md, session 14).
+#if CLSCAN_VECTOR_RUNS && CLSCAN_ELEM_SIZE == 4
+#define CLSCAN_VECTOR_KEYED_RUNS 1
+typedef int16 wide_heads_t;
+#else
+#define CLSCAN_VECTOR_KEYED_RUNS 0
+#endif
+
+#if CLSCAN_VECTOR_KEYED_RUNS
+// The segmented scan of x's 16 elements: `heads` has all bits set in the lanes that start a segment, and
+// lane k of the result combines the lanes from the last start at or before k up to k, in order (lanes
+// before any start: from lane 0). started: lane k is set where a segment starts in lanes 0..k.
+inline wide_t segmented_scan_wide(wide_t x, wide_heads_t heads, wide_heads_t* started) {
+  const wide_t e = (wide_t)(CLSCAN_IDENTITY);
+  const wide_heads_t none = (wide_heads_t)(0);
+  wide_heads_t seen = heads; // lane k: a segment starts in the lanes that lane k has combined so far
+#define CLSCAN_SEGMENTED_STEP(mask)                                                                          \
+  x = select(CLSCAN_COMBINE(shuffle2(x, e, mask), x), x, seen);                                            \
+  seen |= shuffle2(seen, none, mask);
+  CLSCAN_SEGMENTED_STEP(CLSCAN_SHIFTED_BY_1)
+  CLSCAN_SEGMENTED_STEP(((wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)))
+  CLSCAN_SEGMENTED_STEP(((wide_mask_t)(16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)))
+  CLSCAN_SEGMENTED_STEP(((wide_mask_t)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7)))
+#undef CLSCAN_SEGMENTED_STEP
+  *started = seen;
+  return x;
+}
+#endif
+
 // Scans the run at `first` into dst (CPUs: straight from and to global memory, in order). `running`:
 // the value of the segment open before `first`.
 inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, elem_t running,
                            int exclusive, int has_initial, elem_t initial) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   key_t prev = first < n ? key_before(keys, first) : (key_t)0;
+#if CLSCAN_VECTOR_KEYED_RUNS
+  ulong i = first;
+  if (i == 0 && i < end) { // element 0 has no key before it
+    prev = keys[0];
+    dst[0] = keyed_output(src[0], 1u, &running, exclusive, has_initial, initial);
+    i = 1;
+  }
+  for (; i + 16 <= end; i += 16) {
+    const wide_heads_t heads = convert_int16(vload16(0, keys + i) != vload16(0, keys + i - 1));
+    wide_heads_t started;
+    wide_t inclusive = segmented_scan_wide(vload16(0, src + i), heads, &started);
+    // The lanes before the vector's first segment start continue the segment open before it.
+    inclusive = select(CLSCAN_COMBINE((wide_t)(running), inclusive), inclusive, started);
+    // Exclusive: lane k takes lane k - 1's value (lane 0 the running one), the identity at a start.
+    wide_t result = exclusive ? select(shuffle2(inclusive, (wide_t)(running), CLSCAN_SHIFTED_BY_1),
+                                       (wide_t)(CLSCAN_IDENTITY), heads)
+                              : inclusive;
+    if (has_initial) result = CLSCAN_COMBINE((wide_t)(initial), result);
+    vstore16(result, 0, dst + i);
+    running = inclusive.sF;
+  }
+  if (i > first) prev = keys[i - 1];
+  CLSCAN_FOR_RUN(j, i, end, { // the last elements, fewer than 16
+    const key_t k = keys[j];
+    dst[j] = keyed_output(src[j], j == 0 || k != prev, &running, exclusive, has_initial, initial);
+    prev = k;
+  })
+#else
   CLSCAN_FOR_RUN(i, first, end, {
     const key_t k = keys[i];
     const elem_t x = src[i];
     dst[i] = keyed_output(x, i == 0 || k != prev, &running, exclusive, has_initial, initial);
     prev = k;
   })
+#endif
 }
 
 #if !CLSCAN_REREAD
