@@ -139,7 +139,7 @@ inline wide_t segmented_scan_wide(wide_t x, wide_heads_t heads, wide_heads_t* st
   const wide_heads_t none = (wide_heads_t)(0);
   wide_heads_t seen = heads; // lane k: a segment starts in the lanes that lane k has combined so far
 #define CLSCAN_SEGMENTED_STEP(mask)                                                                          \
-  x = select(CLSCAN_COMBINE(shuffle2(x, e, mask), x), x, seen);                                            \
+  x = select(CLSCAN_COMBINE(shuffle2(x, e, mask), x), x, seen);                                              \
   seen |= shuffle2(seen, none, mask);
   CLSCAN_SEGMENTED_STEP(CLSCAN_SHIFTED_BY_1)
   CLSCAN_SEGMENTED_STEP(((wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)))
