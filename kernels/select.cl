@@ -190,23 +190,86 @@ inline void note_block_owners(uint lid, uint run_start, uint run_count, local us
     block_owners[b] = (ushort)lid;
 }
 
+// Output positions per store of store_compacted_runs: 16 bytes where the output's address allows it
+// (1: one element a store). A position's lookup (its block's owner, the walk over run starts) is then
+// made once per vector, and the walk's next run start stays in a register.
+#ifndef CLSCAN_OUT_VEC
+#if CLSCAN_ELEM_SIZE == 8
+#define CLSCAN_OUT_VEC 2
+#else
+#define CLSCAN_OUT_VEC 4
+#endif
+#endif
+#if CLSCAN_OUT_VEC > 1
+typedef CLSCAN_CAT(CLSCAN_T, CLSCAN_OUT_VEC) out_vec_t;
+#define CLSCAN_OUT_VLOAD CLSCAN_CAT(vload, CLSCAN_OUT_VEC)
+#endif
+
+// Where a walk over the compacted runs stands: the run `owner`, its first output position `start` and
+// the next run's, `next`.
+typedef struct {
+  uint owner, start, next;
+} run_cursor;
+
+// The cursor of the run that holds output position o (see store_compacted_runs).
+inline run_cursor find_run(uint o, local const uint* run_starts, local const ushort* block_owners) {
+  run_cursor at;
+  at.owner = block_owners[o / CLSCAN_OWNER_BLOCK];
+  at.start = run_starts[at.owner];
+  at.next = run_starts[at.owner + 1];
+  return at;
+}
+
+// The element at output position o, at or after the cursor's run; moves the cursor to o's run. A run
+// without selections starts where its successor does, and is passed over; run_starts[CLSCAN_WG], the
+// tile's count, is past every o: the walk ends there at the latest.
+inline elem_t compacted_element(uint o, run_cursor* at, local const uint* run_starts,
+                                local const elem_t* elements) {
+  while (at->next <= o) {
+    ++at->owner;
+    at->start = at->next;
+    at->next = run_starts[at->owner + 1];
+  }
+  return elements[at->owner * ((CLSCAN_RUN_VECTORS + 1) * CLSCAN_VEC) + (o - at->start)];
+}
+
 // Stores the tile's selections, compacted at the front of their runs by compact_local_run, to
-// out[0, tile_count): consecutive work-items store consecutive elements (coalesced). run_starts[w]
-// holds the selections of the runs before run w, and run_starts[CLSCAN_WG] the tile's count;
-// block_owners is note_block_owners'. Every work-item must call, after a barrier behind the
-// compaction, run_starts and block_owners.
+// out[0, tile_count): consecutive work-items store consecutive vectors (coalesced), and the positions
+// before out's first 16-byte boundary and after its last whole vector one element each. Position o
+// belongs to the last run that starts at or before it: run_starts[w] holds the selections of the runs
+// before run w, and run_starts[CLSCAN_WG] the tile's count; block_owners is note_block_owners'. Every
+// work-item must call, after a barrier behind the compaction, run_starts and block_owners.
 inline void store_compacted_runs(uint lid, local const vec_t* tile, local const uint* run_starts,
                                  local const ushort* block_owners, uint tile_count, global elem_t* out) {
   local const elem_t* elements = (local const elem_t*)tile;
-  for (uint o = lid; o < tile_count; o += CLSCAN_WG) {
-    // Position o belongs to the last run that starts at or before it (a run without selections starts
-    // where its successor does, and is passed over). run_starts[CLSCAN_WG], the tile's count, is
-    // past every o: the walk ends there at the latest.
-    uint owner = block_owners[o / CLSCAN_OWNER_BLOCK];
-    while (run_starts[owner + 1] <= o)
-      ++owner;
-    out[o] = elements[owner * ((CLSCAN_RUN_VECTORS + 1) * CLSCAN_VEC) + (o - run_starts[owner])];
+#if CLSCAN_OUT_VEC > 1
+  // Only the address tells whether a vector store may start at out: the offsets need not be multiples
+  // of the vector, and a buffer made from a host pointer need not start at a 16-byte boundary.
+  const uint misaligned = (uint)(((uintptr_t)out / CLSCAN_ELEM_SIZE) % CLSCAN_OUT_VEC);
+  const uint head = min((CLSCAN_OUT_VEC - misaligned) % CLSCAN_OUT_VEC, tile_count);
+  const uint vectors = (tile_count - head) / CLSCAN_OUT_VEC;
+  for (uint v = lid; v < vectors; v += CLSCAN_WG) {
+    const uint o = head + v * CLSCAN_OUT_VEC;
+    run_cursor at = find_run(o, run_starts, block_owners);
+    elem_t part[CLSCAN_OUT_VEC];
+#pragma unroll
+    for (int c = 0; c < CLSCAN_OUT_VEC; ++c)
+      part[c] = compacted_element(o + c, &at, run_starts, elements);
+    *(global out_vec_t*)(out + o) = CLSCAN_OUT_VLOAD(0, part);
   }
+  // The head, then the tail after the last whole vector.
+  const uint body_end = head + vectors * CLSCAN_OUT_VEC;
+  for (uint e = lid; e < head + (tile_count - body_end); e += CLSCAN_WG) {
+    const uint o = e < head ? e : body_end + (e - head);
+    run_cursor at = find_run(o, run_starts, block_owners);
+    out[o] = compacted_element(o, &at, run_starts, elements);
+  }
+#else
+  for (uint o = lid; o < tile_count; o += CLSCAN_WG) {
+    run_cursor at = find_run(o, run_starts, block_owners);
+    out[o] = compacted_element(o, &at, run_starts, elements);
+  }
+#endif
 }
 #endif
 
