@@ -38,8 +38,12 @@ std::size_t status_words_per_slot(const device_capabilities& caps, std::size_t v
 }
 
 std::size_t lookback_local_bytes(const tuning& shape, std::size_t carry_bytes) {
-  return std::min(shape.lookback, shape.work_group_size) * (sizeof(cl_int) + carry_bytes) + 2 * carry_bytes +
-         64;
+  // The nearest-first walk's window, or the fixed tree's 8 levels of 16 slots (CLSCAN_FIXED_ORDER),
+  // whichever is larger: the same shape may be built either way (deterministic scans, mid sizes on
+  // GPUs). Then the struct's single fields and their alignment.
+  const std::size_t window = std::min(shape.lookback, shape.work_group_size) * (sizeof(cl_int) + carry_bytes);
+  const std::size_t tree = 128 * (carry_bytes + 1) + 8 * (sizeof(cl_int) + carry_bytes);
+  return std::max(window, tree) + 4 * carry_bytes + 64;
 }
 
 std::string lookback_prelude(const variant_key& /*key*/, const device_capabilities& caps) {

@@ -24,7 +24,7 @@ std::string lookback_prelude(const variant_key& key, const device_capabilities& 
 std::string lookback_build_options(const variant_key& key, const device_capabilities& caps);
 
 // Local memory of the look-back's state (kernels/tile_prefix.cl lookback_locals) for carries of
-// `carry_bytes`.
+// `carry_bytes`, with the nearest-first window or the fixed tree.
 std::size_t lookback_local_bytes(const tuning& shape, std::size_t carry_bytes);
 
 // Status words a carry of `value_bytes` takes in one slot, plus `flag_words` (CLSCAN_CARRY_FLAGGED).
