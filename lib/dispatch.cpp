@@ -99,7 +99,7 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
                             (shape.work_group_size * shape.items_per_thread);
   key.fixed_order =
       *algo == algorithm::single_pass && ((request.deterministic && is_floating(type)) ||
-                                          (!plan.small_inputs && tiles <= fixed_order_tiles(ws.caps)));
+                                          (!plan.small_inputs && fixed_order_tiles(ws.caps).contains(tiles)));
   return plan;
 }
 
@@ -245,7 +245,9 @@ dispatch_plan plan_for(const cl::Device& device, element_type type) {
   plan.single_pass = detail::initial_tuning(caps, type, algorithm::single_pass);
   plan.small_input_bytes = detail::small_input_bytes(caps, algorithm::single_pass);
   plan.by_key_small_input_bytes = detail::by_key_small_input_bytes(caps);
-  plan.fixed_order_tiles = detail::fixed_order_tiles(caps);
+  const detail::tile_range tree = detail::fixed_order_tiles(caps);
+  plan.fixed_order_first_tiles = tree.first;
+  plan.fixed_order_last_tiles = tree.last;
   plan.single_pass_small = plan.small_input_bytes
                                ? detail::initial_tuning(caps, type, algorithm::single_pass, true)
                                : plan.single_pass;

@@ -171,15 +171,17 @@ std::size_t by_key_small_input_bytes(const device_capabilities& caps) {
   return 4 * small_input_bytes(caps, algorithm::single_pass);
 }
 
-std::size_t fixed_order_tiles(const device_capabilities& caps) {
+tile_range fixed_order_tiles(const device_capabilities& caps) {
   // When every tile of a scan is resident at once, the fixed tree of radix 16 bounds how long a tile
   // waits (one published total per level) where the nearest-first look-back may walk back over many
-  // tiles that have published only their own totals. On an H200 (132 SMs, six work-groups each; session
-  // 15, three rounds, docs/PERFORMANCE.md) int sums of 2^21 elements (256 tiles) took 17.1-19.3 us on
-  // the tree against 18.6-22.7, 2^22 (512 tiles) 22.2-22.4 against 24.7-27.7, float alike; 2^23 (1024
-  // tiles) ran level, and 2^24 (2048 tiles) 2 % slower. Eight tiles per compute unit is where that
-  // measurement puts the limit; other GPUs have not been measured.
-  return caps.is_gpu() ? 8 * std::size_t{caps.compute_units} : 0;
+  // tiles that have published only their own totals. On an H200 (132 SMs, six work-groups each;
+  // session 15, six rounds in two sessions, docs/PERFORMANCE.md) int sums of 2^22 elements (512 tiles)
+  // took 22.2-26.8 us on the tree against 24.7-30.1, 2^21 (256 tiles) 17.1-21.8 against 18.6-22.7,
+  // float, long and double alike or better; at 2^23 (1024 tiles) they ran level, and at 2^20 ints (128
+  // tiles, fewer than the SMs) the tree lost as often as it won. So: more tiles than compute units, at
+  // most eight per compute unit. Other GPUs have not been measured.
+  if (!caps.is_gpu()) return {};
+  return {std::size_t{caps.compute_units} + 1, 8 * std::size_t{caps.compute_units}};
 }
 
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo, bool small_inputs) {

@@ -125,9 +125,10 @@ void print_table(const machine& m) {
           row("  single_pass small", tuning_text(plan.single_pass_small, true) + " (inputs up to " +
                                          std::to_string(plan.small_input_bytes >> 20) + " MiB, by key " +
                                          std::to_string(plan.by_key_small_input_bytes >> 20) + " MiB)");
-        if (plan.fixed_order_tiles)
+        if (plan.fixed_order_last_tiles)
           row("  single_pass tree",
-              "up to " + std::to_string(plan.fixed_order_tiles) +
+              std::to_string(plan.fixed_order_first_tiles) + " to " +
+                  std::to_string(plan.fixed_order_last_tiles) +
                   " tiles above the small inputs (fixed order, as deterministic scans)");
         row("  reduce", tuning_text(plan.reduce, false));
       } else {
@@ -199,7 +200,8 @@ void write_device(json_writer& json, const device_entry& device, const machine& 
     write_tuning(json, plan.single_pass_small);
     json.field("small_input_bytes", static_cast<std::uint64_t>(plan.small_input_bytes));
     json.field("by_key_small_input_bytes", static_cast<std::uint64_t>(plan.by_key_small_input_bytes));
-    json.field("fixed_order_tiles", static_cast<std::uint64_t>(plan.fixed_order_tiles));
+    json.field("fixed_order_first_tiles", static_cast<std::uint64_t>(plan.fixed_order_first_tiles));
+    json.field("fixed_order_last_tiles", static_cast<std::uint64_t>(plan.fixed_order_last_tiles));
     json.key("reduce");
     write_tuning(json, plan.reduce);
     json.end_object();
