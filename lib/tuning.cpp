@@ -175,11 +175,12 @@ tile_range fixed_order_tiles(const device_capabilities& caps) {
   // When every tile of a scan is resident at once, the fixed tree of radix 16 bounds how long a tile
   // waits (one published total per level) where the nearest-first look-back may walk back over many
   // tiles that have published only their own totals. On an H200 (132 SMs, six work-groups each;
-  // session 15, six rounds in two sessions, docs/PERFORMANCE.md) int sums of 2^22 elements (512 tiles)
-  // took 22.2-26.8 us on the tree against 24.7-30.1, 2^21 (256 tiles) 17.1-21.8 against 18.6-22.7,
-  // float, long and double alike or better; at 2^23 (1024 tiles) they ran level, and at 2^20 ints (128
-  // tiles, fewer than the SMs) the tree lost as often as it won. So: more tiles than compute units, at
-  // most eight per compute unit. Other GPUs have not been measured.
+  // session 15, six rounds on two machines, docs/PERFORMANCE.md) int sums of 2^22 elements (512 tiles)
+  // took a median 22.5 us on the tree against 26.4, float 23.0 against 25.6, and long sums of 2^21
+  // (512 tiles of 4096) 27.3 against 30.9; double was mixed (faster at 2^21, slower at 2^20 and 2^22).
+  // At 2^23 ints (1024 tiles) both ran level, and at 2^20 ints (128 tiles, fewer than the SMs) the
+  // tree lost (18.0 against 15.4 us). So: more tiles than compute units, at most eight per compute
+  // unit. Other GPUs have not been measured.
   if (!caps.is_gpu()) return {};
   return {std::size_t{caps.compute_units} + 1, 8 * std::size_t{caps.compute_units}};
 }
