@@ -178,11 +178,13 @@ tile_range fixed_order_tiles(const device_capabilities& caps) {
   // session 15, six rounds on two machines, docs/PERFORMANCE.md) int sums of 2^22 elements (512 tiles)
   // took a median 22.5 us on the tree against 26.4, float 23.0 against 25.6, and long sums of 2^21
   // (512 tiles of 4096) 27.3 against 30.9; double was mixed (faster at 2^21, slower at 2^20 and 2^22).
-  // At 2^23 ints (1024 tiles) both ran level, and at 2^20 ints (128 tiles, fewer than the SMs) the
-  // tree lost (18.0 against 15.4 us). So: more tiles than compute units, at most eight per compute
-  // unit. Other GPUs have not been measured.
+  // On an H100 (132 SMs, three rounds) ints of 2^21 took 17.5-18.2 against 19.2-19.3 us, 2^22
+  // 24.0-24.5 against 26.7-27.1. At 2^23 ints (1024 tiles) the tree ran level on the H200 and 2.5 %
+  // slower on the H100, and at 2^20 ints (128 tiles, fewer than the SMs) it lost on the H200 (18.0
+  // against 15.4 us). So: more tiles than compute units, at most four per compute unit. Other GPUs
+  // have not been measured.
   if (!caps.is_gpu()) return {};
-  return {std::size_t{caps.compute_units} + 1, 8 * std::size_t{caps.compute_units}};
+  return {std::size_t{caps.compute_units} + 1, 4 * std::size_t{caps.compute_units}};
 }
 
 tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo, bool small_inputs) {
