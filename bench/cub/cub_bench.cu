@@ -120,16 +120,8 @@ settings parse_arguments(int argc, char** argv) {
   settings s;
   for (int e = 10; e <= 26; e += 2)
     s.sizes.push_back(std::size_t{1} << e);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(help_text, stdout);
-      std::exit(0);
-    } else if (arg == "--primitive") {
+  bench::for_each_flag(argc, argv, help_text, usage_error, [&](const std::string& arg, const auto& value) {
+    if (arg == "--primitive") {
       const std::string name = value();
       if (name == "scan")
         s.what = primitive::scan;
@@ -143,8 +135,7 @@ settings parse_arguments(int argc, char** argv) {
         usage_error("--primitive: unknown '" + name + "' (scan, select, by_key, reduce)");
     } else if (arg == "--type") {
       s.type = value();
-      const char* const known[] = {"int", "uint", "long", "ulong", "float", "double"};
-      if (std::find(std::begin(known), std::end(known), s.type) == std::end(known))
+      if (!bench::known_type(s.type))
         usage_error("--type: unknown '" + s.type + "' (int, uint, long, ulong, float, double)");
     } else if (arg == "--sizes") {
       const std::string list = value();
@@ -167,7 +158,7 @@ settings parse_arguments(int argc, char** argv) {
     } else {
       usage_error("unknown option '" + arg + "'");
     }
-  }
+  });
   return s;
 }
 

@@ -83,16 +83,8 @@ struct settings {
 
 settings parse_arguments(int argc, char** argv) {
   settings s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(help_text, stdout);
-      std::exit(0);
-    } else if (arg == "--ptx") {
+  bench::for_each_flag(argc, argv, help_text, usage_error, [&](const std::string& arg, const auto& value) {
+    if (arg == "--ptx") {
       s.ptx = value();
     } else if (arg == "--primitive") {
       s.primitive = value();
@@ -100,9 +92,7 @@ settings parse_arguments(int argc, char** argv) {
         usage_error("--primitive: unknown '" + s.primitive + "' (scan, select, by_key)");
     } else if (arg == "--type") {
       s.type = value();
-      const char* const known[] = {"int", "uint", "long", "ulong", "float", "double"};
-      if (std::find(std::begin(known), std::end(known), s.type) == std::end(known))
-        usage_error("--type: unknown '" + s.type + "'");
+      if (!bench::known_type(s.type)) usage_error("--type: unknown '" + s.type + "'");
     } else if (arg == "--n") {
       s.n = parse_number(arg, value(), INT_MAX);
     } else if (arg == "--wg") {
@@ -114,7 +104,7 @@ settings parse_arguments(int argc, char** argv) {
     } else {
       usage_error("unknown option '" + arg + "'");
     }
-  }
+  });
   if (s.ptx.empty() || s.primitive.empty() || s.type.empty() || !s.n || !s.wg || !s.items)
     usage_error("--ptx, --primitive, --type, --n, --wg and --items are required");
   return s;
