@@ -196,7 +196,13 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   key.vector_width = shape.vector_width;
   key.lookback = shape.lookback;
   key.spin_limit = shape.spin_limit;
-  key.fixed_order = algo == algorithm::single_pass && fixed_order;
+  // Selections, as scans, combine on the fixed tree where every tile is resident at once
+  // (fixed_order_tiles); scans by key only when deterministic (the tree at mid sizes is not measured
+  // for them).
+  const std::size_t tile = shape.work_group_size * shape.items_per_thread;
+  const bool mid_size_tree =
+      !by_key && !plan.small_inputs && fixed_order_tiles(ws.caps).contains((n + tile - 1) / tile);
+  key.fixed_order = algo == algorithm::single_pass && (fixed_order || mid_size_tree);
   // A selection's counts never exceed n: below 2^32 elements they fit 32 bits, which halves the
   // look-back's status words and the work-group scan's local memory for them.
   key.narrow_counts = !by_key && n <= std::numeric_limits<cl_uint>::max();
