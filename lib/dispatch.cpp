@@ -58,6 +58,12 @@ std::optional<algorithm> choose_algorithm(const scan_request& request, const dev
   return verdict->passed ? algorithm::single_pass : algorithm::three_stage;
 }
 
+// Whether a single-pass call of n elements on tiles of `tile` elements combines on the fixed tree for
+// its size: above the small inputs, with every tile resident at once (fixed_order_tiles).
+bool mid_size_tree(const device_capabilities& caps, std::size_t n, std::size_t tile, bool small_inputs) {
+  return !small_inputs && fixed_order_tiles(caps).contains((n + tile - 1) / tile);
+}
+
 } // namespace
 
 std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, std::size_t n,
@@ -95,11 +101,10 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   key.spin_limit = *algo == algorithm::single_pass ? shape.spin_limit : 0;
   // Deterministic floating-point scans need the fixed tree; mid-size inputs on GPUs run faster on it
   // (fixed_order_tiles).
-  const std::size_t tiles = (n + shape.work_group_size * shape.items_per_thread - 1) /
-                            (shape.work_group_size * shape.items_per_thread);
   key.fixed_order =
-      *algo == algorithm::single_pass && ((request.deterministic && is_floating(type)) ||
-                                          (!plan.small_inputs && fixed_order_tiles(ws.caps).contains(tiles)));
+      *algo == algorithm::single_pass &&
+      ((request.deterministic && is_floating(type)) ||
+       mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread, plan.small_inputs));
   return plan;
 }
 
@@ -199,10 +204,10 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   // Selections, as scans, combine on the fixed tree where every tile is resident at once
   // (fixed_order_tiles); scans by key only when deterministic (the tree at mid sizes is not measured
   // for them).
-  const std::size_t tile = shape.work_group_size * shape.items_per_thread;
-  const bool mid_size_tree =
-      !by_key && !plan.small_inputs && fixed_order_tiles(ws.caps).contains((n + tile - 1) / tile);
-  key.fixed_order = algo == algorithm::single_pass && (fixed_order || mid_size_tree);
+  key.fixed_order =
+      algo == algorithm::single_pass &&
+      (fixed_order || (!by_key && mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread,
+                                                plan.small_inputs)));
   // A selection's counts never exceed n: below 2^32 elements they fit 32 bits, which halves the
   // look-back's status words and the work-group scan's local memory for them.
   key.narrow_counts = !by_key && n <= std::numeric_limits<cl_uint>::max();
