@@ -59,9 +59,10 @@ std::optional<algorithm> choose_algorithm(const scan_request& request, const dev
 }
 
 // Whether a single-pass call of n elements on tiles of `tile` elements combines on the fixed tree for
-// its size: above the small inputs, with every tile resident at once (fixed_order_tiles).
-bool mid_size_tree(const device_capabilities& caps, std::size_t n, std::size_t tile, bool small_inputs) {
-  return !small_inputs && fixed_order_tiles(caps).contains((n + tile - 1) / tile);
+// its size: every tile resident at once, more tiles than compute units (fixed_order_tiles). Whatever
+// the size class: scans by key keep small tiles up to 4 MiB, so their 2^20 ints reach the range.
+bool mid_size_tree(const device_capabilities& caps, std::size_t n, std::size_t tile) {
+  return fixed_order_tiles(caps).contains((n + tile - 1) / tile);
 }
 
 } // namespace
@@ -101,10 +102,9 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   key.spin_limit = *algo == algorithm::single_pass ? shape.spin_limit : 0;
   // Deterministic floating-point scans need the fixed tree; mid-size inputs on GPUs run faster on it
   // (fixed_order_tiles).
-  key.fixed_order =
-      *algo == algorithm::single_pass &&
-      ((request.deterministic && is_floating(type)) ||
-       mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread, plan.small_inputs));
+  key.fixed_order = *algo == algorithm::single_pass &&
+                    ((request.deterministic && is_floating(type)) ||
+                     mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread));
   return plan;
 }
 
@@ -201,13 +201,11 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   key.vector_width = shape.vector_width;
   key.lookback = shape.lookback;
   key.spin_limit = shape.spin_limit;
-  // Selections, as scans, combine on the fixed tree where every tile is resident at once
-  // (fixed_order_tiles); scans by key only when deterministic (the tree at mid sizes is not measured
-  // for them).
+  // Selections and scans by key, as scans, combine on the fixed tree where every tile is resident at
+  // once (fixed_order_tiles).
   key.fixed_order =
       algo == algorithm::single_pass &&
-      (fixed_order || (!by_key && mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread,
-                                                plan.small_inputs)));
+      (fixed_order || mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread));
   // A selection's counts never exceed n: below 2^32 elements they fit 32 bits, which halves the
   // look-back's status words and the work-group scan's local memory for them.
   key.narrow_counts = !by_key && n <= std::numeric_limits<cl_uint>::max();

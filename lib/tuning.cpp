@@ -181,8 +181,11 @@ tile_range fixed_order_tiles(const device_capabilities& caps) {
   // On an H100 (132 SMs, three rounds) ints of 2^21 took 17.5-18.2 against 19.2-19.3 us, 2^22
   // 24.0-24.5 against 26.7-27.1. At 2^23 ints (1024 tiles) the tree ran level on the H200 and 2.5 %
   // slower on the H100, and at 2^20 ints (128 tiles, fewer than the SMs) it lost on the H200 (18.0
-  // against 15.4 us). So: more tiles than compute units, at most four per compute unit. Other GPUs
-  // have not been measured.
+  // against 15.4 us). So: more tiles than compute units, at most four per compute unit. The other
+  // one-pass calls gain alike (H200, session 16, three rounds): select_if int 2^22 22.9-23.2 against
+  // 25.5-28.5 us, unique int 2^22 25.2-27.3 against 27.5-28.2, inclusive_by_key int 2^22 33.7-34.4
+  // against 37.9-38.5 and 2^20 (256 small tiles) 18.4-18.6 against 20.3-20.4. Other GPUs have not
+  // been measured.
   if (!caps.is_gpu()) return {};
   return {std::size_t{caps.compute_units} + 1, 4 * std::size_t{caps.compute_units}};
 }

@@ -83,9 +83,9 @@ struct dispatch_plan {
   // Scans by key run on the small shape (with at most 64 elements a work-item) up to this many bytes
   // of values.
   std::size_t by_key_small_input_bytes = 0;
-  // Single-pass scans above small_input_bytes of fixed_order_first_tiles to fixed_order_last_tiles
-  // tiles (none where last is 0) combine the tiles' totals in a fixed tree, as deterministic scans
-  // do: faster where every tile is resident at once.
+  // Single-pass calls (scans, selections, scans by key) of fixed_order_first_tiles to
+  // fixed_order_last_tiles tiles (none where last is 0) combine the tiles' totals in a fixed tree, as
+  // deterministic scans do: faster where every tile is resident at once.
   std::size_t fixed_order_first_tiles = 0;
   std::size_t fixed_order_last_tiles = 0;
   tuning three_stage;

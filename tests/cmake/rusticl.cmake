@@ -16,13 +16,13 @@ foreach(area scan types errors fuzz select by_key reduce)
       SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
       ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${area}")
 endforeach()
-# The one-pass selections on the fixed tree, which GPUs take at mid sizes (lib/tuning.cpp
-# fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program built with
-# CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL).
-add_test(NAME rusticl-select-tree COMMAND clscan-tests "[select]")
-set_tests_properties(rusticl-select-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
+# The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
+# (lib/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
+# built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.
+add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
+set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-select-tree")
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-tree")
 add_test(NAME rusticl-cache COMMAND clscan-tests "[cache]~[driver-rejects-binary]")
 set_tests_properties(rusticl-cache PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"

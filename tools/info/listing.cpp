@@ -126,10 +126,9 @@ void print_table(const machine& m) {
                                          std::to_string(plan.small_input_bytes >> 20) + " MiB, by key " +
                                          std::to_string(plan.by_key_small_input_bytes >> 20) + " MiB)");
         if (plan.fixed_order_last_tiles)
-          row("  single_pass tree",
-              std::to_string(plan.fixed_order_first_tiles) + " to " +
-                  std::to_string(plan.fixed_order_last_tiles) +
-                  " tiles above the small inputs (fixed order, as deterministic scans)");
+          row("  single_pass tree", std::to_string(plan.fixed_order_first_tiles) + " to " +
+                                        std::to_string(plan.fixed_order_last_tiles) +
+                                        " tiles (fixed order, as deterministic scans)");
         row("  reduce", tuning_text(plan.reduce, false));
       } else {
         row("dispatch plan", "error: " + indent_lines(device.plan_error, "      "));
