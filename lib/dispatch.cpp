@@ -60,7 +60,7 @@ std::optional<algorithm> choose_algorithm(const scan_request& request, const dev
 
 // Whether a single-pass call of n elements on tiles of `tile` elements combines on the fixed tree for
 // its size: every tile resident at once, more tiles than compute units (fixed_order_tiles). Whatever
-// the size class: scans by key keep small tiles up to 4 MiB, so their 2^20 ints reach the range.
+// the size class: scans by key keep small tiles up to 8 MiB, so their 2^20 and 2^21 ints reach the range.
 bool mid_size_tree(const device_capabilities& caps, std::size_t n, std::size_t tile) {
   return fixed_order_tiles(caps).contains((n + tile - 1) / tile);
 }
