@@ -50,9 +50,9 @@ options:
 Method, as clscan-bench's (bench/cub/README.md): k = min(8, max(1, 256 MiB / input bytes)) inputs read
 in turn (a by_key input is its keys and its values), clscan-bench's inputs (same generators and seeds),
 temporary storage allocated outside the timing, warm-up 3 calls and 3 copies, then calls (events around
-the call, behind a 32 MiB copy) and copies (events around it) alternate; medians. The copy is of one
-input's values, n * sizeof(T) bytes (by_key: not the keys); GB/s counts 2 * n * sizeof(T) for both;
-ratio = copy time / call time. reduce reads n * sizeof(T) bytes and writes one element: its GB/s count
+the call, behind a copy of 32 MiB or more that takes at least 200 us) and copies (events around it)
+alternate; medians. The copy is of one input's values, n * sizeof(T) bytes (by_key: not the keys);
+GB/s counts 2 * n * sizeof(T) for both; ratio = copy time / call time. reduce reads n * sizeof(T) bytes and writes one element: its GB/s count
 n * sizeof(T) and its ratio ("vs_read") is (copy time / 2) / call time, as clscan-bench's reduce rows.
 The last call is verified: scan, by_key and reduce integers exactly (sums wrap), floats within
 16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the kept elements
@@ -64,7 +64,10 @@ Exit status: 0 when every row verified; 1 on a wrong result or a CUDA error; 2 o
 constexpr std::size_t mib = std::size_t{1} << 20;
 constexpr std::size_t rotation_bytes = 256 * mib;
 constexpr std::size_t max_rotation = 8;
-constexpr std::size_t spacer_bytes = 32 * mib;
+// The spacer copy before each timed call: 32 MiB, grown until it takes at least min_spacer_us on the
+// GPU (clscan-bench sizes its spacer the same way).
+constexpr std::size_t first_spacer_bytes = 32 * mib;
+constexpr float min_spacer_us = 200;
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "cub_bench: %s (see --help)\n", message.c_str());
@@ -307,7 +310,7 @@ std::string verify_select(const std::vector<T>& in, const std::vector<T>& got, u
 
 template <typename T>
 row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void* spacer_src, void* spacer_dst,
-              std::size_t n, std::size_t reps) {
+              std::size_t spacer_bytes, std::size_t n, std::size_t reps) {
   row r;
   r.n = n;
   r.reps = reps;
@@ -499,10 +502,36 @@ int main(int argc, char** argv) {
   // A blocking stream: ordered after the uploads that cudaMemcpy makes on the legacy default stream.
   CUDA_CHECK(cudaStreamCreate(&stream));
   void *spacer_src = nullptr, *spacer_dst = nullptr;
-  CUDA_CHECK(cudaMalloc(&spacer_src, spacer_bytes));
-  CUDA_CHECK(cudaMalloc(&spacer_dst, spacer_bytes));
-  CUDA_CHECK(cudaMemset(spacer_src, 0, spacer_bytes));
-  CUDA_CHECK(cudaMemset(spacer_dst, 0, spacer_bytes));
+  const std::size_t spacer_limit = std::max<std::size_t>(mib, dev.memory / 32);
+  std::size_t spacer_bytes = std::min(first_spacer_bytes, spacer_limit);
+  float spacer_us = 0;
+  for (;;) {
+    CUDA_CHECK(cudaMalloc(&spacer_src, spacer_bytes));
+    CUDA_CHECK(cudaMalloc(&spacer_dst, spacer_bytes));
+    CUDA_CHECK(cudaMemset(spacer_src, 0, spacer_bytes));
+    CUDA_CHECK(cudaMemset(spacer_dst, 0, spacer_bytes));
+    cudaEvent_t before, after;
+    CUDA_CHECK(cudaEventCreate(&before));
+    CUDA_CHECK(cudaEventCreate(&after));
+    std::vector<float> us;
+    for (int k = 0; k < 3; ++k) {
+      CUDA_CHECK(cudaEventRecord(before, stream));
+      CUDA_CHECK(cudaMemcpyAsync(spacer_dst, spacer_src, spacer_bytes, cudaMemcpyDeviceToDevice, stream));
+      CUDA_CHECK(cudaEventRecord(after, stream));
+      CUDA_CHECK(cudaEventSynchronize(after));
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, before, after));
+      if (k) us.push_back(ms * 1000);
+    }
+    CUDA_CHECK(cudaEventDestroy(before));
+    CUDA_CHECK(cudaEventDestroy(after));
+    spacer_us = std::min(us[0], us[1]);
+    if (spacer_us >= min_spacer_us || spacer_bytes >= spacer_limit) break;
+    CUDA_CHECK(cudaFree(spacer_src));
+    CUDA_CHECK(cudaFree(spacer_dst));
+    const double grow = std::ceil(min_spacer_us / std::max(spacer_us, 0.1f));
+    spacer_bytes = std::min(spacer_limit, spacer_bytes * static_cast<std::size_t>(grow));
+  }
 
   if (s.csv) {
     std::printf("%s\n", csv_header);
@@ -510,6 +539,7 @@ int main(int argc, char** argv) {
     std::printf("device:   %s (sm_%d%d, %.0f MiB)\n", dev.name.c_str(), prop.major, prop.minor,
                 static_cast<double>(dev.memory) / mib);
     std::printf("versions: %s\n", dev.driver.c_str());
+    std::printf("spacer:   a copy of %zu MiB before each timed call, %.1f us\n", spacer_bytes / mib, spacer_us);
     const char* const call =
         s.what == primitive::select ? "cub::DeviceSelect::If with \"x > 0\" (~43 % kept)"
         : s.what == primitive::by_key
@@ -534,7 +564,7 @@ int main(int argc, char** argv) {
   for (const std::size_t n : s.sizes) {
     row r;
     const auto run = [&](auto zero) {
-      r = bench_one<decltype(zero)>(dev, s.what, stream, spacer_src, spacer_dst, n, s.reps);
+      r = bench_one<decltype(zero)>(dev, s.what, stream, spacer_src, spacer_dst, spacer_bytes, n, s.reps);
     };
     // clscan's long and ulong are 64 bits (OpenCL C's), as std::int64_t and std::uint64_t here.
     // clang-format off

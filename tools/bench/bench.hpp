@@ -74,10 +74,17 @@ struct bench_env {
   cl::CommandQueue queue;
   bool marker_timestamps = true; // false: a 4-byte copy stands in for the marker
   cl::Buffer stand_in_src, stand_in_dst;
-  // Copied before each timed scan so that the device is still busy when the scan is enqueued.
+  // Copied before each timed scan so that the device is still busy when the scan is enqueued
+  // (size_spacer).
   std::size_t spacer_bytes = 0;
+  double spacer_us = 0; // the spacer copy's device time, as measured when it was sized
   cl::Buffer spacer_src, spacer_dst;
 };
+
+// Makes env's spacer buffers: 32 MiB, grown until one copy of them keeps the device busy for at least
+// min_spacer_us (on fast GPUs 32 MiB take ~15 us, less than the host needs to enqueue a call), within
+// 1/8 of CL_DEVICE_MAX_MEM_ALLOC_SIZE and 1/32 of the global memory.
+void size_spacer(bench_env& env);
 
 // The figures of a primitive other than scan go in the scan_* fields (the call measured), and
 // std_scan_us holds its serial host equivalent (std::copy_if, ...; see the help text).
@@ -88,6 +95,9 @@ struct row {
   double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""), copy_gbps = std::nan(""),
          ratio = std::nan(""), host_enqueue_us = std::nan(""), first_call_ms = std::nan(""),
          std_scan_us = std::nan("");
+  // Timed repetitions whose last command was still being enqueued when the device had already reached
+  // the marker before the call: their time may include host time (see size_spacer).
+  std::size_t host_bound_reps = 0;
   // What ratio compares the call with: "copy" (copy_us / scan_us), or for reduce, which reads its input
   // and writes one element, "read": read_us / scan_us, read_us being half the copy's time.
   std::string ratio_basis = "copy";

@@ -33,10 +33,7 @@ int run(const settings& s) {
   clscan_tools::device_queue dq = clscan_tools::make_queue(dev.device, CL_QUEUE_PROFILING_ENABLE);
   env.context = dq.context;
   env.queue = dq.queue;
-  env.spacer_bytes =
-      std::min<std::size_t>(32 * mib, static_cast<std::size_t>(dev.caps.max_mem_alloc_size / 8));
-  env.spacer_src = clscan_tools::make_buffer(env.context, env.spacer_bytes);
-  env.spacer_dst = clscan_tools::make_buffer(env.context, env.spacer_bytes);
+  size_spacer(env);
   return run_benchmark(env, s);
 }
 

@@ -178,6 +178,13 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
         }
         throw clscan::error("the device's profiling timestamps are not usable for timing");
       }
+      // The call's last command queued after the device had passed the marker: the device may have
+      // waited for the host.
+      cl_ulong queued = 0;
+      if (clGetEventProfilingInfo(done(), CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr) ==
+              CL_SUCCESS &&
+          queued > start_end)
+        ++r.host_bound_reps;
       scan_us.push_back(static_cast<double>(scan_end - start_end) / 1e3);
       if (n) copy_us.push_back(clscan_tools::command_us(copy_event));
     }
@@ -223,7 +230,34 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
   return r;
 }
 
+constexpr double min_spacer_us = 200;
+
 } // namespace
+
+void size_spacer(bench_env& env) {
+  const clscan::device_capabilities& caps = env.dev.caps;
+  const std::size_t limit = std::max<std::size_t>(
+      mib, static_cast<std::size_t>(std::min(caps.max_mem_alloc_size / 8, caps.global_mem_size / 32)));
+  std::size_t bytes = std::min<std::size_t>(32 * mib, limit);
+  for (;;) {
+    env.spacer_bytes = bytes;
+    env.spacer_src = make_buffer(env.context, bytes);
+    env.spacer_dst = make_buffer(env.context, bytes);
+    // The first copy also makes the buffers resident; the two after it are timed.
+    std::vector<double> us;
+    for (int k = 0; k < 3; ++k) {
+      cl::Event e;
+      check(env.queue.enqueueCopyBuffer(env.spacer_src, env.spacer_dst, 0, 0, bytes, nullptr, &e),
+            "clEnqueueCopyBuffer");
+      check(e.wait(), "clWaitForEvents");
+      if (k) us.push_back(clscan_tools::command_us(e));
+    }
+    env.spacer_us = clscan_tools::median(us);
+    if (env.spacer_us >= min_spacer_us || bytes >= limit) return;
+    const double grow = std::ceil(min_spacer_us / std::max(env.spacer_us, 0.1));
+    bytes = std::min(limit, bytes * static_cast<std::size_t>(grow));
+  }
+}
 
 row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clscan::algorithm algo,
             double& first_call_ms) {

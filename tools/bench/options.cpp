@@ -88,10 +88,13 @@ another primitive has its figures in the scan_* columns):
     reported as "first call").
   * Timed: scans and copies alternate. A scan is timed from the end of a marker enqueued just before it
     (clEnqueueMarkerWithWaitList) to the end of the event clscan returns, which is its last command, so
-    every kernel of a multi-kernel scan and the gaps between them count. A 32 MiB copy enqueued before
-    the marker keeps the device busy while the host enqueues the scan, so that host time is not
-    counted as device time. (If the device does not report marker timestamps, a 4-byte copy stands in
-    for the marker.) A copy is timed from start to end of its event. Both report the median.
+    every kernel of a multi-kernel scan and the gaps between them count. A copy enqueued before the
+    marker keeps the device busy while the host enqueues the scan, so that host time is not counted
+    as device time: 32 MiB, grown at the start until it takes at least 200 us on the device (within
+    1/8 of CL_DEVICE_MAX_MEM_ALLOC_SIZE and 1/32 of the global memory). A call whose last command was
+    queued (CL_PROFILING_COMMAND_QUEUED) after the marker's end counts as host-bound (host_bound_reps
+    in JSON; a note when a row has more than a tenth). (If the device does not report marker
+    timestamps, a 4-byte copy stands in for the marker.) A copy is timed from start to end of its event. Both report the median.
   * host_enqueue_us: median host time of the clscan call itself (it only enqueues). Target: <= 5 us.
   * Bandwidth counts 2 * n * sizeof(T) bytes (read + write) for both, whatever the primitive moves
     (a select writes less, a by_key reads the keys too), so GB/s compare as the times do;

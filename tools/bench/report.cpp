@@ -5,6 +5,7 @@
 #include "common/json.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -100,6 +101,7 @@ std::string json_row(const device_info& d, const row& r) {
   json.field("ratio_basis", r.ratio_basis);
   if (r.ratio_basis == "read") json.field("read_us", r.read_us, 3);
   json.field("host_enqueue_us", r.host_enqueue_us, 3);
+  json.field("host_bound_reps", static_cast<std::uint64_t>(r.host_bound_reps));
   json.field("first_call_ms", r.first_call_ms, 3);
   json.field("std_scan_us", r.std_scan_us, 3);
   json.field("verified", r.status);

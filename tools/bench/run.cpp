@@ -103,7 +103,7 @@ int run_benchmark(bench_env& env, const settings& s) {
   // The first call of each primitive and algorithm, in that order.
   const std::size_t algorithms = s.algorithms.size();
   std::vector<double> first_call(s.primitives.size() * algorithms, std::nan(""));
-  std::size_t passed = 0, failed = 0, errors = 0, slow_host = 0;
+  std::size_t passed = 0, failed = 0, errors = 0, slow_host = 0, host_bound = 0;
   for (std::size_t p = 0; p < s.primitives.size(); ++p) {
     const primitive prim = s.primitives[p];
     if (s.format == output_format::table) {
@@ -121,6 +121,7 @@ int run_benchmark(bench_env& env, const settings& s) {
         else
           ++errors;
         if (r.status != "error" && r.host_enqueue_us > host_enqueue_target_us) ++slow_host;
+        if (r.host_bound_reps * 10 > r.reps) ++host_bound;
         switch (s.format) {
         case output_format::table: print_table_row(r); break;
         case output_format::csv: print_csv_row(env.dev, r); break;
@@ -157,6 +158,13 @@ int run_benchmark(bench_env& env, const settings& s) {
     if (slow_host)
       std::fprintf(notes, "note: %zu rows took more than %.0f us of host time per enqueue\n", slow_host,
                    host_enqueue_target_us);
+    std::fprintf(notes, "spacer before each timed call: a copy of %zu MiB, %.1f us on the device\n",
+                 env.spacer_bytes / mib, env.spacer_us);
+    if (host_bound)
+      std::fprintf(notes,
+                   "note: in %zu rows more than a tenth of the timed calls were still being enqueued when "
+                   "the device reached them: their times may include host time\n",
+                   host_bound);
   }
   if (s.smoke)
     std::fprintf(notes, "smoke: %zu passed, %zu failed\n", passed, failed + errors);

@@ -1,0 +1,558 @@
+// cub_bench: cub::DeviceScan::InclusiveSum, cub::DeviceSelect::If ("x > 0"),
+// cub::DeviceScan::InclusiveSumByKey or cub::DeviceReduce::Sum timed against cudaMemcpyAsync (device to
+// device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
+// docs/PERFORMANCE.md can put CUB beside clscan measured in the same GPU session. Not part of clscan's build
+// or CI: bench/cub/README.md.
+#include "../common/arguments.hpp"
+
+#include <cub/cub.cuh>
+#include <cuda/std/functional>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+const char* const help_text = R"(usage: cub_bench [options]
+
+Measures a CUB call against cudaMemcpyAsync (device to device) of the same input bytes on CUDA device
+0, with clscan-bench's method and data, and checks every result against a host reference.
+
+options:
+  --primitive P  what is measured, as clscan-bench --primitive P measures clscan. Default scan.
+                   scan    cub::DeviceScan::InclusiveSum on random inputs
+                   select  cub::DeviceSelect::If with "x > 0" on inputs of which ~43 % are > 0
+                   by_key  cub::DeviceScan::InclusiveSumByKey: int keys, segments of random length
+                           1 to 1999 (1000 on average), random values of --type
+                   reduce  cub::DeviceReduce::Sum on the scan's inputs; compared with a read of
+                           the same bytes, half the copy's time (below)
+  --type T       int | uint | long | ulong | float | double (32, 32, 64, 64, 32, 64 bits): the
+                 values. Default int.
+  --sizes LIST   comma-separated element counts, 1 to 2^31-1: plain numbers or 2^N.
+                 Default 2^10,2^12,...,2^26.
+  --reps N       timed repetitions per size, 1 to 100000. Default 50.
+  --csv          print CSV (header + one row per size) instead of the table.
+  --help         this text.
+
+Method, as clscan-bench's (bench/cub/README.md): k = min(8, max(1, 256 MiB / input bytes)) inputs read
+in turn (a by_key input is its keys and its values), clscan-bench's inputs (same generators and seeds),
+temporary storage allocated outside the timing, warm-up 3 calls and 3 copies, then calls (events around
+the call, behind a 32 MiB copy) and copies (events around it) alternate; medians. The copy is of one
+input's values, n * sizeof(T) bytes (by_key: not the keys); GB/s counts 2 * n * sizeof(T) for both;
+ratio = copy time / call time. reduce reads n * sizeof(T) bytes and writes one element: its GB/s count
+n * sizeof(T) and its ratio ("vs_read") is (copy time / 2) / call time, as clscan-bench's reduce rows.
+The last call is verified: scan, by_key and reduce integers exactly (sums wrap), floats within
+16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the kept elements
+exactly against std::copy_if.
+
+Exit status: 0 when every row verified; 1 on a wrong result or a CUDA error; 2 on a bad command line.
+)";
+
+constexpr std::size_t mib = std::size_t{1} << 20;
+constexpr std::size_t rotation_bytes = 256 * mib;
+constexpr std::size_t max_rotation = 8;
+constexpr std::size_t spacer_bytes = 32 * mib;
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "cub_bench: %s (see --help)\n", message.c_str());
+  std::exit(2);
+}
+
+// Every CUDA call goes through check(): a failure ends the program with the call and CUDA's message.
+void check(cudaError_t status, const char* call) {
+  if (status == cudaSuccess) return;
+  std::fprintf(stderr, "cub_bench: %s failed: %s (%s)\n", call, cudaGetErrorString(status),
+               cudaGetErrorName(status));
+  std::exit(1);
+}
+#define CUDA_CHECK(call) check((call), #call)
+
+// A count: digits, or 2^N; 1 to INT_MAX (CUB is called with an int count, as most callers do).
+std::size_t parse_count(const std::string& text) {
+  const std::optional<unsigned long long> value = bench::read_count(text);
+  if (!value) usage_error("--sizes: '" + text + "' is not a count (a number or 2^N)");
+  if (*value < 1 || *value > static_cast<unsigned long long>(INT_MAX))
+    usage_error("--sizes: '" + text + "' is out of range (1 to 2^31-1)");
+  return static_cast<std::size_t>(*value);
+}
+
+std::string count_text(std::size_t n) {
+  if (n & (n - 1)) return std::to_string(n);
+  int e = 0;
+  while ((std::size_t{1} << e) != n)
+    ++e;
+  return "2^" + std::to_string(e);
+}
+
+enum class primitive { scan, select, by_key, reduce };
+
+const char* primitive_name(primitive p) {
+  switch (p) {
+  case primitive::select: return "select";
+  case primitive::by_key: return "by_key";
+  case primitive::reduce: return "reduce";
+  default: return "scan";
+  }
+}
+
+struct settings {
+  primitive what = primitive::scan;
+  std::string type = "int";
+  std::vector<std::size_t> sizes;
+  std::size_t reps = 50;
+  bool csv = false;
+};
+
+settings parse_arguments(int argc, char** argv) {
+  settings s;
+  for (int e = 10; e <= 26; e += 2)
+    s.sizes.push_back(std::size_t{1} << e);
+  bench::for_each_flag(argc, argv, help_text, usage_error, [&](const std::string& arg, const auto& value) {
+    if (arg == "--primitive") {
+      const std::string name = value();
+      if (name == "scan")
+        s.what = primitive::scan;
+      else if (name == "select")
+        s.what = primitive::select;
+      else if (name == "by_key")
+        s.what = primitive::by_key;
+      else if (name == "reduce")
+        s.what = primitive::reduce;
+      else
+        usage_error("--primitive: unknown '" + name + "' (scan, select, by_key, reduce)");
+    } else if (arg == "--type") {
+      s.type = value();
+      if (!bench::known_type(s.type))
+        usage_error("--type: unknown '" + s.type + "' (int, uint, long, ulong, float, double)");
+    } else if (arg == "--sizes") {
+      const std::string list = value();
+      s.sizes.clear();
+      std::size_t start = 0;
+      while (true) {
+        const std::size_t comma = list.find(',', start);
+        s.sizes.push_back(parse_count(list.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (arg == "--reps") {
+      const std::string text = value();
+      if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(text) < 1 || std::stoul(text) > 100000)
+        usage_error("--reps: '" + text + "' is not a number from 1 to 100000");
+      s.reps = std::stoul(text);
+    } else if (arg == "--csv") {
+      s.csv = true;
+    } else {
+      usage_error("unknown option '" + arg + "'");
+    }
+  });
+  return s;
+}
+
+struct device_info {
+  std::string name, driver; // driver: CUDA driver API and runtime versions, and CUB's version
+  std::size_t memory = 0;
+};
+
+struct row {
+  std::size_t n = 0, reps = 0, buffers = 0;
+  double scan_us = 0, copy_us = 0, scan_gbps = 0, copy_gbps = 0, ratio = 0;
+  std::string status, message; // "ok" or "FAIL", and the first mismatch
+};
+
+// clscan-bench's inputs (tools/bench/scan.hpp fill_random, tools/bench/workloads.hpp): the same
+// generators, seeds and distributions, so that both programs measure the same data.
+std::uint64_t values_seed(std::size_t n, std::size_t input) { return 0x5eed0000u + 977 * n + input; }
+std::uint64_t keys_seed(std::size_t n, std::size_t input) { return 0x6b657900u + 977 * n + input; }
+
+// scan and by_key values: all bit patterns for integers, uniform in [-1, 1) for floating point.
+template <typename T> void fill_random(std::vector<T>& v, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  if constexpr (std::is_integral_v<T>) {
+    for (auto& x : v)
+      x = static_cast<T>(rng());
+  } else {
+    std::uniform_real_distribution<T> dist(T(-1), T(1));
+    for (auto& x : v)
+      x = dist(rng);
+  }
+}
+
+// select: 43 % of the elements, each independently at random, are > 0 (1 to 2^20); the others are 0 or
+// negative (0 for unsigned types).
+template <typename T> void fill_selectable(std::vector<T>& v, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) {
+    const std::uint64_t r = rng();
+    const auto magnitude = static_cast<std::int64_t>((r >> 32) % (std::uint64_t{1} << 20));
+    if (r % 100 < 43)
+      x = static_cast<T>(magnitude + 1);
+    else if constexpr (std::is_signed_v<T>)
+      x = static_cast<T>(-magnitude);
+    else
+      x = T(0);
+  }
+}
+
+// by_key: segment lengths uniform in [1, 1999] (1000 on average); the keys number the segments.
+void fill_segment_keys(std::vector<std::int32_t>& keys, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uint32_t key = 0;
+  for (std::size_t i = 0; i < keys.size(); ++key) {
+    const std::size_t length = 1 + static_cast<std::size_t>(rng() % 1999);
+    const std::size_t end = std::min(keys.size(), i + length);
+    std::fill(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(end),
+              static_cast<std::int32_t>(key));
+    i = end;
+  }
+}
+
+// select's predicate, "x > 0" as clscan-bench passes it to clscan::select_if.
+struct greater_than_zero {
+  template <typename T> __host__ __device__ bool operator()(const T& x) const { return x > T(0); }
+};
+
+std::string mismatch(std::size_t i, std::size_t n, const std::string& expected, const std::string& actual) {
+  return "mismatch at " + std::to_string(i) + " of " + std::to_string(n) + ": expected " + expected +
+         ", got " + actual;
+}
+
+// An empty string when `got` is the inclusive sum of `in`, restarted where `keys` (if given) changes,
+// else the first mismatch.
+template <typename T>
+std::string verify_sum(const std::vector<T>& in, const std::vector<T>& got,
+                       const std::vector<std::int32_t>* keys) {
+  const auto head = [&](std::size_t i) { return keys && i > 0 && (*keys)[i] != (*keys)[i - 1]; };
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>; // wrapping sums: signed overflow would be undefined
+    U sum = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (head(i)) sum = 0;
+      sum = static_cast<U>(sum + static_cast<U>(in[i]));
+      if (static_cast<T>(sum) != got[i])
+        return mismatch(i, in.size(), std::to_string(static_cast<T>(sum)), std::to_string(got[i]));
+    }
+  } else {
+    const long double tolerance = 16 * static_cast<long double>(std::numeric_limits<T>::epsilon());
+    long double sum = 0, magnitude = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (head(i)) sum = magnitude = 0;
+      sum += in[i];
+      magnitude += std::fabs(static_cast<long double>(in[i]));
+      const long double bound = tolerance * magnitude + 1e-30L;
+      if (!(std::fabs(static_cast<long double>(got[i]) - sum) <= bound)) {
+        char expected[80], actual[40];
+        std::snprintf(expected, sizeof expected, "%.17Lg (bound %.3Lg)", sum, bound);
+        std::snprintf(actual, sizeof actual, "%.17g", static_cast<double>(got[i]));
+        return mismatch(i, in.size(), expected, actual);
+      }
+    }
+  }
+  return {};
+}
+
+// An empty string when `got` is the sum of `in` (integers wrap; floats within 16 * epsilon * (sum of
+// |x|) of a long double sum), else what differs.
+template <typename T> std::string verify_total(const std::vector<T>& in, T got) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    U sum = 0;
+    for (const T x : in)
+      sum = static_cast<U>(sum + static_cast<U>(x));
+    if (static_cast<T>(sum) == got) return {};
+    return "total: expected " + std::to_string(static_cast<T>(sum)) + ", got " + std::to_string(got);
+  } else {
+    long double sum = 0, magnitude = 0;
+    for (const T x : in) {
+      sum += x;
+      magnitude += std::fabs(static_cast<long double>(x));
+    }
+    const long double bound =
+        16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude + 1e-30L;
+    if (std::fabs(static_cast<long double>(got) - sum) <= bound) return {};
+    char text[120];
+    std::snprintf(text, sizeof text, "total: expected %.17Lg (bound %.3Lg), got %.17g", sum, bound,
+                  static_cast<double>(got));
+    return text;
+  }
+}
+
+// An empty string when `count` and got[0, count) are std::copy_if's of `in` with "x > 0", else the first
+// difference.
+template <typename T>
+std::string verify_select(const std::vector<T>& in, const std::vector<T>& got, unsigned long long count) {
+  std::vector<T> expected;
+  std::copy_if(in.begin(), in.end(), std::back_inserter(expected), greater_than_zero{});
+  if (count != expected.size())
+    return "count " + std::to_string(count) + ", expected " + std::to_string(expected.size()) + " of " +
+           std::to_string(in.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!(expected[i] == got[i]))
+      return mismatch(i, in.size(), std::to_string(expected[i]), std::to_string(got[i]));
+  return {};
+}
+
+template <typename T>
+row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void* spacer_src, void* spacer_dst,
+              std::size_t n, std::size_t reps) {
+  row r;
+  r.n = n;
+  r.reps = reps;
+  const std::size_t bytes = n * sizeof(T);
+  const std::size_t key_bytes = what == primitive::by_key ? n * sizeof(std::int32_t) : 0;
+  const std::size_t input_bytes = bytes + key_bytes;
+  std::size_t k = std::min(max_rotation, std::max<std::size_t>(1, rotation_bytes / input_bytes));
+  while (k > 1 && k * input_bytes + 2 * bytes > dev.memory / 2)
+    --k;
+  r.buffers = k;
+
+  std::vector<std::vector<T>> host(k, std::vector<T>(n));
+  std::vector<std::vector<std::int32_t>> host_keys(what == primitive::by_key ? k : 0,
+                                                   std::vector<std::int32_t>(n));
+  std::vector<T*> inputs(k, nullptr);
+  std::vector<std::int32_t*> keys(host_keys.size(), nullptr);
+  for (std::size_t i = 0; i < k; ++i) {
+    if (what == primitive::select)
+      fill_selectable(host[i], values_seed(n, i));
+    else
+      fill_random(host[i], values_seed(n, i));
+    CUDA_CHECK(cudaMalloc(&inputs[i], bytes));
+    CUDA_CHECK(cudaMemcpy(inputs[i], host[i].data(), bytes, cudaMemcpyHostToDevice));
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    fill_segment_keys(host_keys[i], keys_seed(n, i));
+    CUDA_CHECK(cudaMalloc(&keys[i], key_bytes));
+    CUDA_CHECK(cudaMemcpy(keys[i], host_keys[i].data(), key_bytes, cudaMemcpyHostToDevice));
+  }
+  T *output = nullptr, *copy_dst = nullptr;
+  unsigned long long* selected = nullptr; // select's count, 8 bytes as clscan's
+  CUDA_CHECK(cudaMalloc(&output, bytes));
+  CUDA_CHECK(cudaMalloc(&copy_dst, bytes));
+  CUDA_CHECK(cudaMalloc(&selected, sizeof *selected));
+  // Touched once, so that first-touch costs are not timed (as clscan-bench does).
+  CUDA_CHECK(cudaMemcpy(output, inputs[0], bytes, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy(copy_dst, inputs[0], bytes, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemset(selected, 0, sizeof *selected));
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+  const int count = static_cast<int>(n); // parse_count keeps n <= INT_MAX
+  // The call on input i; with temp == nullptr, CUB's query of its temporary storage.
+  const auto call = [&](std::size_t i) -> cudaError_t {
+    switch (what) {
+    case primitive::select:
+      return cub::DeviceSelect::If(temp, temp_bytes, inputs[i], output, selected, count, greater_than_zero{},
+                                   stream);
+    case primitive::by_key:
+      return cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, keys[i], inputs[i], output, count,
+                                                ::cuda::std::equal_to<>{}, stream);
+    case primitive::reduce: return cub::DeviceReduce::Sum(temp, temp_bytes, inputs[i], output, count, stream);
+    default: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, inputs[i], output, count, stream);
+    }
+  };
+  CUDA_CHECK(call(0));
+  CUDA_CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  cudaEvent_t scan_start, scan_end, copy_start, copy_end;
+  for (cudaEvent_t* e : {&scan_start, &scan_end, &copy_start, &copy_end})
+    CUDA_CHECK(cudaEventCreate(e));
+  std::size_t next = 0; // rotation counter shared by calls and copies, as in clscan-bench
+  const auto scan = [&](std::size_t i) { CUDA_CHECK(call(i)); };
+  const auto copy = [&](std::size_t i) {
+    CUDA_CHECK(cudaMemcpyAsync(copy_dst, inputs[i], bytes, cudaMemcpyDeviceToDevice, stream));
+  };
+
+  for (int w = 0; w < 3; ++w)
+    scan(next++ % k);
+  for (int w = 0; w < 3; ++w)
+    copy(next++ % k);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  std::vector<double> scan_us, copy_us;
+  for (std::size_t rep = 0; rep < reps; ++rep) {
+    // The spacer keeps the GPU busy while the host enqueues the scan, so that CUB's host time (its
+    // launches and queries) is not counted as device time: clscan-bench's spacer, marker and scan.
+    CUDA_CHECK(cudaMemcpyAsync(spacer_dst, spacer_src, spacer_bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaEventRecord(scan_start, stream));
+    scan(next++ % k);
+    CUDA_CHECK(cudaEventRecord(scan_end, stream));
+    CUDA_CHECK(cudaEventRecord(copy_start, stream));
+    copy(next++ % k);
+    CUDA_CHECK(cudaEventRecord(copy_end, stream));
+    CUDA_CHECK(cudaEventSynchronize(copy_end));
+    float scan_ms = 0, copy_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&scan_ms, scan_start, scan_end));
+    CUDA_CHECK(cudaEventElapsedTime(&copy_ms, copy_start, copy_end));
+    scan_us.push_back(1e3 * scan_ms);
+    copy_us.push_back(1e3 * copy_ms);
+  }
+  const std::size_t last_scan_input = (next - 2) % k; // the last rep's scan took next - 2
+
+  r.scan_us = bench::median(scan_us);
+  r.copy_us = bench::median(copy_us);
+  const double moved = 2.0 * static_cast<double>(bytes);
+  r.scan_gbps = moved / (r.scan_us * 1e3);
+  r.copy_gbps = moved / (r.copy_us * 1e3);
+  r.ratio = r.copy_us / r.scan_us;
+  if (what == primitive::reduce) {
+    // Against a read of the input: half the copy, which reads and writes it.
+    r.scan_gbps = static_cast<double>(bytes) / (r.scan_us * 1e3);
+    r.ratio = (r.copy_us / 2) / r.scan_us;
+  }
+
+  std::vector<T> got(n);
+  CUDA_CHECK(cudaMemcpy(got.data(), output, bytes, cudaMemcpyDeviceToHost));
+  if (what == primitive::select) {
+    unsigned long long kept = 0;
+    CUDA_CHECK(cudaMemcpy(&kept, selected, sizeof kept, cudaMemcpyDeviceToHost));
+    r.message = verify_select(host[last_scan_input], got, kept);
+  } else if (what == primitive::reduce) {
+    r.message = verify_total(host[last_scan_input], got[0]);
+  } else {
+    r.message = verify_sum(host[last_scan_input], got,
+                           what == primitive::by_key ? &host_keys[last_scan_input] : nullptr);
+  }
+  r.status = r.message.empty() ? "ok" : "FAIL";
+
+  for (cudaEvent_t e : {scan_start, scan_end, copy_start, copy_end})
+    CUDA_CHECK(cudaEventDestroy(e));
+  CUDA_CHECK(cudaFree(temp));
+  CUDA_CHECK(cudaFree(selected));
+  CUDA_CHECK(cudaFree(copy_dst));
+  CUDA_CHECK(cudaFree(output));
+  for (T* p : inputs)
+    CUDA_CHECK(cudaFree(p));
+  for (std::int32_t* p : keys)
+    CUDA_CHECK(cudaFree(p));
+  return r;
+}
+
+// A CSV field: quoted when it holds a comma or a quote.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// clscan-bench's columns where they apply, primitive last as there; a select's op is its predicate and
+// its kind is empty, as in clscan-bench's rows.
+const char* const csv_header =
+    "device,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,"
+    "copy_gbps,ratio,verified,error,primitive";
+
+void print_row(const settings& s, const device_info& dev, const row& r) {
+  if (s.csv) {
+    const char* const op_kind = s.what == primitive::select   ? "x > 0,"
+                                : s.what == primitive::reduce ? "sum,"
+                                                              : "sum,inclusive";
+    std::printf("%s,%s,%zu,%s,%s,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s,%s\n",
+                csv_field(dev.name).c_str(), csv_field(dev.driver).c_str(), r.n, s.type.c_str(), op_kind,
+                r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio, r.status.c_str(),
+                csv_field(r.message).c_str(), primitive_name(s.what));
+  } else {
+    std::printf("%-10s %-6s %5zu %7zu %12.1f %12.1f %9.2f %9.2f %7.3f  %s\n", count_text(r.n).c_str(),
+                s.type.c_str(), r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio,
+                r.status.c_str());
+    if (r.status == "FAIL") std::printf("    FAIL: %s\n", r.message.c_str());
+  }
+  if (r.status == "FAIL" && s.csv)
+    std::fprintf(stderr, "cub_bench: FAIL n=%zu %s: %s\n", r.n, s.type.c_str(), r.message.c_str());
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const settings s = parse_arguments(argc, argv);
+
+  CUDA_CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0, runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  device_info dev;
+  dev.name = prop.name;
+  dev.memory = prop.totalGlobalMem;
+  char text[160];
+  std::snprintf(text, sizeof text, "CUDA driver %d.%d runtime %d.%d CUB %d.%d.%d", driver / 1000,
+                driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, CUB_VERSION / 100000,
+                CUB_VERSION / 100 % 1000, CUB_VERSION % 100);
+  dev.driver = text;
+
+  cudaStream_t stream = nullptr;
+  // A blocking stream: ordered after the uploads that cudaMemcpy makes on the legacy default stream.
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  void *spacer_src = nullptr, *spacer_dst = nullptr;
+  CUDA_CHECK(cudaMalloc(&spacer_src, spacer_bytes));
+  CUDA_CHECK(cudaMalloc(&spacer_dst, spacer_bytes));
+  CUDA_CHECK(cudaMemset(spacer_src, 0, spacer_bytes));
+  CUDA_CHECK(cudaMemset(spacer_dst, 0, spacer_bytes));
+
+  if (s.csv) {
+    std::printf("%s\n", csv_header);
+  } else {
+    std::printf("device:   %s (sm_%d%d, %.0f MiB)\n", dev.name.c_str(), prop.major, prop.minor,
+                static_cast<double>(dev.memory) / mib);
+    std::printf("versions: %s\n", dev.driver.c_str());
+    const char* const call =
+        s.what == primitive::select ? "cub::DeviceSelect::If with \"x > 0\" (~43 % kept)"
+        : s.what == primitive::by_key
+            ? "cub::DeviceScan::InclusiveSumByKey (int keys, segments of 1000 on average)"
+        : s.what == primitive::reduce ? "cub::DeviceReduce::Sum"
+                                      : "cub::DeviceScan::InclusiveSum";
+    if (s.what == primitive::reduce)
+      std::printf("%s; times are medians; call GB/s counts the bytes read (n * sizeof(T)), copy GB/s read + "
+                  "write; vs_read = (copy time / 2) / call time\n\n",
+                  call);
+    else
+      std::printf("%s; times are medians; GB/s counts read + write bytes of the values (2 * n * sizeof(T)), "
+                  "as for the copy\n\n",
+                  call);
+    std::printf("%-10s %-6s %5s %7s %12s %12s %9s %9s %7s  %s\n", "n", "type", "reps", "buffers",
+                s.what == primitive::scan ? "scan_us" : "call_us", "copy_us",
+                s.what == primitive::scan ? "scan_GB/s" : "call_GB/s", "copy_GB/s",
+                s.what == primitive::reduce ? "vs_read" : "ratio", "verified");
+  }
+
+  std::size_t failed = 0;
+  for (const std::size_t n : s.sizes) {
+    row r;
+    const auto run = [&](auto zero) {
+      r = bench_one<decltype(zero)>(dev, s.what, stream, spacer_src, spacer_dst, n, s.reps);
+    };
+    // clscan's long and ulong are 64 bits (OpenCL C's), as std::int64_t and std::uint64_t here.
+    // clang-format off
+    if (s.type == "int") run(std::int32_t{});
+    else if (s.type == "uint") run(std::uint32_t{});
+    else if (s.type == "long") run(std::int64_t{});
+    else if (s.type == "ulong") run(std::uint64_t{});
+    else if (s.type == "float") run(float{});
+    else run(double{});
+    // clang-format on
+    print_row(s, dev, r);
+    if (r.status != "ok") ++failed;
+  }
+
+  CUDA_CHECK(cudaFree(spacer_src));
+  CUDA_CHECK(cudaFree(spacer_dst));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  if (failed)
+    std::fprintf(stderr, "cub_bench: %zu of %zu sizes FAILED verification\n", failed, s.sizes.size());
+  return failed ? 1 : 0;
+}

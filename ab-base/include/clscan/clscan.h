@@ -1,0 +1,306 @@
+/* clscan's C API: the scans, stream compaction and segmented scans of <clscan/clscan.hpp> for C
+ * programs and for every language that calls C.
+ *
+ *   clscan_options opts = CLSCAN_OPTIONS_INIT;       (or clscan_options_init(&opts))
+ *   cl_event done;
+ *   if (clscan_inclusive(queue, in, out, n, CLSCAN_TYPE_INT32, &opts, &done) != CLSCAN_SUCCESS)
+ *     fprintf(stderr, "%s\n", clscan_last_error_message());
+ *
+ * C99, and usable from C++ without OpenCL-CLHPP. Every call behaves as its C++ counterpart (README.md
+ * "Usage"): it only enqueues work on `queue`, never waits for the device, and on any failure has
+ * enqueued nothing and left the buffers as they were (except a failure of the runtime's own enqueue
+ * calls part way, which C++ reports as clscan::opencl_error). No C++ exception leaves these functions.
+ *
+ * Handles stay the caller's: clscan retains what it keeps (the context, a queue) and releases it itself.
+ * An event a call returns is a new reference that the caller releases with clReleaseEvent. */
+#ifndef CLSCAN_CLSCAN_H
+#define CLSCAN_CLSCAN_H
+/* A C header, which C++ reads too: clang-tidy's C++ spellings (using, nullptr, <cstddef>, () for (void))
+ * do not apply. */
+/* NOLINTBEGIN(modernize-use-using, modernize-use-nullptr) */
+/* NOLINTBEGIN(modernize-deprecated-headers, modernize-redundant-void-arg) */
+
+#include <CL/cl.h>
+#include <clscan/version.hpp>
+
+#include <stddef.h>
+
+/* The library is built with default symbol visibility; the attribute keeps these symbols exported from
+ * a shared libclscan even if that changes. */
+#if defined(__GNUC__)
+#define CLSCAN_C_API __attribute__((visibility("default")))
+#else
+#define CLSCAN_C_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a call returns. clscan_last_error_message() says more about any status but CLSCAN_SUCCESS. */
+typedef enum clscan_status {
+  CLSCAN_SUCCESS = 0,
+  /* Bad arguments (C++: clscan::invalid_argument): a null queue or buffer, n plus offset past a buffer's
+   * end, an unknown enumerator, options without a valid struct_size, ... Nothing was enqueued. */
+  CLSCAN_INVALID_ARGUMENT = 1,
+  /* The device lacks what the request needs (C++: clscan::unsupported_error): fp64 for
+   * CLSCAN_TYPE_FLOAT64, global atomics for CLSCAN_ALGORITHM_SINGLE_PASS. */
+  CLSCAN_UNSUPPORTED = 2,
+  /* The kernels did not build, e.g. a custom operator that does not compile (C++: clscan::build_error).
+   * The message holds the device, the build options and the build log. */
+  CLSCAN_BUILD_ERROR = 3,
+  /* An OpenCL call failed (C++: clscan::opencl_error); clscan_last_opencl_status() returns its status
+   * and the message names the call. */
+  CLSCAN_OPENCL_ERROR = 4,
+  /* Host memory ran out (C++: std::bad_alloc). */
+  CLSCAN_OUT_OF_MEMORY = 5,
+  /* clscan_select_device: no OpenCL platform, or none matching CLSCAN_PLATFORM / CLSCAN_DEVICE. */
+  CLSCAN_DEVICE_NOT_FOUND = 6,
+  /* Anything else: a fault in clscan itself. */
+  CLSCAN_INTERNAL_ERROR = 7
+} clscan_status;
+
+/* The element type of the buffers: cl_int, cl_uint, cl_long, cl_ulong, cl_float, cl_double. */
+typedef enum clscan_type {
+  CLSCAN_TYPE_INT32 = 0,
+  CLSCAN_TYPE_UINT32 = 1,
+  CLSCAN_TYPE_INT64 = 2,
+  CLSCAN_TYPE_UINT64 = 3,
+  CLSCAN_TYPE_FLOAT32 = 4,
+  CLSCAN_TYPE_FLOAT64 = 5
+} clscan_type;
+
+/* The associative operator. Integer sums wrap around; floating-point MIN and MAX are fmin and fmax.
+ * AND, OR and XOR are for integer types only. CUSTOM: clscan_options.custom_op. */
+typedef enum clscan_op {
+  CLSCAN_OP_SUM = 0,
+  CLSCAN_OP_MIN = 1,
+  CLSCAN_OP_MAX = 2,
+  CLSCAN_OP_AND = 3,
+  CLSCAN_OP_OR = 4,
+  CLSCAN_OP_XOR = 5,
+  CLSCAN_OP_CUSTOM = 6
+} clscan_op;
+
+/* AUTOMATIC lets clscan choose per device and size (README.md explains the two algorithms). */
+typedef enum clscan_algorithm {
+  CLSCAN_ALGORITHM_AUTOMATIC = 0,
+  CLSCAN_ALGORITHM_SINGLE_PASS = 1,
+  CLSCAN_ALGORITHM_THREE_STAGE = 2
+} clscan_algorithm;
+
+/* One element value; the member of the call's element type is the one read. */
+typedef union clscan_value {
+  cl_int i32;
+  cl_uint u32;
+  cl_long i64;
+  cl_ulong u64;
+  cl_float f32;
+  cl_double f64;
+} clscan_value;
+
+/* Options of a scan. Initialise with CLSCAN_OPTIONS_INIT or clscan_options_init(), which set
+ * struct_size and make every other field its default (zero), then change what you need. struct_size
+ * lets later versions append fields: the library reads only the fields that struct_size covers. */
+typedef struct clscan_options {
+  size_t struct_size; /* sizeof(clscan_options) */
+  clscan_op operation;
+  clscan_algorithm algorithm;
+  /* With CLSCAN_OP_CUSTOM: an OpenCL C expression of `a` and `b` (both of the element type) that
+   * combines them associatively, e.g. "a * b", NUL-terminated, and its identity element. */
+  const char* custom_op;
+  clscan_value custom_identity;
+  /* Nonzero: an exclusive scan starts from `initial` (out[0] == initial); an inclusive scan combines it
+   * in front of the first element. Zero: the operator's identity. */
+  int has_initial;
+  clscan_value initial;
+  /* Nonzero: floating-point results have the same bits every run on a device, with every algorithm
+   * (the single-pass scan then combines its tiles' totals in a fixed order). */
+  int deterministic;
+  /* Element offsets into the input and output buffers. */
+  size_t in_offset;
+  size_t out_offset;
+  /* Events (of the queue's context) the scan waits for before it reads its input, as in OpenCL's
+   * enqueue calls; wait_list may be NULL when wait_list_size is 0. */
+  cl_uint wait_list_size;
+  const cl_event* wait_list;
+} clscan_options;
+
+#if defined(__cplusplus)
+#define CLSCAN_OPTIONS_INIT clscan_options_defaults()
+#else
+#define CLSCAN_OPTIONS_INIT                                                                                  \
+  { .struct_size = sizeof(clscan_options) }
+#endif
+
+static inline void clscan_options_init(clscan_options* options) {
+  options->struct_size = sizeof(clscan_options);
+  options->operation = CLSCAN_OP_SUM;
+  options->algorithm = CLSCAN_ALGORITHM_AUTOMATIC;
+  options->custom_op = NULL;
+  options->custom_identity.u64 = 0;
+  options->has_initial = 0;
+  options->initial.u64 = 0;
+  options->deterministic = 0;
+  options->in_offset = 0;
+  options->out_offset = 0;
+  options->wait_list_size = 0;
+  options->wait_list = NULL;
+}
+
+#if defined(__cplusplus)
+static inline clscan_options clscan_options_defaults(void) {
+  clscan_options options;
+  clscan_options_init(&options);
+  return options;
+}
+#endif
+
+/* The scans. `in` and `out` hold n elements of `type` from their offsets on; pass the same buffer as
+ * both to scan in place (its two ranges must then be the same or not overlap). `options` may be NULL
+ * (all defaults). `event`, unless NULL, receives an event that completes when the result is in `out`
+ * (the caller releases it); it is set to NULL when the call fails. n == 0 enqueues a marker only.
+ *
+ *   inclusive: out[i] = in[0] op ... op in[i]
+ *   exclusive: out[0] = initial (the identity by default), out[i] = initial op in[0] op ... op in[i-1] */
+CLSCAN_C_API clscan_status clscan_inclusive(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                            clscan_type type, const clscan_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_exclusive(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                            clscan_type type, const clscan_options* options, cl_event* event);
+
+/* Options of the selections (clscan_select_if, _select_flagged, _partition_if, _unique). Initialise with
+ * CLSCAN_SELECT_OPTIONS_INIT or clscan_select_options_init(), which set struct_size and make every
+ * other field its default (zero), then change what you need; struct_size works as in clscan_options. */
+typedef struct clscan_select_options {
+  size_t struct_size; /* sizeof(clscan_select_options) */
+  /* Element offsets into the input and output buffers. */
+  size_t in_offset;
+  size_t out_offset;
+  /* Where the count goes, in cl_ulong elements of the count buffer. */
+  size_t count_offset;
+  /* clscan_select_flagged: where the flags start, in cl_uchar elements of the flags buffer. */
+  size_t flags_offset;
+  /* AUTOMATIC: one pass (decoupled look-back) where the device qualifies for it; THREE_STAGE: count
+   * the tiles, scan the counts, then write (no atomics). clscan_partition_if always runs the latter, as
+   * it must know the total before it writes the unselected elements (SINGLE_PASS: INVALID_ARGUMENT). */
+  clscan_algorithm algorithm;
+  /* As in clscan_options: events the call waits for before it reads its input. */
+  cl_uint wait_list_size;
+  const cl_event* wait_list;
+} clscan_select_options;
+
+#if defined(__cplusplus)
+#define CLSCAN_SELECT_OPTIONS_INIT clscan_select_options_defaults()
+#else
+#define CLSCAN_SELECT_OPTIONS_INIT                                                                           \
+  { .struct_size = sizeof(clscan_select_options) }
+#endif
+
+static inline void clscan_select_options_init(clscan_select_options* options) {
+  options->struct_size = sizeof(clscan_select_options);
+  options->in_offset = 0;
+  options->out_offset = 0;
+  options->count_offset = 0;
+  options->flags_offset = 0;
+  options->algorithm = CLSCAN_ALGORITHM_AUTOMATIC;
+  options->wait_list_size = 0;
+  options->wait_list = NULL;
+}
+
+#if defined(__cplusplus)
+static inline clscan_select_options clscan_select_options_defaults(void) {
+  clscan_select_options options;
+  clscan_select_options_init(&options);
+  return options;
+}
+#endif
+
+/* Stream compaction. Each call writes the kept elements of in[0, n), in order, to out[0, k) and k, as a
+ * cl_ulong, to count[count_offset]; elements of `out` past k are not written (clscan_partition_if
+ * writes all n). n == 0 writes a zero count. `in` and `out` must not overlap, and the count overlaps
+ * neither. `options` and `event` work as for the scans; `event` completes when `out` and the count are
+ * written.
+ *
+ * `predicate` is an OpenCL C boolean expression of x (the element, of `type`) and i (its index in the
+ * input, a ulong), NUL-terminated, e.g. "x > 0" or "(i & 1) == 0 && x != 0": one expression, no
+ * statements or comments. One that does not compile returns CLSCAN_BUILD_ERROR with the build log.
+ *
+ *   select_if:      keeps in[i] where the predicate holds
+ *   select_flagged: keeps in[i] where flags[flags_offset + i] != 0; `flags` is a buffer of cl_uchar
+ *   partition_if:   out[0, k) the elements where the predicate holds, out[k, n) the others, both in
+ *                   order; count = k
+ *   unique:         keeps the first element of every run of equal consecutive elements (compared with
+ *                   ==, so every NaN is kept) */
+CLSCAN_C_API clscan_status clscan_select_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count,
+                                            size_t n, clscan_type type, const char* predicate,
+                                            const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_select_flagged(cl_command_queue queue, cl_mem in, cl_mem flags, cl_mem out,
+                                                 cl_mem count, size_t n, clscan_type type,
+                                                 const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_partition_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count,
+                                               size_t n, clscan_type type, const char* predicate,
+                                               const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_unique(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count,
+                                         size_t n, clscan_type type, const clscan_select_options* options,
+                                         cl_event* event);
+
+/* Segmented scans: a segment is a maximal run of equal consecutive keys (compared with ==; `keys` holds
+ * elements of `key_type`), and each segment is scanned on its own, with the operator of `options`.
+ *
+ *   inclusive: out[i] = in[s] op ... op in[i], where s starts i's segment
+ *   exclusive: out[s] = the identity, then out[i] = in[s] op ... op in[i-1]
+ *
+ * With has_initial, every segment starts from `initial`: inclusive out[i] = initial op in[s] op ... op
+ * in[i], exclusive out[s] = initial. in_offset applies to the keys and the input alike, out_offset to the
+ * output; in == out with equal offsets scans in place. Otherwise as the scans. */
+CLSCAN_C_API clscan_status clscan_inclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type,
+                                                   cl_mem in, cl_mem out, size_t n, clscan_type type,
+                                                   const clscan_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type,
+                                                   cl_mem in, cl_mem out, size_t n, clscan_type type,
+                                                   const clscan_options* options, cl_event* event);
+
+/* Reduce: out[out_offset] = initial op in[in_offset] op ... op in[in_offset + n - 1], with `initial` in
+ * front only when has_initial is set; n == 0 writes `initial`, or the operator's identity. One element
+ * of `out` is written and nothing else; `out` may be `in`. Every operator, custom ones included (not
+ * necessarily commutative); the result is the same bits every run on a device, so `deterministic`
+ * changes nothing, and `algorithm` is ignored (reduce has one algorithm). Otherwise as the scans. */
+CLSCAN_C_API clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                         clscan_type type, const clscan_options* options, cl_event* event);
+
+/* What went wrong in this thread's most recent call that returns a clscan_status: a message naming the
+ * problem (with the build log for CLSCAN_BUILD_ERROR), or "" after a success. Valid until this thread's
+ * next such call. */
+CLSCAN_C_API const char* clscan_last_error_message(void);
+/* The OpenCL status of that call's failure for CLSCAN_OPENCL_ERROR and CLSCAN_BUILD_ERROR, else
+ * CL_SUCCESS. */
+CLSCAN_C_API cl_int clscan_last_opencl_status(void);
+
+/* "CLSCAN_SUCCESS", "CLSCAN_INVALID_ARGUMENT", ...; "CLSCAN_UNKNOWN_STATUS" for other values. */
+CLSCAN_C_API const char* clscan_status_name(clscan_status status);
+/* The name of an OpenCL status code, e.g. "CL_OUT_OF_RESOURCES"; "CL_UNKNOWN_ERROR" for others. */
+CLSCAN_C_API const char* clscan_opencl_status_name(cl_int status);
+/* The version of the library linked, e.g. "0.1.0" (CLSCAN_VERSION_STRING is the header's). */
+CLSCAN_C_API const char* clscan_version(void);
+
+/* The device clscan's tools and tests use: the one CLSCAN_PLATFORM and CLSCAN_DEVICE name when set,
+ * else the first GPU of any platform, else the first device. A root device: nothing to release. */
+CLSCAN_C_API clscan_status clscan_select_device(cl_device_id* device);
+
+/* clscan keeps compiled programs and temporary buffers per (context, device) and retains the context
+ * (README.md "Usage"). These release all of them, or those of one context; commands already enqueued
+ * finish normally. Neither is needed before exit. */
+CLSCAN_C_API clscan_status clscan_release_cached_resources(void);
+CLSCAN_C_API clscan_status clscan_release_context_resources(cl_context context);
+/* At most `contexts` (at least 1) (context, device) entries are kept; the default is 4 or
+ * CLSCAN_MAX_CONTEXTS. */
+CLSCAN_C_API clscan_status clscan_set_cache_limit(size_t contexts);
+CLSCAN_C_API clscan_status clscan_get_cache_limit(size_t* contexts);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* NOLINTEND(modernize-deprecated-headers, modernize-redundant-void-arg) */
+/* NOLINTEND(modernize-use-using, modernize-use-nullptr) */
+#endif /* CLSCAN_CLSCAN_H */

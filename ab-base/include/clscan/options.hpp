@@ -1,0 +1,77 @@
+// Options of a scan call: which algorithm, which operator, an initial value, offsets and events to
+// wait for. One small struct instead of a growing list of overloads.
+#pragma once
+
+#include <clscan/config.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clscan {
+
+// Which scan algorithm runs. `automatic` lets dispatch choose per device and size.
+enum class algorithm {
+  automatic,
+  // One pass over the data: tiles are claimed through a global counter and chained by decoupled
+  // look-back. Needs cl_khr_int64_base_atomics or cl_khr_global_int32_base_atomics.
+  single_pass,
+  // Scan tiles, scan the tile totals recursively, add the totals back. Runs on any device and gives
+  // the same bits run to run for floating-point types.
+  three_stage,
+};
+
+// The associative operator a scan combines elements with.
+enum class op {
+  sum,     // a + b; integer sums wrap around (two's complement)
+  min,     // min(a, b)
+  max,     // max(a, b)
+  bit_and, // a & b (integer types only)
+  bit_or,  // a | b (integer types only)
+  bit_xor, // a ^ b (integer types only)
+  custom,  // options::custom_op, an OpenCL C expression in `a` and `b`
+};
+
+// An element of a device buffer: a value the device computes, used without reading it back.
+struct device_value {
+  cl::Buffer buffer;
+  std::size_t offset = 0; // in elements of the call's type
+};
+
+template <typename T = cl_int> struct options {
+  clscan::algorithm algorithm = clscan::algorithm::automatic;
+  clscan::op operation = clscan::op::sum;
+
+  // With op::custom: an OpenCL C expression of `a` and `b` (both of the element type) that combines
+  // them associatively, e.g. "a * b" or "(a > b) ? a : b", and its identity element.
+  std::string custom_op;
+  T custom_identity{};
+
+  // An exclusive scan starts from this value (out[0] == initial); an inclusive scan combines it in
+  // front of the first element. Unset: the operator's identity.
+  std::optional<T> initial;
+
+  // As `initial`, but read on the device when the call runs, from a buffer of the call's element type
+  // in the queue's context: chains a call onto a value computed on the device (another call's total,
+  // clscan::reduce) without reading it back. Put the event that writes it in `wait_list`. Set at most
+  // one of `initial` and `initial_on_device`.
+  std::optional<device_value> initial_on_device;
+
+  // Floating-point scans may round differently from run to run with the default single-pass scan,
+  // whose order of combination depends on scheduling. `deterministic` makes every algorithm combine
+  // in an order fixed by the device and n, so the result is the same bits every run on the same
+  // device (the single-pass scan then combines its tiles' totals along a fixed tree over the tiles
+  // rather than combining whatever it finds first; scans by key alike).
+  // Integer scans are exact in any order, so for them it changes nothing.
+  bool deterministic = false;
+
+  // Element offsets into the input and output buffers.
+  std::size_t in_offset = 0;
+  std::size_t out_offset = 0;
+
+  // Events the scan waits for before it reads its input.
+  std::vector<cl::Event> wait_list;
+};
+
+} // namespace clscan

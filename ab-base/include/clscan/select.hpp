@@ -1,0 +1,94 @@
+// Stream compaction: keep the elements that pass a test, in order, and count them.
+//
+//   clscan::select_options<cl_int> opts;
+//   opts.predicate = "x > 0";                                  // OpenCL C, of x and its index i
+//   cl::Event e = clscan::select_if(queue, in, out, count, n, opts);
+//   // out[0, k) holds the positive elements of in[0, n) in order; count[0] == k (a cl_ulong)
+//
+// Like the scans, every call only enqueues work on `queue`, never waits for the device, and never
+// reads data back: the returned event completes when `out` and the count are written. Elements of
+// `out` past the count are not written. n == 0 writes a zero count. Bad arguments throw
+// clscan::invalid_argument before anything is enqueued; a predicate that does not compile throws
+// clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls with
+// the same predicate build and allocate nothing.
+#pragma once
+
+#include <clscan/primitives.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace clscan {
+
+template <typename T = cl_int> struct select_options {
+  // An OpenCL C boolean expression of x (the element, of type T) and i (its index in the input, a
+  // ulong), e.g. "x > 0" or "(i & 1) == 0 && x != 0". One expression: no statements, no comments.
+  std::string predicate;
+  std::size_t in_offset = 0, out_offset = 0; // elements
+  std::size_t count_offset = 0;              // in cl_ulong elements of `count`
+  std::size_t flags_offset = 0;              // select_flagged: in cl_uchar elements of `flags`
+  // automatic: one pass (decoupled look-back) where the device qualifies for it; three_stage: count
+  // the tiles, scan the counts, then write (no atomics). partition_if always runs the latter, since
+  // it must know the total before it writes the unselected elements.
+  clscan::algorithm algorithm = clscan::algorithm::automatic;
+  std::vector<cl::Event> wait_list;
+};
+
+namespace detail {
+
+template <typename T> primitive_request make_select_request(primitive kind, const select_options<T>& opts) {
+  static_assert(element_traits<T>::supported,
+                "clscan selects cl_int, cl_uint, cl_long, cl_ulong, cl_float and cl_double");
+  primitive_request r;
+  r.kind = kind;
+  r.scan.type = element_traits<T>::type;
+  r.scan.algo = opts.algorithm;
+  r.scan.in_offset = opts.in_offset;
+  r.scan.out_offset = opts.out_offset;
+  r.scan.wait_list = &opts.wait_list;
+  r.predicate = &opts.predicate;
+  r.count_offset = opts.count_offset;
+  r.flags_offset = opts.flags_offset;
+  return r;
+}
+
+} // namespace detail
+
+// Stable: out[0, k) = the elements of in[0, n) for which the predicate holds, in order; k is written
+// to count[count_offset] as a cl_ulong.
+template <typename T = cl_int>
+cl::Event select_if(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                    const cl::Buffer& count, std::size_t n, const select_options<T>& opts) {
+  return detail::enqueue_primitive(queue, in, nullptr, out, &count, n,
+                                   detail::make_select_request(detail::primitive::select_if, opts));
+}
+
+// Keeps in[i] where flags[flags_offset + i] != 0; flags is a buffer of cl_uchar; opts.predicate must
+// be empty.
+template <typename T = cl_int>
+cl::Event select_flagged(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& flags,
+                         const cl::Buffer& out, const cl::Buffer& count, std::size_t n,
+                         const select_options<T>& opts = {}) {
+  return detail::enqueue_primitive(queue, in, &flags, out, &count, n,
+                                   detail::make_select_request(detail::primitive::select_flagged, opts));
+}
+
+// Stable partition: out[0, k) the selected elements in order, out[k, n) the others in order; count = k.
+template <typename T = cl_int>
+cl::Event partition_if(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                       const cl::Buffer& count, std::size_t n, const select_options<T>& opts) {
+  return detail::enqueue_primitive(queue, in, nullptr, out, &count, n,
+                                   detail::make_select_request(detail::primitive::partition_if, opts));
+}
+
+// Keeps the first element of every run of equal consecutive elements (compared with ==, so every NaN
+// is kept); count = the number kept. opts.predicate must be empty.
+template <typename T = cl_int>
+cl::Event unique(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                 const cl::Buffer& count, std::size_t n, const select_options<T>& opts = {}) {
+  return detail::enqueue_primitive(queue, in, nullptr, out, &count, n,
+                                   detail::make_select_request(detail::primitive::unique, opts));
+}
+
+} // namespace clscan

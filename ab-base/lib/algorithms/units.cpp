@@ -1,0 +1,35 @@
+// The algorithm units (algorithm_unit.hpp): adding an algorithm adds a line here.
+#include "algorithms/by_key.hpp"
+#include "algorithms/reduce.hpp"
+#include "algorithms/select.hpp"
+#include "algorithms/single_pass.hpp"
+#include "algorithms/three_stage.hpp"
+
+#include <clscan/error.hpp>
+
+namespace clscan::detail {
+
+const algorithm_unit& unit_of(algorithm algo) {
+  switch (algo) {
+  case algorithm::single_pass: return single_pass_unit;
+  case algorithm::three_stage: return three_stage_unit;
+  case algorithm::automatic: break;
+  }
+  throw error("clscan internal error: no algorithm unit for algorithm::automatic");
+}
+
+const algorithm_unit& unit_of(const variant_key& key) {
+  if (!key.call) return unit_of(key.algo);
+  switch (*key.call) {
+  case primitive::select_if:
+  case primitive::select_flagged:
+  case primitive::partition_if:
+  case primitive::unique: return select_unit;
+  case primitive::inclusive_by_key:
+  case primitive::exclusive_by_key: return by_key_unit;
+  case primitive::reduce: return reduce_unit;
+  }
+  throw error("clscan internal error: no algorithm unit for this call");
+}
+
+} // namespace clscan::detail

@@ -1,0 +1,190 @@
+// The public entry point: checks the arguments (arguments.cpp), then asks dispatch for a plan and
+// hands it to the algorithm unit that runs it. Nothing is enqueued until every check has passed and
+// every kernel and temporary buffer is ready, so a call that fails leaves the user's buffers as they
+// were. Only the runtime's enqueue calls themselves can still fail after that (e.g.
+// CL_OUT_OF_RESOURCES): commands enqueued before such a failure still run, which in place can leave
+// the buffer partly scanned.
+#include "algorithms/algorithm_unit.hpp"
+#include "arguments.hpp"
+#include "dispatch.hpp"
+#include "element.hpp"
+#include "error_check.hpp"
+#include "qualify.hpp"
+#include "workspace.hpp"
+
+#include <clscan/error.hpp>
+#include <clscan/reduce.hpp>
+#include <clscan/scan.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+namespace clscan::detail {
+namespace {
+
+// True when some event of the wait list has not completed yet (so it may still fail).
+bool waits_pending(const cl_event* events, cl_uint count) {
+  for (cl_uint i = 0; i < count; ++i)
+    if (execution_status(events[i]) != CL_COMPLETE) return true;
+  return false;
+}
+
+// The part every call shares once its arguments are checked: the plan (qualifying the device first
+// where the plan needs a verdict it does not have yet), the program, a set of temporaries and the
+// launch. `plan` is called with the workspace locked; `operands` lacks only what the plan decides.
+// Without a verdict_type (reduce) no verdict is looked up, and the planner must always plan.
+template <typename Planner>
+cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& call, workspace& ws,
+                          std::optional<element_type> verdict_type, scan_operands operands,
+                          const Planner& plan_with) {
+  std::unique_lock<std::mutex> lock(ws.mutex);
+  std::optional<scan_plan> plan =
+      plan_with(verdict_type ? known_single_pass_verdict(ws.caps, *verdict_type) : nullptr);
+  if (!plan && !verdict_type) throw error("clscan internal error: a plan without a verdict was not made");
+  if (!plan) {
+    // The first single-pass call on this device: the check runs scans of its own, on GPUs in this
+    // context (taking this workspace's lock), so the lock is given up meanwhile.
+    lock.unlock();
+    const single_pass_qualification& verdict =
+        ensure_single_pass_qualified(ws.caps, *verdict_type, &ws.context);
+    lock.lock();
+    plan = plan_with(&verdict);
+  }
+  const compiled_variant& kernels = ws.variant(plan->key);
+  operands.small_inputs = plan->small_inputs;
+  operands.small_class_tiles = plan->small_class_tiles;
+  operands.algo = plan->algo;
+
+  // A set of temporaries that another call's pending command may still use is never taken, so the
+  // call waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
+  temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
+  operands.waits_pending = plan->algo == algorithm::single_pass && waits_pending(call.waits, call.wait_count);
+
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count);
+  try {
+    unit_of(plan->key).enqueue(ws, temps, kernels, operands, launch);
+  } catch (...) {
+    // Commands enqueued before the failure may still run on these temporaries, and no event tells
+    // when they end: give the set up (OpenCL keeps its buffers alive for those commands), so that no
+    // later call shares it.
+    temps = temporaries{};
+    throw;
+  }
+
+  cl::Event done = launch.finish();
+  temps.last_event = done;
+  if (temps.last_queue() != call.queue) temps.last_queue = queue;
+  return done;
+}
+
+cl::Event enqueue_marker(const checked_call& call) {
+  cl_event marker = nullptr;
+  check(clEnqueueMarkerWithWaitList(call.queue, call.wait_count, call.waits, &marker),
+        "clEnqueueMarkerWithWaitList");
+  return cl::Event(marker);
+}
+
+// Vector accesses only where both buffers' element addresses allow them: the offset alone does not
+// tell (host memory and sub-buffers start at element-aligned addresses only).
+std::size_t vector_alignment(const checked_call& call, const scan_request& request, const workspace& ws) {
+  const std::size_t element_size = size_of(request.type);
+  return std::min(address_alignment(call.in, request.in_offset * element_size, ws.base_alignment),
+                  address_alignment(call.out, request.out_offset * element_size, ws.base_alignment));
+}
+
+scan_operands operands_of(const cl::Buffer& in, const cl::Buffer& out, std::size_t n,
+                          const scan_request& request) {
+  scan_operands operands;
+  operands.in = in();
+  operands.out = out();
+  operands.n = n;
+  operands.in_offset = request.in_offset;
+  operands.out_offset = request.out_offset;
+  operands.request = &request;
+  operands.identity = identity_of(request.type, request.operation, request.custom_identity);
+  return operands;
+}
+
+} // namespace
+
+cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                       std::size_t n, const scan_request& request) {
+  const checked_call call = check_arguments(queue, in, out, n, request);
+  if (n == 0) return enqueue_marker(call);
+
+  // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
+  workspace& ws = *held;
+  const std::size_t alignment = vector_alignment(call, request, ws);
+  return enqueue_planned(queue, call, ws, request.type, operands_of(in, out, n, request),
+                         [&](const single_pass_qualification* verdict) {
+                           return plan_scan(ws, request, n, alignment, verdict);
+                         });
+}
+
+cl::Event enqueue_primitive(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer* aux,
+                            const cl::Buffer& out, const cl::Buffer* count, std::size_t n,
+                            const primitive_request& request) {
+  const checked_call call = check_primitive_arguments(queue, in, aux, out, count, n, request);
+  if (n == 0) {
+    if (!count) return enqueue_marker(call);
+    const cl_ulong zero = 0;
+    cl_event filled = nullptr;
+    check(clEnqueueFillBuffer(call.queue, (*count)(), &zero, sizeof zero, request.count_offset * sizeof zero,
+                              sizeof zero, call.wait_count, call.waits, &filled),
+          "clEnqueueFillBuffer");
+    return cl::Event(filled);
+  }
+
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
+  workspace& ws = *held;
+  const std::size_t alignment = vector_alignment(call, request.scan, ws);
+  scan_operands operands = operands_of(in, out, n, request.scan);
+  operands.call = &request;
+  operands.aux = aux ? (*aux)() : nullptr;
+  operands.count = count ? (*count)() : nullptr;
+  return enqueue_planned(queue, call, ws, single_pass_verdict_type(request), operands,
+                         [&](const single_pass_qualification* verdict) {
+                           return plan_primitive(ws, request, n, alignment, verdict);
+                         });
+}
+
+cl::Event enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                         std::size_t n, const scan_request& request) {
+  const checked_call call = check_reduce_arguments(queue, in, out, n, request);
+  const std::size_t element_size = size_of(request.type);
+  if (n == 0) {
+    // The total of nothing is the initial value, or the identity: written, as any total is.
+    cl_event written = nullptr;
+    if (request.initial_buffer) {
+      if (request.initial_buffer == out() && request.initial_buffer_offset == request.out_offset)
+        return enqueue_marker(call);
+      check(clEnqueueCopyBuffer(
+                call.queue, request.initial_buffer, out(), request.initial_buffer_offset * element_size,
+                request.out_offset * element_size, element_size, call.wait_count, call.waits, &written),
+            "clEnqueueCopyBuffer");
+    } else {
+      const element_value value = request.has_initial
+                                      ? request.initial
+                                      : identity_of(request.type, request.operation, request.custom_identity);
+      check(clEnqueueFillBuffer(call.queue, out(), value.bytes, element_size,
+                                request.out_offset * element_size, element_size, call.wait_count, call.waits,
+                                &written),
+            "clEnqueueFillBuffer");
+    }
+    return cl::Event(written);
+  }
+
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
+  workspace& ws = *held;
+  // Only the input is read in vectors.
+  const std::size_t alignment =
+      address_alignment(call.in, request.in_offset * element_size, ws.base_alignment);
+  return enqueue_planned(queue, call, ws, std::nullopt, operands_of(in, out, n, request),
+                         [&](const single_pass_qualification* /*verdict*/) {
+                           return std::optional<scan_plan>(plan_reduce(ws, request, alignment));
+                         });
+}
+
+} // namespace clscan::detail

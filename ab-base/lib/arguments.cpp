@@ -1,0 +1,346 @@
+#include "arguments.hpp"
+
+#include "device_info.hpp"
+#include "element.hpp"
+#include "error_check.hpp"
+
+#include <clscan/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace clscan::detail {
+namespace {
+
+template <typename T> T queue_info(cl_command_queue queue, cl_command_queue_info what) {
+  T value{};
+  const cl_int status = clGetCommandQueueInfo(queue, what, sizeof(T), &value, nullptr);
+  if (status == CL_INVALID_COMMAND_QUEUE) throw invalid_argument("clscan: the command queue is not valid");
+  check(status, "clGetCommandQueueInfo");
+  return value;
+}
+
+template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char* role) {
+  T value{};
+  const cl_int status = clGetMemObjectInfo(memory, what, sizeof(T), &value, nullptr);
+  if (status == CL_INVALID_MEM_OBJECT)
+    throw invalid_argument(std::string("clscan: the ") + role + " buffer is not a valid memory object");
+  check(status, "clGetMemObjectInfo");
+  return value;
+}
+
+void check_wait_list(const cl_event* events, cl_uint count, cl_context context) {
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!events[i]) throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is a null event");
+    cl_context event_context = nullptr;
+    const cl_int status =
+        clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof event_context, &event_context, nullptr);
+    if (status == CL_INVALID_EVENT)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) + "] is not a valid event");
+    check(status, "clGetEventInfo");
+    if (event_context != context)
+      throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
+                             "] belongs to another context than the queue");
+  }
+}
+
+// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
+bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
+  if (a == b) return false;
+  return a < b ? b - a < n : a - b < n;
+}
+
+// True when byte ranges [a, a + a_bytes) and [b, b + b_bytes) intersect (both lengths > 0).
+bool intersecting(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::size_t b_bytes) {
+  return a < b ? b - a < a_bytes : a - b < b_bytes;
+}
+
+// Checks an OpenCL C expression the caller gives (a custom operator, a predicate) before it goes into
+// a program.
+void check_expression(const std::string& text, const char* what) {
+  if (text.find('\0') != std::string::npos)
+    throw invalid_argument(std::string(what) +
+                           " contains a NUL character, which OpenCL C source cannot hold");
+  if (text.size() > max_custom_op_bytes)
+    throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
+                           " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
+}
+
+void validate_request(const scan_request& request, const device_capabilities& caps) {
+  if (request.type == element_type::float64 && !caps.fp64)
+    throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
+                            "' does not have");
+  const bool bitwise =
+      request.operation == op::bit_and || request.operation == op::bit_or || request.operation == op::bit_xor;
+  if (bitwise && is_floating(request.type))
+    throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
+                           opencl_name(request.type));
+  if (request.operation == op::custom) {
+    if (!request.custom_op || request.custom_op->empty())
+      throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
+    check_expression(*request.custom_op, "options::custom_op");
+  }
+}
+
+} // namespace
+
+// `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
+// input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
+// it in place), so the input must not be write-only and the output must be readable and writable.
+memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
+                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags) {
+  if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
+  if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer belongs to another context than the queue");
+  const auto flags = memory_info<cl_mem_flags>(buffer, CL_MEM_FLAGS, role);
+  if (flags & forbidden_flags & CL_MEM_WRITE_ONLY)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer was created CL_MEM_WRITE_ONLY, but clscan's kernels read it; use "
+                           "CL_MEM_READ_WRITE");
+  if (flags & forbidden_flags & CL_MEM_READ_ONLY)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer was created CL_MEM_READ_ONLY, but clscan's kernels write it; use "
+                           "CL_MEM_READ_WRITE");
+  const std::size_t bytes = memory_info<std::size_t>(buffer, CL_MEM_SIZE, role);
+  const std::size_t capacity = bytes / element_size;
+  if (offset > capacity || n > capacity - offset)
+    throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
+                           " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
+                           std::to_string(offset) + " + n " + std::to_string(n));
+
+  memory_view view;
+  view.root = buffer;
+  cl_mem_flags root_flags = flags;
+  if (const auto parent = memory_info<cl_mem>(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, role)) {
+    view.root = parent;
+    view.origin = memory_info<std::size_t>(buffer, CL_MEM_OFFSET, role);
+    root_flags = memory_info<cl_mem_flags>(parent, CL_MEM_FLAGS, role);
+  }
+  if (root_flags & CL_MEM_USE_HOST_PTR) {
+    if (const auto* host =
+            static_cast<const unsigned char*>(memory_info<void*>(view.root, CL_MEM_HOST_PTR, role)))
+      view.host = host + view.origin;
+  }
+  // Kernels access elements through typed pointers, which OpenCL requires to be aligned to the type.
+  if (address_alignment(view, 0, element_size) < element_size)
+    throw invalid_argument(std::string("clscan: the ") + role +
+                           " buffer's memory does not start at a multiple of its " +
+                           std::to_string(element_size) +
+                           "-byte elements (CL_MEM_USE_HOST_PTR memory or a sub-buffer origin that is "
+                           "not element-aligned); OpenCL kernels need element-aligned data");
+  return view;
+}
+
+// Sub-buffers of one parent (or a buffer and its sub-buffer), or buffers over one host range. OpenCL
+// leaves writing through one handle while reading through another undefined, even for the very same
+// range.
+bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range) {
+  if (a_range.bytes == 0 || b_range.bytes == 0) return false;
+  if (a.root == b.root &&
+      intersecting(a.origin + a_range.offset, a_range.bytes, b.origin + b_range.offset, b_range.bytes))
+    return true;
+  return a.host && b.host &&
+         intersecting(reinterpret_cast<std::uintptr_t>(a.host) + a_range.offset, a_range.bytes,
+                      reinterpret_cast<std::uintptr_t>(b.host) + b_range.offset, b_range.bytes);
+}
+
+std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment) {
+  const auto power_of_two = [](std::uintptr_t address) {
+    return address ? static_cast<std::size_t>(address & (~address + 1)) : SIZE_MAX;
+  };
+  // The implementation's own memory: the sub-buffer origin (0 for a whole buffer) from an aligned base.
+  const std::size_t own = std::min(power_of_two(view.origin + offset), base_alignment);
+  if (!view.host) return own;
+  // CL_MEM_USE_HOST_PTR: kernels may run on the host memory itself, or on a copy the implementation
+  // keeps in memory of its own (NVIDIA does), so both addresses must allow the access: host.data()+3
+  // at element offset 5 is 32-byte aligned on the host and only 4-byte aligned in NVIDIA's copy, where
+  // an aligned vector load ended the kernel with -9999.
+  return std::min(power_of_two(reinterpret_cast<std::uintptr_t>(view.host) + offset), own);
+}
+
+namespace {
+
+// The queue of a call (not null) and what the checks need from it: its context, device and mode.
+checked_call call_on(const cl::CommandQueue& queue, const char* who) {
+  checked_call call;
+  call.queue = queue();
+  if (!call.queue) throw invalid_argument(std::string(who) + ": the command queue is null");
+  call.context = queue_info<cl_context>(call.queue, CL_QUEUE_CONTEXT);
+  call.device = queue_info<cl_device_id>(call.queue, CL_QUEUE_DEVICE);
+  const auto properties = queue_info<cl_command_queue_properties>(call.queue, CL_QUEUE_PROPERTIES);
+  call.out_of_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  return call;
+}
+
+// The request's wait list, checked against the call's context, as the call passes it on.
+void take_wait_list(const scan_request& request, checked_call& call) {
+  const std::vector<cl::Event>* user_waits = request.wait_list;
+  call.wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
+  // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
+  call.waits = call.wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+  check_wait_list(call.waits, call.wait_count, call.context);
+}
+
+} // namespace
+
+void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
+                             byte_range out_range, cl_mem may_share) {
+  if (!request.has_initial_buffer) return;
+  if (!request.initial_buffer)
+    throw invalid_argument("clscan: options::initial_on_device holds a null buffer");
+  if (request.has_initial)
+    throw invalid_argument("clscan: options::initial and options::initial_on_device are both set; set one");
+  const std::size_t element_size = size_of(request.type);
+  const memory_view view = check_buffer(request.initial_buffer, "initial_on_device", context,
+                                        request.initial_buffer_offset, 1, element_size, CL_MEM_WRITE_ONLY);
+  // Every work-group reads the value when it starts, while others may already write their output.
+  if (request.initial_buffer != may_share &&
+      views_overlap(view, {request.initial_buffer_offset * element_size, element_size}, out, out_range))
+    throw invalid_argument("clscan: options::initial_on_device lies in the output range, which the call "
+                           "writes while it reads the value");
+}
+
+checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                             std::size_t n, const scan_request& request) {
+  checked_call call = call_on(queue, "clscan");
+  const cl_context context = call.context;
+
+  const std::size_t element_size = size_of(request.type);
+  const bool in_place = in() == out();
+  const memory_view in_view =
+      check_buffer(in(), "input", context, request.in_offset, n, element_size,
+                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, n, element_size,
+                                            CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+  if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
+    throw invalid_argument("clscan: input and output ranges overlap without being the same range");
+  if (!in_place && views_overlap(in_view, {request.in_offset * element_size, n * element_size}, out_view,
+                                 {request.out_offset * element_size, n * element_size}))
+    throw invalid_argument(
+        "clscan: the input and output buffers are different handles whose ranges overlap "
+        "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
+        "host memory); to scan in place, pass the same cl::Buffer as input and output");
+
+  take_wait_list(request, call);
+  validate_request(request, cached_capabilities(call.device));
+  check_initial_on_device(request, context, out_view, {request.out_offset * element_size, n * element_size});
+  call.in = in_view;
+  call.out = out_view;
+  return call;
+}
+
+namespace {
+
+const char* call_name(primitive kind) {
+  switch (kind) {
+  case primitive::select_if: return "select_if";
+  case primitive::select_flagged: return "select_flagged";
+  case primitive::partition_if: return "partition_if";
+  case primitive::unique: return "unique";
+  case primitive::inclusive_by_key: return "inclusive_by_key";
+  case primitive::exclusive_by_key: return "exclusive_by_key";
+  case primitive::reduce: return "reduce";
+  }
+  return "?";
+}
+
+} // namespace
+
+checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
+                                       const cl::Buffer* aux, const cl::Buffer& out, const cl::Buffer* count,
+                                       std::size_t n, const primitive_request& request) {
+  // Built only for a message: a call that passes allocates nothing here.
+  const auto name = [&] { return std::string("clscan::") + call_name(request.kind); };
+  const bool by_key =
+      request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
+  const scan_request& scan = request.scan;
+  if (!by_key && in() && in() == out() && scan.in_offset == scan.out_offset && n > 0)
+    throw invalid_argument(name() +
+                           ": the input and output are the same range; a selection cannot run in place "
+                           "(use another buffer, or another range of this one)");
+  if (scan.has_initial_buffer)
+    throw invalid_argument(name() + ": options::initial_on_device is not supported by this call; use "
+                                    "options::initial");
+  checked_call call = check_arguments(queue, in, out, n, scan);
+  const device_capabilities& caps = cached_capabilities(call.device);
+  const std::size_t element_size = size_of(scan.type);
+  const byte_range in_range{scan.in_offset * element_size, n * element_size};
+  const byte_range out_range{scan.out_offset * element_size, n * element_size};
+
+  const bool has_predicate = request.predicate && !request.predicate->empty();
+  if (request.kind == primitive::select_if || request.kind == primitive::partition_if) {
+    if (!has_predicate)
+      throw invalid_argument(name() +
+                             ": select_options::predicate is empty; give an OpenCL C expression of x and "
+                             "i, e.g. \"x > 0\"");
+    check_expression(*request.predicate, "select_options::predicate");
+  } else if (!by_key && has_predicate) {
+    throw invalid_argument(name() + ": select_options::predicate must be empty (this call selects by " +
+                           (request.kind == primitive::unique ? "comparing neighbours" : "the flags") + ")");
+  }
+
+  if (request.kind == primitive::select_flagged || by_key) {
+    if (!aux) throw invalid_argument(name() + ": no " + (by_key ? "keys" : "flags") + " buffer");
+    const char* role = by_key ? "keys" : "flags";
+    const std::size_t aux_size = by_key ? size_of(request.key_type) : 1;
+    const std::size_t aux_offset = by_key ? scan.in_offset : request.flags_offset;
+    const memory_view aux_view =
+        check_buffer((*aux)(), role, call.context, aux_offset, n, aux_size, CL_MEM_WRITE_ONLY);
+    if (by_key && request.key_type == element_type::float64 && !caps.fp64)
+      throw unsupported_error(name() + ": cl_double keys need fp64 (cl_khr_fp64), which device '" +
+                              caps.name + "' does not have");
+    if (views_overlap(aux_view, {aux_offset * aux_size, n * aux_size}, call.out, out_range))
+      throw invalid_argument(name() + ": the " + role +
+                             " and the output overlap; the output is written while the " + role +
+                             " are read");
+  }
+  if (!by_key) {
+    if (!count || !(*count)()) throw invalid_argument(name() + ": the count buffer is null");
+    const memory_view count_view = check_buffer((*count)(), "count", call.context, request.count_offset, 1,
+                                                sizeof(cl_ulong), CL_MEM_READ_ONLY);
+    const byte_range count_range{request.count_offset * sizeof(cl_ulong), sizeof(cl_ulong)};
+    if (views_overlap(count_view, count_range, call.in, in_range) ||
+        views_overlap(count_view, count_range, call.out, out_range))
+      throw invalid_argument(name() + ": the count overlaps the input or the output");
+  }
+  return call;
+}
+
+checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
+                                    const cl::Buffer& out, std::size_t n, const scan_request& request) {
+  checked_call call = call_on(queue, "clscan::reduce");
+  const cl_context context = call.context;
+
+  const std::size_t element_size = size_of(request.type);
+  const bool in_place = in() == out();
+  const memory_view in_view =
+      check_buffer(in(), "input", context, request.in_offset, n, element_size,
+                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view out_view =
+      check_buffer(out(), "output", context, request.out_offset, 1, element_size, CL_MEM_READ_ONLY);
+  const byte_range out_range{request.out_offset * element_size, element_size};
+  // One handle may be read and written (every element is read before the total is written); through
+  // two handles over the same memory OpenCL leaves that undefined.
+  if (!in_place &&
+      views_overlap(in_view, {request.in_offset * element_size, n * element_size}, out_view, out_range))
+    throw invalid_argument(
+        "clscan::reduce: the input and output buffers are different handles whose ranges "
+        "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over "
+        "the same host memory); pass the same cl::Buffer to write the total into the input");
+  // The initial value is read before the total is written, by the same work-item: through one handle,
+  // the total may replace it.
+  check_initial_on_device(request, context, out_view, out_range, out());
+  take_wait_list(request, call);
+  // The algorithm is not reduce's to choose (reduce.hpp), so a forced one is not checked against
+  // `deterministic` either.
+  scan_request checked = request;
+  checked.algo = algorithm::automatic;
+  validate_request(checked, cached_capabilities(call.device));
+  call.in = in_view;
+  call.out = out_view;
+  return call;
+}
+
+} // namespace clscan::detail

@@ -1,0 +1,226 @@
+// Scans of one array split into parts on several devices (parts.hpp): a layer over the single-device
+// calls. Every part but the last is reduced on its own device; the totals are read into host memory;
+// each later part's device gets the totals of the parts before it, combines them with the operator's
+// own code (a reduce with the caller's initial value in front) and scans its part with that carry in
+// front (initial_on_device). The totals cross contexts through event callbacks that release a user
+// event per part, so that the host never waits.
+#include "arguments.hpp"
+#include "error_check.hpp"
+
+#include <clscan/error.hpp>
+#include <clscan/parts.hpp>
+#include <clscan/reduce.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace clscan::detail {
+namespace {
+
+// What the callbacks of one call share: the host copies of the totals and the gates they open. Gate k
+// (a user event in part k's context) opens once the totals of parts 0..k-1 are in host memory; a
+// failed read fails every gate not yet opened, so that the later parts' events report the failure.
+struct totals_exchange {
+  std::mutex mutex;
+  std::vector<unsigned char> bytes; // total j at j * element_size; sized once, never moved
+  std::vector<bool> read_done;
+  std::vector<cl::UserEvent> gates; // gates[k] for k >= 1; gates[0] unused
+  std::size_t opened = 1;           // gates 1 .. opened - 1 are set
+  cl_int failure = CL_SUCCESS;
+
+  // Opens the gates that can open now, after `status` for total `index`.
+  void on_read(std::size_t index, cl_int status) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (status < 0 && failure == CL_SUCCESS) failure = status;
+    read_done[index] = true;
+    std::size_t ready = 0; // totals 0 .. ready - 1 are in host memory
+    while (ready < read_done.size() && read_done[ready])
+      ++ready;
+    if (failure != CL_SUCCESS)
+      open(lock, gates.size(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    else
+      open(lock, std::min(ready + 1, gates.size()), CL_COMPLETE);
+  }
+
+  // Opens every gate still shut, with `status`.
+  void open_all(cl_int status) {
+    std::unique_lock<std::mutex> lock(mutex);
+    open(lock, gates.size(), status);
+  }
+
+private:
+  // Opens gates up to `limit` with `status`. The events are set after the lock is given up: setting
+  // one may run callbacks on this thread.
+  void open(std::unique_lock<std::mutex>& lock, std::size_t limit, cl_int status) {
+    std::vector<cl::UserEvent> to_set;
+    for (; opened < limit; ++opened)
+      to_set.push_back(gates[opened]);
+    lock.unlock();
+    for (cl::UserEvent& gate : to_set)
+      gate.setStatus(status);
+  }
+};
+
+struct callback_data {
+  std::shared_ptr<totals_exchange> exchange;
+  std::size_t index;
+};
+
+void CL_CALLBACK total_read(cl_event /*event*/, cl_int status, void* user_data) {
+  std::unique_ptr<callback_data> data(static_cast<callback_data*>(user_data));
+  data->exchange->on_read(data->index, status);
+}
+
+// Keeps the host totals alive until a write that reads them has ended.
+void CL_CALLBACK release_exchange(cl_event /*event*/, cl_int /*status*/, void* user_data) {
+  delete static_cast<callback_data*>(user_data);
+}
+
+void on_complete(cl_event event, void(CL_CALLBACK* callback)(cl_event, cl_int, void*),
+                 std::shared_ptr<totals_exchange> exchange, std::size_t index) {
+  auto data = std::make_unique<callback_data>(callback_data{std::move(exchange), index});
+  check(clSetEventCallback(event, CL_COMPLETE, callback, data.get()), "clSetEventCallback");
+  static_cast<void>(data.release()); // the callback owns it now
+}
+
+template <typename T> T info_of(cl_command_queue queue, cl_command_queue_info what) {
+  T value{};
+  check(clGetCommandQueueInfo(queue, what, sizeof value, &value, nullptr), "clGetCommandQueueInfo");
+  return value;
+}
+
+// One part's share of the call.
+struct part_call {
+  cl_context context = nullptr;
+  std::vector<cl::Event> waits; // the caller's events of this part's context
+  scan_request request;         // the part's scan, offsets set
+  cl::Buffer work;              // [0] the part's total, [1] its carry, [2..2+k) the totals before it
+  cl::Event reduced;            // the part's total is written
+};
+
+} // namespace
+
+std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_request& request) {
+  if (request.in_offset || request.out_offset)
+    throw invalid_argument("clscan: a scan of parts takes each part's offset from part::offset; "
+                           "options::in_offset and options::out_offset must be 0");
+  if (request.has_initial_buffer)
+    throw invalid_argument("clscan: a scan of parts does not take options::initial_on_device; use "
+                           "options::initial");
+  if (parts.empty()) return {};
+
+  const std::size_t count = parts.size();
+  const std::size_t element_size = size_of(request.type);
+  std::vector<part_call> calls(count);
+  const std::vector<cl::Event> no_events;
+  const std::vector<cl::Event>& user_waits = request.wait_list ? *request.wait_list : no_events;
+
+  // Every check first, for every part: nothing is enqueued before they all pass.
+  std::vector<checked_call> checked(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (!parts[k].queue())
+      throw invalid_argument("clscan: part " + std::to_string(k) + ": the command queue is null");
+    calls[k].context = info_of<cl_context>(parts[k].queue(), CL_QUEUE_CONTEXT);
+  }
+  for (const cl::Event& event : user_waits) {
+    if (!event()) throw invalid_argument("clscan: options::wait_list holds a null event");
+    cl_context context = nullptr;
+    check(clGetEventInfo(event(), CL_EVENT_CONTEXT, sizeof context, &context, nullptr), "clGetEventInfo");
+    bool used = false;
+    for (part_call& call : calls)
+      if (call.context == context) {
+        call.waits.push_back(event);
+        used = true;
+      }
+    if (!used)
+      throw invalid_argument("clscan: an event of options::wait_list belongs to a context no part uses");
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    part_call& call = calls[k];
+    call.request = request;
+    call.request.in_offset = call.request.out_offset = parts[k].offset;
+    call.request.wait_list = &call.waits;
+    if (k > 0) call.request.has_initial = false;
+    try {
+      checked[k] =
+          check_arguments(parts[k].queue, parts[k].buffer, parts[k].buffer, parts[k].n, call.request);
+    } catch (const invalid_argument& e) {
+      throw invalid_argument("clscan: part " + std::to_string(k) + ": " + e.what());
+    }
+    const byte_range range{parts[k].offset * element_size, parts[k].n * element_size};
+    for (std::size_t j = 0; j < k; ++j)
+      if (views_overlap(checked[j].out, {parts[j].offset * element_size, parts[j].n * element_size},
+                        checked[k].out, range))
+        throw invalid_argument("clscan: parts " + std::to_string(j) + " and " + std::to_string(k) +
+                               " overlap");
+  }
+
+  auto exchange = std::make_shared<totals_exchange>();
+  exchange->bytes.resize((count - 1) * element_size);
+  exchange->read_done.assign(count - 1, false);
+  exchange->gates.resize(count);
+  for (std::size_t k = 1; k < count; ++k)
+    exchange->gates[k] = cl::UserEvent(cl::Context(calls[k].context, true));
+  try {
+    // Totals of every part but the last, read into host memory as each is ready.
+    for (std::size_t k = 0; k < count; ++k) {
+      part_call& call = calls[k];
+      call.work = cl::Buffer(cl::Context(call.context, true), CL_MEM_READ_WRITE, (2 + k) * element_size);
+      if (k + 1 == count) break;
+      scan_request total = call.request;
+      total.has_initial = false;
+      total.out_offset = 0;
+      call.reduced = enqueue_reduce(parts[k].queue, parts[k].buffer, call.work, parts[k].n, total);
+      cl_event read = nullptr;
+      const cl_event after = call.reduced();
+      check(clEnqueueReadBuffer(parts[k].queue(), call.work(), CL_FALSE, 0, element_size,
+                                exchange->bytes.data() + k * element_size, 1, &after, &read),
+            "clEnqueueReadBuffer");
+      const cl::Event read_event(read);
+      on_complete(read, total_read, exchange, k);
+    }
+    for (const part& p : parts)
+      check(clFlush(p.queue()), "clFlush");
+
+    std::vector<cl::Event> done(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      part_call& call = calls[k];
+      // In place, the part's total must be read before its scan overwrites it (out-of-order queues).
+      if (call.reduced()) call.waits.push_back(call.reduced);
+      if (k > 0) {
+        cl_event written = nullptr;
+        const cl_event gate = exchange->gates[k]();
+        check(clEnqueueWriteBuffer(parts[k].queue(), call.work(), CL_FALSE, 2 * element_size,
+                                   k * element_size, exchange->bytes.data(), 1, &gate, &written),
+              "clEnqueueWriteBuffer");
+        const cl::Event written_event(written);
+        on_complete(written, release_exchange, exchange, k);
+
+        scan_request carry = request; // the caller's initial value, in front of part 0's total
+        carry.in_offset = 2;
+        carry.out_offset = 1;
+        const std::vector<cl::Event> carry_waits = {written_event};
+        carry.wait_list = &carry_waits;
+        call.waits.push_back(enqueue_reduce(parts[k].queue, call.work, call.work, k, carry));
+        call.request.has_initial_buffer = true;
+        call.request.initial_buffer = call.work();
+        call.request.initial_buffer_offset = 1;
+      }
+      done[k] = enqueue_scan(parts[k].queue, parts[k].buffer, parts[k].buffer, parts[k].n, call.request);
+    }
+    for (const part& p : parts)
+      check(clFlush(p.queue()), "clFlush");
+    return done;
+  } catch (...) {
+    // Commands already enqueued behind a gate must not wait forever. They write only this call's own
+    // buffers (the parts they precede were not enqueued), so they may as well run; a failed gate
+    // would also take PoCL 3.1 down (pocl_update_event_failed aborts on a pthread error).
+    exchange->open_all(CL_COMPLETE);
+    throw;
+  }
+}
+
+} // namespace clscan::detail

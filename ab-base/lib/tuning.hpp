@@ -1,0 +1,48 @@
+// Launch shapes (clscan::tuning): one owner for the defaults per device, the tuning file and
+// CLSCAN_TUNING, and the limits a shape must keep.
+#pragma once
+
+#include <clscan/device.hpp>
+#include <clscan/options.hpp>
+
+#include <cstddef>
+
+namespace clscan::detail {
+
+// Launch shape dispatch starts from for this device, type and algorithm, for inputs larger than
+// small_input_bytes() or (small_inputs) for the others; a tuned shape replaces the large-input one,
+// CLSCAN_TUNING replaces both. Throws invalid_argument for a shape that does not fit the kernel's
+// private or local memory.
+tuning initial_tuning(const device_capabilities& caps, element_type type, algorithm algo,
+                      bool small_inputs = false);
+
+// Inputs of at most this many bytes use `algo`'s small-input shape (0: one shape for every size).
+std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
+// The same for scans by key, counted in bytes of values.
+std::size_t by_key_small_input_bytes(const device_capabilities& caps);
+// Single-pass scans of inputs above small_input_bytes whose tile count lies in [first, last] combine
+// their tiles' totals along the fixed tree (CLSCAN_FIXED_ORDER) rather than nearest first (last 0:
+// never).
+struct tile_range {
+  std::size_t first = 0, last = 0;
+  bool contains(std::size_t tiles) const noexcept { return first <= tiles && tiles <= last; }
+};
+tile_range fixed_order_tiles(const device_capabilities& caps);
+
+// clscan::reduce (lib/algorithms/reduce.cpp): its launch shape for this device and type (lookback and
+// spin_limit unused), defaults by device type and then CLSCAN_TUNING; throws invalid_argument for a
+// shape that does not fit the kernel's private or local memory.
+tuning reduce_tuning(const device_capabilities& caps, element_type type);
+
+// How reduce splits n elements (of element_size bytes) in tiles of `tile` among work-groups of
+// `work_group_size`: `groups` work-groups of `range_tiles` consecutive tiles each (the last one fewer), whose
+// totals one more work-group combines; one group needs no second launch. A function of the device and n only,
+// so the order of combination is the same every run.
+struct reduce_split {
+  std::size_t groups = 1;
+  std::size_t range_tiles = 0;
+};
+reduce_split split_reduce(const device_capabilities& caps, std::size_t n, std::size_t element_size,
+                          std::size_t tile, std::size_t work_group_size);
+
+} // namespace clscan::detail

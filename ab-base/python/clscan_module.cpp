@@ -1,0 +1,360 @@
+// clscan._native: the compiled half of the clscan Python package (python/src/clscan/__init__.py checks the
+// PyOpenCL arrays and calls it). OpenCL objects arrive as the integers PyOpenCL's `int_ptr` gives; they
+// are wrapped with a reference of their own, so PyOpenCL's references stay PyOpenCL's. A call runs
+// with the GIL released (its first call on a device may build kernels for seconds). clscan's
+// exceptions become the classes of clscan._errors, their details attributes.
+#include <clscan/clscan.hpp>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace {
+
+// What a scan call (plain or by key) needs besides its buffers, as the Python layer hands it over.
+struct scan_arguments {
+  clscan::algorithm algorithm = clscan::algorithm::automatic;
+  clscan::op operation = clscan::op::sum;
+  std::string custom_op;
+  py::object custom_identity; // None, or a Python int / float that fits the element type
+  py::object initial;         // the same
+  bool deterministic = false;
+  std::size_t in_offset = 0;
+  std::size_t out_offset = 0;
+  std::vector<cl::Event> wait_list;
+};
+
+// Reads the Python values, so it runs with the GIL held.
+template <typename T> clscan::options<T> options_from(const scan_arguments& args) {
+  clscan::options<T> opts;
+  opts.algorithm = args.algorithm;
+  opts.operation = args.operation;
+  opts.custom_op = args.custom_op;
+  // The Python layer has checked that these are numbers in T's range.
+  if (!args.custom_identity.is_none()) opts.custom_identity = args.custom_identity.cast<T>();
+  if (!args.initial.is_none()) opts.initial = args.initial.cast<T>();
+  opts.deterministic = args.deterministic;
+  opts.in_offset = args.in_offset;
+  opts.out_offset = args.out_offset;
+  opts.wait_list = args.wait_list;
+  return opts;
+}
+
+template <typename T> struct type_tag { using type = T; };
+
+// Calls f(type_tag<T>{}) for the OpenCL C type `element`.
+template <typename F> decltype(auto) with_element_type(clscan::element_type element, F&& f) {
+  switch (element) {
+  case clscan::element_type::int32: return f(type_tag<cl_int>{});
+  case clscan::element_type::uint32: return f(type_tag<cl_uint>{});
+  case clscan::element_type::int64: return f(type_tag<cl_long>{});
+  case clscan::element_type::uint64: return f(type_tag<cl_ulong>{});
+  case clscan::element_type::float32: return f(type_tag<cl_float>{});
+  case clscan::element_type::float64: return f(type_tag<cl_double>{});
+  }
+  throw clscan::invalid_argument("clscan: unknown element type");
+}
+
+template <typename Value>
+Value parse_or_throw(std::optional<Value> value, const char* what, const std::string& name,
+                     const char* choices) {
+  if (!value)
+    throw clscan::invalid_argument("clscan: unknown " + std::string(what) + " '" + name + "' (" + choices +
+                                   ")");
+  return *value;
+}
+
+clscan::element_type parse_element_type(const std::string& type) {
+  return parse_or_throw(clscan::parse_element_type(type), "element type", type,
+                        "int, uint, long, ulong, float or double");
+}
+
+clscan::algorithm parse_algorithm(const std::string& algorithm) {
+  return parse_or_throw(clscan::parse_algorithm(algorithm), "algorithm", algorithm,
+                        "automatic, single_pass or three_stage");
+}
+
+std::vector<cl::Event> events_of(const std::vector<std::uintptr_t>& handles) {
+  std::vector<cl::Event> events;
+  events.reserve(handles.size());
+  for (const std::uintptr_t event : handles)
+    events.emplace_back(reinterpret_cast<cl_event>(event), /*retainObject=*/true);
+  return events;
+}
+
+// A cl_mem handle from Python, with a reference of its own; 0 gives a null cl::Buffer.
+cl::Buffer buffer_of(std::uintptr_t handle) {
+  if (handle == 0) return cl::Buffer();
+  return cl::Buffer(reinterpret_cast<cl_mem>(handle), /*retainObject=*/true);
+}
+
+// The event's handle with a reference that the caller owns (pyopencl.Event.from_int_ptr(...,
+// retain=False) takes it over).
+std::uintptr_t owned_handle(const cl::Event& done) {
+  const cl_event event = done.get();
+  const cl_int status = clRetainEvent(event);
+  if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clRetainEvent");
+  return reinterpret_cast<std::uintptr_t>(event);
+}
+
+scan_arguments scan_arguments_from(std::size_t in_offset, std::size_t out_offset, const std::string& op,
+                                   const std::string& custom_op, py::object custom_identity,
+                                   py::object initial, bool deterministic, const std::string& algorithm,
+                                   const std::vector<std::uintptr_t>& wait_for) {
+  scan_arguments args;
+  args.algorithm = parse_algorithm(algorithm);
+  args.operation =
+      parse_or_throw(clscan::parse_op(op), "op", op, "sum, min, max, bit_and, bit_or, bit_xor or custom");
+  args.custom_op = custom_op;
+  args.custom_identity = std::move(custom_identity);
+  args.initial = std::move(initial);
+  args.deterministic = deterministic;
+  args.in_offset = in_offset;
+  args.out_offset = out_offset;
+  args.wait_list = events_of(wait_for);
+  return args;
+}
+
+// The call behind clscan.inclusive and clscan.exclusive. Returns the scan's event (owned_handle).
+std::uintptr_t scan(const std::string& kind, const std::string& type, std::uintptr_t queue_ptr,
+                    std::uintptr_t in_ptr, std::size_t in_offset, std::uintptr_t out_ptr,
+                    std::size_t out_offset, std::size_t n, const std::string& op,
+                    const std::string& custom_op, py::object custom_identity, py::object initial,
+                    bool deterministic, const std::string& algorithm,
+                    const std::vector<std::uintptr_t>& wait_for) {
+  const clscan::scan_kind scan_kind =
+      parse_or_throw(clscan::parse_scan_kind(kind), "scan kind", kind, "inclusive or exclusive");
+  const scan_arguments args =
+      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
+                          std::move(initial), deterministic, algorithm, wait_for);
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer in = buffer_of(in_ptr);
+  const cl::Buffer out = buffer_of(out_ptr);
+  const cl::Event done = with_element_type(parse_element_type(type), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const clscan::options<T> opts = options_from<T>(args);
+    py::gil_scoped_release unlocked;
+    return scan_kind == clscan::scan_kind::inclusive ? clscan::inclusive<T>(queue, in, out, n, opts)
+                                                     : clscan::exclusive<T>(queue, in, out, n, opts);
+  });
+  return owned_handle(done);
+}
+
+// The call behind clscan.inclusive_by_key and clscan.exclusive_by_key: keys of OpenCL C type
+// `key_type` at the input's offset in their own buffer. Returns the scan's event (owned_handle).
+std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type, const std::string& type,
+                           std::uintptr_t queue_ptr, std::uintptr_t keys_ptr, std::uintptr_t in_ptr,
+                           std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset,
+                           std::size_t n, const std::string& op, const std::string& custom_op,
+                           py::object custom_identity, py::object initial, bool deterministic,
+                           const std::string& algorithm, const std::vector<std::uintptr_t>& wait_for) {
+  const clscan::scan_kind scan_kind =
+      parse_or_throw(clscan::parse_scan_kind(kind), "scan kind", kind, "inclusive or exclusive");
+  const scan_arguments args =
+      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
+                          std::move(initial), deterministic, algorithm, wait_for);
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer keys = buffer_of(keys_ptr);
+  const cl::Buffer in = buffer_of(in_ptr);
+  const cl::Buffer out = buffer_of(out_ptr);
+  const cl::Event done = with_element_type(parse_element_type(type), [&](auto value_tag) {
+    using T = typename decltype(value_tag)::type;
+    const clscan::options<T> opts = options_from<T>(args);
+    return with_element_type(parse_element_type(key_type), [&](auto key_tag) {
+      using K = typename decltype(key_tag)::type;
+      py::gil_scoped_release unlocked;
+      return scan_kind == clscan::scan_kind::inclusive
+                 ? clscan::inclusive_by_key<K, T>(queue, keys, in, out, n, opts)
+                 : clscan::exclusive_by_key<K, T>(queue, keys, in, out, n, opts);
+    });
+  });
+  return owned_handle(done);
+}
+
+// The call behind clscan.reduce: the total of in_buffer[in_offset:in_offset + n] into
+// out_buffer[out_offset], after `initial` (a number, or None) or, with initial_buffer not 0, the element
+// initial_buffer[initial_offset] read on the device. Returns the call's event (owned_handle).
+std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::uintptr_t in_ptr,
+                      std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset, std::size_t n,
+                      const std::string& op, const std::string& custom_op, py::object custom_identity,
+                      py::object initial, std::uintptr_t initial_ptr, std::size_t initial_offset,
+                      const std::vector<std::uintptr_t>& wait_for) {
+  const scan_arguments args =
+      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
+                          std::move(initial), false, "automatic", wait_for);
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer in = buffer_of(in_ptr);
+  const cl::Buffer out = buffer_of(out_ptr);
+  const cl::Buffer initial_buffer = buffer_of(initial_ptr);
+  const cl::Event done = with_element_type(parse_element_type(type), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    clscan::options<T> opts = options_from<T>(args);
+    if (initial_ptr) opts.initial_on_device = clscan::device_value{initial_buffer, initial_offset};
+    py::gil_scoped_release unlocked;
+    return clscan::reduce<T>(queue, in, out, n, opts);
+  });
+  return owned_handle(done);
+}
+
+// A cl_ulong buffer in the queue's context for a count that is read back at once.
+cl::Buffer scratch_count_buffer(const cl::CommandQueue& queue) {
+  cl_int status = CL_SUCCESS;
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>(&status);
+  if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clGetCommandQueueInfo");
+  cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong), nullptr, &status);
+  if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clCreateBuffer");
+  return count;
+}
+
+// The call behind clscan.select_if, select_flagged, partition_if and unique: `kind` names the call;
+// flags_ptr is 0 but for select_flagged. With a count buffer, the count goes to
+// count_buffer[count_offset] (a cl_ulong) and the call returns (event, None) without waiting for the
+// device. With count_ptr 0, the count goes to a buffer of this call's, which it reads back with the
+// GIL released, and the call returns (event, count) once the selection has finished. The event has a
+// reference that the caller owns (owned_handle).
+py::tuple run_selection(const std::string& kind, const std::string& type, std::uintptr_t queue_ptr,
+                        std::uintptr_t in_ptr, std::size_t in_offset, std::uintptr_t flags_ptr,
+                        std::size_t flags_offset, std::uintptr_t out_ptr, std::size_t out_offset,
+                        std::uintptr_t count_ptr, std::size_t count_offset, std::size_t n,
+                        const std::string& predicate, const std::string& algorithm,
+                        const std::vector<std::uintptr_t>& wait_for) {
+  if (kind != "select_if" && kind != "select_flagged" && kind != "partition_if" && kind != "unique")
+    throw clscan::invalid_argument("clscan: unknown selection '" + kind +
+                                   "' (select_if, select_flagged, partition_if or unique)");
+  const clscan::algorithm algo = parse_algorithm(algorithm);
+  std::vector<cl::Event> waits = events_of(wait_for);
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer in = buffer_of(in_ptr);
+  const cl::Buffer flags = buffer_of(flags_ptr);
+  const cl::Buffer out = buffer_of(out_ptr);
+  const bool read_back = count_ptr == 0;
+  const cl::Buffer count = read_back ? scratch_count_buffer(queue) : buffer_of(count_ptr);
+  cl_ulong selected = 0;
+  const cl::Event done = with_element_type(parse_element_type(type), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    clscan::select_options<T> opts;
+    opts.predicate = predicate;
+    opts.in_offset = in_offset;
+    opts.out_offset = out_offset;
+    opts.count_offset = read_back ? 0 : count_offset;
+    opts.flags_offset = flags_offset;
+    opts.algorithm = algo;
+    opts.wait_list = std::move(waits);
+    py::gil_scoped_release unlocked;
+    cl::Event event;
+    if (kind == "select_if") {
+      event = clscan::select_if<T>(queue, in, out, count, n, opts);
+    } else if (kind == "select_flagged") {
+      event = clscan::select_flagged<T>(queue, in, flags, out, count, n, opts);
+    } else if (kind == "partition_if") {
+      event = clscan::partition_if<T>(queue, in, out, count, n, opts);
+    } else {
+      event = clscan::unique<T>(queue, in, out, count, n, opts);
+    }
+    if (read_back) {
+      const std::vector<cl::Event> selection_done{event};
+      const cl_int status =
+          queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected, &selection_done);
+      if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clEnqueueReadBuffer");
+    }
+    return event;
+  });
+  const std::uintptr_t event = owned_handle(done);
+  if (!read_back) return py::make_tuple(event, py::none());
+  return py::make_tuple(event, static_cast<unsigned long long>(selected));
+}
+
+// Python text from bytes that may not be UTF-8 (a compiler's build log): invalid bytes become U+FFFD
+// instead of making the exception itself fail.
+py::str text(const std::string& bytes) {
+  PyObject* decoded = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace");
+  if (!decoded) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
+void raise_as(const char* class_name, const std::exception& e, const py::dict& details) {
+  const py::object type = py::module_::import("clscan._errors").attr(class_name);
+  const py::object instance = type(text(e.what()), **details);
+  PyErr_SetObject(type.ptr(), instance.ptr());
+}
+
+void translate_clscan_errors(std::exception_ptr thrown) {
+  try {
+    if (thrown) std::rethrow_exception(thrown);
+  } catch (const clscan::build_error& e) {
+    raise_as("BuildError", e,
+             py::dict("status"_a = e.status(), "call"_a = text(e.call()), "build_log"_a = text(e.build_log()),
+                      "options"_a = text(e.options()), "device_name"_a = text(e.device_name())));
+  } catch (const clscan::opencl_error& e) {
+    raise_as("OpenCLError", e, py::dict("status"_a = e.status(), "call"_a = text(e.call())));
+  } catch (const clscan::invalid_argument& e) {
+    raise_as("InvalidArgumentError", e, py::dict());
+  } catch (const clscan::unsupported_error& e) {
+    raise_as("UnsupportedError", e, py::dict());
+  } catch (const clscan::error& e) {
+    raise_as("Error", e, py::dict());
+  }
+}
+
+} // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "The compiled part of the clscan package: the C++ library's calls on raw OpenCL handles. Use "
+            "the functions of the clscan package instead, which take PyOpenCL objects.";
+  m.attr("version") = CLSCAN_VERSION_STRING;
+  py::register_exception_translator(&translate_clscan_errors);
+
+  m.def("scan", &scan, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a,
+        "out_offset"_a, "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "deterministic"_a,
+        "algorithm"_a, "wait_for"_a,
+        "Enqueues an inclusive or exclusive scan of n elements of OpenCL C type `type` (int, uint, long, "
+        "ulong, float, double) from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets) on "
+        "`queue`, after the events of `wait_for`. Handles are int_ptr values. Returns the scan's cl_event "
+        "with a reference the caller owns.");
+  m.def("scan_by_key", &scan_by_key, "kind"_a, "key_type"_a, "type"_a, "queue"_a, "keys_buffer"_a,
+        "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a, "n"_a, "op"_a, "custom_op"_a,
+        "custom_identity"_a, "initial"_a, "deterministic"_a, "algorithm"_a, "wait_for"_a,
+        "Enqueues an inclusive or exclusive scan by key of n elements of OpenCL C type `type`: segments "
+        "are runs of equal keys (of OpenCL C type `key_type`) in keys_buffer[in_offset:]; input "
+        "in_buffer[in_offset:], output out_buffer[out_offset:]. Otherwise as scan().");
+  m.def("reduce", &reduce, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a,
+        "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "initial_buffer"_a,
+        "initial_offset"_a, "wait_for"_a,
+        "Enqueues the reduce of n elements of OpenCL C type `type` from in_buffer[in_offset:] into "
+        "out_buffer[out_offset] (element offsets), after `initial` (None: none) or, with initial_buffer "
+        "not 0, the element initial_buffer[initial_offset] read on the device. Otherwise as scan().");
+  m.def("select", &run_selection, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a,
+        "flags_buffer"_a, "flags_offset"_a, "out_buffer"_a, "out_offset"_a, "count_buffer"_a,
+        "count_offset"_a, "n"_a, "predicate"_a, "algorithm"_a, "wait_for"_a,
+        "Enqueues select_if, select_flagged, partition_if or unique (`kind`) of n elements of OpenCL C "
+        "type `type` from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets). "
+        "select_flagged reads flags_buffer[flags_offset:] (cl_uchar), the others take 0 there; select_if "
+        "and partition_if take the predicate, the others an empty one. The count (a cl_ulong) goes to "
+        "count_buffer[count_offset] and (event, None) is returned at once; with count_buffer 0, the call "
+        "waits for the count and returns (event, count). The cl_event has a reference the caller owns.");
+  m.def(
+      "select_device", []() { return reinterpret_cast<std::uintptr_t>(clscan::select_device().get()); },
+      "The cl_device_id (as an int) that clscan::select_device() picks: CLSCAN_PLATFORM / CLSCAN_DEVICE, "
+      "else the first GPU, else the first device.");
+  m.def(
+      "release_cached_resources",
+      [](std::uintptr_t context) {
+        if (context == 0) {
+          clscan::release_cached_resources();
+        } else {
+          clscan::release_cached_resources(cl::Context(reinterpret_cast<cl_context>(context), true));
+        }
+      },
+      "context"_a,
+      "Releases clscan's programs, kernels and temporary buffers of one cl_context (an int_ptr), or of "
+      "every context for 0.");
+}

@@ -1,0 +1,642 @@
+"""Prefix sums (scans), stream compaction, scans by key and reductions of PyOpenCL arrays, computed on
+the device by the clscan library.
+
+    import numpy as np
+    import pyopencl as cl
+    import pyopencl.array as cla
+    import clscan
+
+    context = cl.Context([clscan.select_device()])
+    queue = cl.CommandQueue(context)
+    a = cla.to_device(queue, np.arange(10, dtype=np.int32))
+    clscan.inclusive(a)                      # in place: a becomes its running sums
+    b = cla.empty_like(a)
+    clscan.exclusive(a, b, op="max").wait()  # out of place into b
+    odd, k = clscan.select_if(a, "x % 2 != 0")  # odd[:k] == the odd elements of a, in order
+    total = clscan.reduce(a)                 # a numpy scalar: the sum of a's elements
+
+The calls read and write the arrays' OpenCL buffers directly (nothing passes through the host). The
+scans return a pyopencl.Event; select_if, select_flagged, partition_if and unique wait for the count
+of the elements they keep and return it with the result (or, given count_out=, return an event
+instead). They take contiguous arrays of int32, uint32, int64, uint64, float32 and float64, of any
+shape (taken in C order, as if flattened), with or without an offset (a slice such as a[3:]). Errors
+raise the exceptions of clscan._errors (clscan.Error and its subclasses).
+
+What the C++ API documents holds here too (README.md of clscan): integer sums wrap around,
+floating-point min and max are fmin and fmax, and clscan keeps compiled kernels and temporary buffers
+per context (release_cached_resources() gives them back).
+"""
+
+import math
+import numbers
+import operator
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from . import _native
+from ._errors import BuildError, Error, InvalidArgumentError, OpenCLError, UnsupportedError
+
+__version__ = _native.version
+
+__all__ = [
+    "ALGORITHMS",
+    "BuildError",
+    "DTYPES",
+    "Error",
+    "InvalidArgumentError",
+    "OPERATORS",
+    "OpenCLError",
+    "UnsupportedError",
+    "exclusive",
+    "exclusive_by_key",
+    "inclusive",
+    "inclusive_by_key",
+    "partition_if",
+    "reduce",
+    "release_cached_resources",
+    "select_device",
+    "select_flagged",
+    "select_if",
+    "unique",
+]
+
+# numpy dtype -> the OpenCL C type the library scans.
+_OPENCL_TYPE = {
+    np.dtype(np.int32): "int",
+    np.dtype(np.uint32): "uint",
+    np.dtype(np.int64): "long",
+    np.dtype(np.uint64): "ulong",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+
+#: The dtypes clscan scans, selects and takes as keys.
+DTYPES = tuple(_OPENCL_TYPE)
+
+_DTYPES_TEXT = "clscan takes " + ", ".join(str(d) for d in DTYPES)
+
+# select_flagged's flags: one byte each, nonzero keeps the element. int8 is what PyOpenCL's comparisons
+# (a > 0) give.
+_FLAG_TYPE = {np.dtype(np.uint8): "uchar", np.dtype(np.int8): "uchar", np.dtype(np.bool_): "uchar"}
+
+# count_out: where a selection writes its count, a cl_ulong.
+_COUNT_TYPE = {np.dtype(np.uint64): "ulong"}
+
+#: The names `op` takes. A custom operator is given with `custom_op` instead.
+OPERATORS = ("sum", "min", "max", "bit_and", "bit_or", "bit_xor")
+
+#: The names `algorithm` takes: "automatic" lets clscan choose per device and size.
+ALGORITHMS = ("automatic", "single_pass", "three_stage")
+
+
+class _Operand:
+    """An array checked for clscan: its buffer handle, element offset and OpenCL C type. `types` maps
+    the dtypes it may have to OpenCL C types; `accepted` says which they are."""
+
+    __slots__ = ("array", "buffer_ptr", "offset", "type")
+
+    def __init__(self, array, name, types=_OPENCL_TYPE, accepted=_DTYPES_TEXT):
+        if not isinstance(array, cla.Array):
+            raise TypeError(f"clscan: {name} must be a pyopencl.array.Array, not {type(array).__name__}")
+        self.array = array
+        self.type = types.get(array.dtype)
+        if self.type is None:
+            raise InvalidArgumentError(f"clscan: {name} has dtype {array.dtype}; {accepted}")
+        if not array.flags.c_contiguous:
+            raise InvalidArgumentError(
+                f"clscan: {name} is not contiguous (strides {array.strides} for shape {array.shape}); "
+                "copy it first, e.g. with .copy()")
+        self.buffer_ptr = 0
+        self.offset = 0
+        if array.size == 0:
+            return
+        if not isinstance(array.base_data, cl.MemoryObjectHolder):
+            raise InvalidArgumentError(
+                f"clscan: {name} is not backed by an OpenCL buffer "
+                f"({type(array.base_data).__name__}); clscan scans buffers, not SVM")
+        itemsize = array.dtype.itemsize
+        if array.offset % itemsize:
+            raise InvalidArgumentError(
+                f"clscan: {name} starts {array.offset} bytes into its buffer, not a multiple of its "
+                f"element size {itemsize}")
+        self.buffer_ptr = array.base_data.int_ptr
+        self.offset = array.offset // itemsize
+
+
+def _element_value(value, dtype, name):
+    """`value` as a Python int (exact) or float (rounded to `dtype` by the library) that fits the
+    element type `dtype`, else InvalidArgumentError."""
+    if dtype.kind == "f":
+        if not isinstance(value, numbers.Real):
+            raise InvalidArgumentError(
+                f"clscan: {name} must be a number for a {dtype} array, not {value!r}")
+        number = float(value)
+        if dtype == np.float32 and math.isfinite(number) and abs(number) > np.finfo(np.float32).max:
+            raise InvalidArgumentError(f"clscan: {name}={number!r} is out of float32's range")
+        return number
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"clscan: {name} must be an integer for a {dtype} array, not {value!r}") from None
+    limits = np.iinfo(dtype)
+    if not limits.min <= number <= limits.max:
+        raise InvalidArgumentError(
+            f"clscan: {name}={number} does not fit {dtype} ({limits.min} ... {limits.max})")
+    return number
+
+
+def _command_queue(array, queue):
+    if queue is None:
+        queue = array.queue
+        if queue is None:
+            raise InvalidArgumentError("clscan: the array has no queue; pass queue=")
+    if not isinstance(queue, cl.CommandQueue):
+        raise TypeError(f"clscan: queue must be a pyopencl.CommandQueue, not {type(queue).__name__}")
+    return queue
+
+
+def _wait_list(wait_for, arrays):
+    """The user's events, then those PyOpenCL recorded on the arrays (Array.events), as PyOpenCL's
+    own operations wait for them."""
+    events = []
+    for event in wait_for or ():
+        if not isinstance(event, cl.Event):
+            raise TypeError(f"clscan: wait_for holds a {type(event).__name__}, not a pyopencl.Event")
+        events.append(event)
+    seen = set()
+    for array in arrays:
+        if id(array) not in seen:
+            seen.add(id(array))
+            events.extend(array.events)
+    return events
+
+
+def _same_layout(array, name, ary):
+    """Checks that `array` (out, keys, flags) has as many elements as `ary`."""
+    if array.size != ary.size:
+        raise InvalidArgumentError(
+            f"clscan: {name} has {array.size} elements, ary {ary.size}; they must be the same")
+
+
+def _output(out, ary):
+    """The checked operand of `out` (an array of ary's dtype and size), or of ary itself when out is
+    None or ary."""
+    if out is None or out is ary:
+        return None
+    target = _Operand(out, "out")
+    if out.dtype != ary.dtype:
+        raise InvalidArgumentError(
+            f"clscan: out has dtype {out.dtype}, ary {ary.dtype}; they must be the same")
+    _same_layout(out, "out", ary)
+    return target
+
+
+def _check_algorithm(algorithm):
+    if algorithm not in ALGORITHMS:
+        raise InvalidArgumentError(
+            f"clscan: unknown algorithm {algorithm!r} (use one of {', '.join(ALGORITHMS)})")
+
+
+def _operator(dtype, op, custom_op, custom_identity, initial):
+    """The checked (op, custom_op, custom_identity, initial) of a scan of `dtype`."""
+    if custom_op is not None:
+        if op not in ("sum", "custom"):
+            raise InvalidArgumentError(
+                f"clscan: op={op!r} and custom_op given; custom_op is the operator (leave op out)")
+        if not isinstance(custom_op, str):
+            raise TypeError(f"clscan: custom_op must be a str, not {type(custom_op).__name__}")
+        if custom_identity is None:
+            raise InvalidArgumentError(
+                "clscan: custom_op needs custom_identity, the operator's identity element "
+                "(e.g. 1 for \"a * b\")")
+        op = "custom"
+        custom_identity = _element_value(custom_identity, dtype, "custom_identity")
+    else:
+        if op not in OPERATORS:
+            raise InvalidArgumentError(
+                f"clscan: unknown op {op!r} (use one of {', '.join(OPERATORS)}, or custom_op=)")
+        if custom_identity is not None:
+            raise InvalidArgumentError("clscan: custom_identity is given without custom_op")
+    if initial is not None:
+        initial = _element_value(initial, dtype, "initial")
+    return op, custom_op or "", custom_identity, initial
+
+
+def _add_event(event, arrays):
+    """Adds `event` to the events of each array (once), so that PyOpenCL's own operations on them
+    wait for it: readers of an output wait for the result, and a later write to an input (on an
+    out-of-order queue) waits until the call has read it."""
+    seen = set()
+    for array in arrays:
+        if array is not None and id(array) not in seen:
+            seen.add(id(array))
+            array.add_event(event)
+
+
+def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic, algorithm, wait_for,
+          queue):
+    source = _Operand(ary, "ary")
+    target = _output(out, ary) or source
+    queue = _command_queue(ary, queue)
+    op, custom_op, custom_identity, initial = _operator(ary.dtype, op, custom_op, custom_identity,
+                                                       initial)
+    _check_algorithm(algorithm)
+
+    waits = _wait_list(wait_for, (source.array, target.array))
+    if ary.size == 0:
+        # Nothing to scan and no buffer to pass (PyOpenCL allocates none for empty arrays).
+        event = cl.enqueue_marker(queue, wait_for=waits or None)
+    else:
+        event_ptr = _native.scan(
+            kind, source.type, queue.int_ptr, source.buffer_ptr, source.offset, target.buffer_ptr,
+            target.offset, ary.size, op, custom_op, custom_identity, initial, bool(deterministic),
+            algorithm, [e.int_ptr for e in waits])
+        event = cl.Event.from_int_ptr(event_ptr, retain=False)
+    _add_event(event, (target.array, source.array))
+    return event
+
+
+def _at_offset_zero(queue, operand, n, waits):
+    """(buffer handle, copy event): operand's n elements copied to the start of a buffer of their
+    own, after `waits`. The buffer is released when its Python object goes, which OpenCL defers until
+    the commands that use it have finished."""
+    itemsize = operand.array.dtype.itemsize
+    copy = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, n * itemsize)
+    event = cl.enqueue_copy(queue, copy, operand.array.base_data, byte_count=n * itemsize,
+                            src_offset=operand.offset * itemsize, dst_offset=0, wait_for=waits or None)
+    return copy, event
+
+
+def _scan_by_key(kind, keys, ary, out, op, custom_op, custom_identity, initial, deterministic,
+                 algorithm, wait_for, queue):
+    source = _Operand(ary, "ary")
+    key_source = _Operand(keys, "keys")
+    _same_layout(keys, "keys", ary)
+    target = _output(out, ary) or source
+    queue = _command_queue(ary, queue)
+    op, custom_op, custom_identity, initial = _operator(ary.dtype, op, custom_op, custom_identity,
+                                                       initial)
+    _check_algorithm(algorithm)
+
+    waits = _wait_list(wait_for, (source.array, key_source.array, target.array))
+    n = ary.size
+    if n == 0:
+        event = cl.enqueue_marker(queue, wait_for=waits or None)
+    else:
+        keys_ptr, in_ptr, in_offset = key_source.buffer_ptr, source.buffer_ptr, source.offset
+        scan_waits = waits
+        copies = []  # held until the scan is enqueued; OpenCL keeps them for it after that
+        if key_source.offset != source.offset:
+            # The library reads the keys and the input at one offset: whichever of them is not at
+            # the start of its buffer is copied to the start of one of its own.
+            scan_waits = list(waits)
+            if key_source.offset != 0:
+                copy, copied = _at_offset_zero(queue, key_source, n, waits)
+                copies.append(copy)
+                keys_ptr = copy.int_ptr
+                scan_waits.append(copied)
+            if source.offset != 0:
+                copy, copied = _at_offset_zero(queue, source, n, waits)
+                copies.append(copy)
+                in_ptr = copy.int_ptr
+                scan_waits.append(copied)
+            in_offset = 0
+        event_ptr = _native.scan_by_key(
+            kind, key_source.type, source.type, queue.int_ptr, keys_ptr, in_ptr, in_offset,
+            target.buffer_ptr, target.offset, n, op, custom_op, custom_identity, initial,
+            bool(deterministic), algorithm, [e.int_ptr for e in scan_waits])
+        event = cl.Event.from_int_ptr(event_ptr, retain=False)
+    _add_event(event, (target.array, source.array, key_source.array))
+    return event
+
+
+def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, queue):
+    source = _Operand(ary, "ary")
+    flag_source = None
+    if flags is not None:
+        flag_source = _Operand(flags, "flags", _FLAG_TYPE, "flags must be uint8, int8 or bool")
+        _same_layout(flags, "flags", ary)
+    if kind in ("select_if", "partition_if"):
+        if not isinstance(predicate, str):
+            raise TypeError(f"clscan: predicate must be a str, not {type(predicate).__name__}")
+        if not predicate:
+            raise InvalidArgumentError(
+                "clscan: the predicate is empty; give an OpenCL C expression of x (the element) and "
+                "i (its index), e.g. \"x > 0\"")
+    queue = _command_queue(ary, queue)
+    if out is None:
+        out = cla.empty(queue, ary.size, ary.dtype, allocator=ary.allocator)
+    target = _output(out, ary) or source
+    count_target = None
+    if count_out is not None:
+        count_target = _Operand(count_out, "count_out", _COUNT_TYPE, "count_out must be uint64")
+        if count_out.size != 1:
+            raise InvalidArgumentError(
+                f"clscan: count_out has {count_out.size} elements; it must have one (e.g. "
+                "cla.empty(queue, 1, np.uint64), or c[i:i + 1] of a longer array)")
+    _check_algorithm(algorithm)
+
+    arrays = (source.array, flags, out, count_out)
+    waits = _wait_list(wait_for, [a for a in arrays if a is not None])
+    count = 0
+    if ary.size == 0:
+        if count_target is None:
+            event = cl.enqueue_marker(queue, wait_for=waits or None)
+        else:
+            itemsize = count_out.dtype.itemsize
+            event = cl.enqueue_fill_buffer(queue, count_out.base_data, np.zeros(1, np.uint64),
+                                           count_target.offset * itemsize, itemsize,
+                                           wait_for=waits or None)
+    else:
+        event_ptr, count = _native.select(
+            kind, source.type, queue.int_ptr, source.buffer_ptr, source.offset,
+            flag_source.buffer_ptr if flag_source else 0, flag_source.offset if flag_source else 0,
+            target.buffer_ptr, target.offset, count_target.buffer_ptr if count_target else 0,
+            count_target.offset if count_target else 0, ary.size, predicate or "", algorithm,
+            [e.int_ptr for e in waits])
+        event = cl.Event.from_int_ptr(event_ptr, retain=False)
+    _add_event(event, arrays)
+
+    result = out if out.ndim == 1 else out.reshape(out.size)
+    if count_target is not None:
+        return result, event
+    if ary.size == 0:
+        event.wait()
+    return (result if kind == "partition_if" else result[:count]), count
+
+
+def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
+              deterministic=False, algorithm="automatic", wait_for=None, queue=None):
+    """Inclusive scan: out[i] = ary[0] op ary[1] op ... op ary[i].
+
+    Args:
+        ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64.
+            Scanned in place when `out` is None.
+        out: an array of the same dtype and size to write the result to; `ary` is then not modified.
+            It must not overlap `ary` (unless it is `ary`).
+        op: "sum" (default), "min", "max", "bit_and", "bit_or" or "bit_xor" (integers only).
+            Integer sums wrap around; floating-point min and max are fmin and fmax.
+        custom_op: instead of `op`, an associative OpenCL C expression of `a` and `b` (both of the
+            element type), e.g. "a * b". A text that does not compile raises BuildError.
+        custom_identity: the identity element of `custom_op` (required with it), e.g. 1 for "a * b".
+        initial: a value combined in front of the first element.
+        deterministic: for floating-point arrays, the same result bits on every run on a device
+            (clscan then avoids the single-pass scan, whose order of additions varies).
+        algorithm: "automatic" (default), "single_pass" or "three_stage".
+        wait_for: pyopencl.Events to wait for before reading `ary`. The events PyOpenCL recorded on
+            the arrays (their .events) are waited for as well.
+        queue: the pyopencl.CommandQueue to enqueue on; default `ary.queue`. Its context must be the
+            arrays'.
+
+    Returns:
+        A pyopencl.Event that completes when the result is in place. It is also added to the
+        events of `ary` and `out` (Array.events), so PyOpenCL operations on them (e.g. .get())
+        wait for it.
+
+    Raises:
+        TypeError: `ary`, `out`, `queue` or an event of `wait_for` is not a PyOpenCL object of the
+            right kind.
+        InvalidArgumentError: a dtype, layout, size, name or value clscan does not take; nothing
+            was enqueued and the arrays keep their contents.
+        UnsupportedError: the device lacks what the scan needs (fp64 for float64).
+        BuildError: the kernels did not build (its build_log says why).
+        OpenCLError: an OpenCL call failed (its status says how).
+    """
+    return _scan("inclusive", ary, out, op, custom_op, custom_identity, initial, deterministic,
+                 algorithm, wait_for, queue)
+
+
+def exclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
+              deterministic=False, algorithm="automatic", wait_for=None, queue=None):
+    """Exclusive scan: out[0] = initial, out[i] = initial op ary[0] op ... op ary[i-1].
+
+    Without `initial` the first element is the operator's identity: 0 for integer sums, -0.0 for
+    floating-point sums, NaN for floating-point min and max (fmin and fmax ignore it), the type's
+    largest and smallest values for integer min and max, and `custom_identity` for a custom_op.
+
+    The arguments, return value and exceptions are those of inclusive().
+    """
+    return _scan("exclusive", ary, out, op, custom_op, custom_identity, initial, deterministic,
+                 algorithm, wait_for, queue)
+
+
+def inclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_identity=None,
+                     initial=None, deterministic=False, algorithm="automatic", wait_for=None,
+                     queue=None):
+    """Inclusive scan by key: each run of equal consecutive keys is a segment, scanned on its own.
+    out[i] = ary[s] op ... op ary[i], where s is the first index of i's segment (keys[s - 1] !=
+    keys[s], compared with ==, so a NaN key is a segment of its own).
+
+    Args:
+        keys: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64
+            with as many elements as `ary` (its dtype need not be ary's). It is only read, and must
+            not overlap the output. Keys and `ary` at different offsets into their buffers (e.g.
+            keys[2:] with a[5:]) cost a copy, on the device, of whichever is not at offset 0.
+        ary, out, op, custom_op, custom_identity, deterministic, algorithm, wait_for, queue: as for
+            inclusive(); without `out` the scan is in place.
+        initial: every segment starts from it: out[i] = initial op ary[s] op ... op ary[i].
+
+    Returns:
+        A pyopencl.Event that completes when the result is in place, also added to the events of
+        `keys`, `ary` and `out` (Array.events). The call does not wait for the device.
+
+    Raises:
+        The exceptions of inclusive(); InvalidArgumentError also for keys of another size, and
+        UnsupportedError for float64 keys on a device without fp64.
+    """
+    return _scan_by_key("inclusive", keys, ary, out, op, custom_op, custom_identity, initial,
+                        deterministic, algorithm, wait_for, queue)
+
+
+def exclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_identity=None,
+                     initial=None, deterministic=False, algorithm="automatic", wait_for=None,
+                     queue=None):
+    """Exclusive scan by key: out[s] = initial (else the operator's identity, as for exclusive()) at
+    the first index s of each segment of equal consecutive keys, then
+    out[i] = initial op ary[s] op ... op ary[i - 1] within it.
+
+    The arguments, return value and exceptions are those of inclusive_by_key().
+    """
+    return _scan_by_key("exclusive", keys, ary, out, op, custom_op, custom_identity, initial,
+                        deterministic, algorithm, wait_for, queue)
+
+
+def select_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic", wait_for=None,
+              queue=None):
+    """Stream compaction: the elements of `ary` for which `predicate` holds, in order.
+
+        kept, count = clscan.select_if(a, "x > 0")   # kept.get() == a.get()[a.get() > 0]
+
+    The call waits for the device until the count is known (a blocking read of 8 bytes), unless
+    `count_out` is given.
+
+    Args:
+        ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64,
+            taken in C order (as if flattened). It is not modified.
+        predicate: an OpenCL C boolean expression of x (the element, of ary's type) and i (its index
+            in `ary`, a ulong), e.g. "x > 0" or "(i & 1) == 0 && x != 0"; one expression, no
+            statements or comments. An empty one raises InvalidArgumentError, one that does not
+            compile BuildError (with the compiler's build_log).
+        out: an array of ary's dtype and size to write the result to (elements past the count keep
+            their contents); by default a new one. It must not overlap `ary`.
+        count_out: a pyopencl array of one uint64 (e.g. cla.empty(queue, 1, np.uint64), or c[i:i + 1]
+            of a longer one) for the count. The call then does not wait for the device.
+        algorithm: "automatic" (one pass where the device qualifies for it) or "three_stage";
+            "single_pass" forces the former.
+        wait_for, queue: as for inclusive().
+
+    Returns:
+        (out[:count], count): a view of the first `count` elements of `out` (flattened) and the
+        count, a Python int; the selection has finished. With count_out: (out, event), `out`
+        flattened and the event completing when `out` and `count_out` are written. The event is
+        also added to the events of `ary`, `out` and `count_out` (Array.events).
+
+    Raises:
+        The exceptions of inclusive().
+    """
+    return _select("select_if", ary, None, predicate, out, count_out, algorithm, wait_for, queue)
+
+
+def select_flagged(ary, flags, *, out=None, count_out=None, algorithm="automatic", wait_for=None,
+                   queue=None):
+    """The elements of `ary` whose flag is nonzero, in order.
+
+        kept, count = clscan.select_flagged(a, b > 0)   # kept.get() == a.get()[b.get() > 0]
+
+    `flags` is a contiguous pyopencl array of uint8, int8 or bool with as many elements as `ary`
+    (taken in C order), such as the int8 array of a PyOpenCL comparison, and must not overlap `out`.
+    The other arguments, the return value and the exceptions are those of select_if(); like it, the
+    call waits for the count unless `count_out` is given.
+    """
+    return _select("select_flagged", ary, flags, None, out, count_out, algorithm, wait_for, queue)
+
+
+def partition_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic", wait_for=None,
+                 queue=None):
+    """Stable partition: the elements for which `predicate` holds, in order, then the others, in
+    order.
+
+        parts, k = clscan.partition_if(a, "x > 0")   # parts[:k] the positive elements, parts[k:] the rest
+
+    Returns (out, count): all of `out` (flattened) is written, and count is the number of elements
+    for which `predicate` holds. The arguments, the exceptions and count_out are those of
+    select_if(); the call waits for the count unless `count_out` is given. It always runs the
+    three-stage algorithm (it must know the count before it writes the other elements).
+    """
+    return _select("partition_if", ary, None, predicate, out, count_out, algorithm, wait_for, queue)
+
+
+def unique(ary, *, out=None, count_out=None, algorithm="automatic", wait_for=None, queue=None):
+    """The first element of every run of equal consecutive elements (compared with ==, so every NaN
+    is kept), in order: numpy's x[np.concatenate(([True], x[1:] != x[:-1]))].
+
+    The arguments, the return value and the exceptions are those of select_if(); like it, the call
+    waits for the count unless `count_out` is given.
+    """
+    return _select("unique", ary, None, None, out, count_out, algorithm, wait_for, queue)
+
+
+def _one_element(array, name, dtype):
+    """The checked operand of `array`, which must hold one element of `dtype`."""
+    operand = _Operand(array, name)
+    if array.dtype != dtype:
+        raise InvalidArgumentError(
+            f"clscan: {name} has dtype {array.dtype}, ary {dtype}; they must be the same")
+    if array.size != 1:
+        raise InvalidArgumentError(
+            f"clscan: {name} has {array.size} elements; it must have one (e.g. t[i:i + 1] of a longer "
+            "array)")
+    return operand
+
+
+def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
+           wait_for=None, queue=None):
+    """The total of `ary` under `op`: initial op ary[0] op ... op ary[n - 1] (all elements in C order).
+
+        total = clscan.reduce(a)                        # waits; a numpy scalar of a's dtype
+        event = clscan.reduce(a, out=t[2:3])            # t[2] = the total; does not wait
+        clscan.reduce(b, out=t[0:1], initial=t[2:3])    # t[0] = t[2] + sum(b), read on the device
+
+    Args:
+        ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64.
+            It is not modified. An empty one gives `initial`, or the operator's identity (as for
+            exclusive()).
+        out: a pyopencl array of one element of ary's dtype (e.g. t[i:i + 1]) that receives the
+            total; the call then returns an event without waiting. It may lie in ary's buffer (the
+            total is written after every element is read), but not overlap it through another
+            buffer.
+        op, custom_op, custom_identity: as for inclusive(). A custom_op need not be commutative:
+            elements are combined in their order.
+        initial: a number combined in front of the first element, or a pyopencl array of one element
+            of ary's dtype whose value is read on the device when the call runs (a total of an
+            earlier call, without reading it back).
+        wait_for, queue: as for inclusive().
+
+    The result has the same bits every run on a device, for floating-point types too.
+
+    Returns:
+        Without `out`: the total, a numpy scalar of ary's dtype (the call waits for it). With `out`:
+        a pyopencl.Event completing when it is written, also added to the events of `ary`, `out` and
+        an `initial` array (Array.events).
+
+    Raises:
+        The exceptions of inclusive(); InvalidArgumentError also for an `out` or `initial` array that
+        is not one element of ary's dtype.
+    """
+    source = _Operand(ary, "ary")
+    queue = _command_queue(ary, queue)
+    initial_array = None
+    initial_source = None
+    if isinstance(initial, cla.Array):
+        initial_array = initial
+        initial_source = _one_element(initial, "initial", ary.dtype)
+        initial = None
+    op, custom_op, custom_identity, initial = _operator(ary.dtype, op, custom_op, custom_identity,
+                                                       initial)
+    wait_for_result = out is None
+    if out is None:
+        out = cla.empty(queue, 1, ary.dtype, allocator=ary.allocator)
+    target = _one_element(out, "out", ary.dtype)
+
+    arrays = [a for a in (ary, out, initial_array) if a is not None]
+    waits = _wait_list(wait_for, arrays)
+    # An empty array has no buffer (PyOpenCL allocates none): the output's, of which nothing is read,
+    # stands in for it.
+    in_ptr, in_offset = (source.buffer_ptr, source.offset) if ary.size else (target.buffer_ptr,
+                                                                            target.offset)
+    event_ptr = _native.reduce(
+        source.type, queue.int_ptr, in_ptr, in_offset, target.buffer_ptr, target.offset, ary.size, op,
+        custom_op, custom_identity, initial, initial_source.buffer_ptr if initial_source else 0,
+        initial_source.offset if initial_source else 0, [e.int_ptr for e in waits])
+    event = cl.Event.from_int_ptr(event_ptr, retain=False)
+    _add_event(event, arrays)
+    if not wait_for_result:
+        return event
+    return out.get(queue)[0]
+
+
+def select_device():
+    """The pyopencl.Device clscan's own tools and tests use: the platform and device named by the
+    environment variables CLSCAN_PLATFORM and CLSCAN_DEVICE (a case-insensitive part of the name, or
+    an index), else the first GPU of any platform, else the first device.
+
+    Raises clscan.Error when there is no OpenCL device (or none matches).
+    """
+    return cl.Device.from_int_ptr(_native.select_device())
+
+
+def release_cached_resources(context=None):
+    """Releases the compiled programs, kernels and temporary buffers clscan keeps, and with them its
+    references to OpenCL contexts: those of `context` (a pyopencl.Context), or of every context when
+    it is None. Scans already enqueued finish normally; later scans build or load what they need
+    again. A program need not call this: clscan keeps a bounded number of contexts' resources.
+    """
+    if context is None:
+        _native.release_cached_resources(0)
+        return
+    if not isinstance(context, cl.Context):
+        raise TypeError(f"clscan: context must be a pyopencl.Context, not {type(context).__name__}")
+    _native.release_cached_resources(context.int_ptr)

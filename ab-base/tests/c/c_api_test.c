@@ -1,0 +1,1752 @@
+/* The C API (include/clscan/clscan.h), from C: compiled as C99 with -pedantic, no test framework.
+ *
+ *   c_api_test            every call: exact results against a host loop for every type and operator, in
+ *                         place and out of place, offsets, initial values, options left NULL, wait lists,
+ *                         returned events, n == 0; the selections (count, output bit for bit, nothing
+ *                         written past the count) and the scans by key (key patterns and types); every
+ *                         status the default device can be made to return, with buffers untouched and no
+ *                         event after a failure; names, version, cache calls; the last error message per
+ *                         thread
+ *   c_api_test unsupported    under CLSCAN_DEVICE_LIMITS=no_fp64: CLSCAN_TYPE_FLOAT64 elements or keys
+ *                             -> CLSCAN_UNSUPPORTED
+ *   c_api_test opencl-error   temporaries past the allocation limit -> CLSCAN_OPENCL_ERROR
+ *                             (tests/CMakeLists.txt sets the environment that forces it)
+ *   c_api_test no-device      under a CLSCAN_PLATFORM that matches nothing -> CLSCAN_DEVICE_NOT_FOUND
+ *
+ * Prints "c-api: skipped: <why>" where a mode cannot provoke its failure on the device; exits nonzero
+ * on any failed check. */
+#define _POSIX_C_SOURCE 200809L
+#define CL_TARGET_OPENCL_VERSION 120
+
+#include <clscan/clscan.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(condition)                                                                                     \
+  do {                                                                                                       \
+    if (!(condition)) {                                                                                      \
+      ++failures;                                                                                            \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition);                          \
+    }                                                                                                        \
+  } while (0)
+
+/* An OpenCL call of the test itself (not of clscan) that must succeed for the test to go on. */
+#define REQUIRE_CL(call)                                                                                     \
+  do {                                                                                                       \
+    cl_int required_status_ = (call);                                                                        \
+    if (required_status_ != CL_SUCCESS) {                                                                    \
+      fprintf(stderr, "%s:%d: %s returned %s\n", __FILE__, __LINE__, #call,                                  \
+              clscan_opencl_status_name(required_status_));                                                  \
+      exit(1);                                                                                               \
+    }                                                                                                        \
+  } while (0)
+
+static cl_device_id device;
+static cl_context context;
+static cl_command_queue queue;
+
+static const unsigned char poison_byte = 0xA5;
+
+static const clscan_type all_types[] = {CLSCAN_TYPE_INT32,  CLSCAN_TYPE_UINT32,  CLSCAN_TYPE_INT64,
+                                        CLSCAN_TYPE_UINT64, CLSCAN_TYPE_FLOAT32, CLSCAN_TYPE_FLOAT64};
+static const char* const type_names[] = {"int32", "uint32", "int64", "uint64", "float32", "float64"};
+static const char* const op_names[] = {"sum", "min", "max", "and", "or", "xor", "custom"};
+
+static size_t element_size(clscan_type type) {
+  return type == CLSCAN_TYPE_INT32 || type == CLSCAN_TYPE_UINT32 || type == CLSCAN_TYPE_FLOAT32 ? 4 : 8;
+}
+
+static int is_floating(clscan_type type) {
+  return type == CLSCAN_TYPE_FLOAT32 || type == CLSCAN_TYPE_FLOAT64;
+}
+
+/* Element i of a byte array: the union's members all start at its first byte. */
+static clscan_value load(const unsigned char* bytes, size_t i, clscan_type type) {
+  clscan_value value;
+  value.u64 = 0;
+  memcpy(&value, bytes + i * element_size(type), element_size(type));
+  return value;
+}
+
+static void store(unsigned char* bytes, size_t i, clscan_type type, clscan_value value) {
+  memcpy(bytes + i * element_size(type), &value, element_size(type));
+}
+
+/* Integers compare exactly; floating-point values by value, with every NaN equal to every NaN (fmin and
+ * fmax need not keep a payload). */
+static int same_value(clscan_type type, clscan_value a, clscan_value b) {
+  switch (type) {
+  case CLSCAN_TYPE_INT32: return a.i32 == b.i32;
+  case CLSCAN_TYPE_UINT32: return a.u32 == b.u32;
+  case CLSCAN_TYPE_INT64: return a.i64 == b.i64;
+  case CLSCAN_TYPE_UINT64: return a.u64 == b.u64;
+  case CLSCAN_TYPE_FLOAT32: return (isnan(a.f32) && isnan(b.f32)) || a.f32 == b.f32;
+  case CLSCAN_TYPE_FLOAT64: return (isnan(a.f64) && isnan(b.f64)) || a.f64 == b.f64;
+  }
+  return 0;
+}
+
+static void describe(char* text, size_t size, clscan_type type, clscan_value value) {
+  switch (type) {
+  case CLSCAN_TYPE_INT32: snprintf(text, size, "%ld", (long)value.i32); break;
+  case CLSCAN_TYPE_UINT32: snprintf(text, size, "%lu", (unsigned long)value.u32); break;
+  case CLSCAN_TYPE_INT64: snprintf(text, size, "%lld", (long long)value.i64); break;
+  case CLSCAN_TYPE_UINT64: snprintf(text, size, "%llu", (unsigned long long)value.u64); break;
+  case CLSCAN_TYPE_FLOAT32: snprintf(text, size, "%.9g", (double)value.f32); break;
+  case CLSCAN_TYPE_FLOAT64: snprintf(text, size, "%.17g", value.f64); break;
+  }
+}
+
+/* The custom operator the tests use: a product, which wraps around in unsigned arithmetic in C and in
+ * OpenCL C alike. */
+static const char* const custom_product = "a * b";
+
+#define INTEGER_COMBINE(field, T, UT)                                                                        \
+  switch (op) {                                                                                              \
+  case CLSCAN_OP_SUM: r.field = (T)((UT)a.field + (UT)b.field); break;                                       \
+  case CLSCAN_OP_MIN: r.field = a.field < b.field ? a.field : b.field; break;                                \
+  case CLSCAN_OP_MAX: r.field = a.field > b.field ? a.field : b.field; break;                                \
+  case CLSCAN_OP_AND: r.field = a.field & b.field; break;                                                    \
+  case CLSCAN_OP_OR: r.field = a.field | b.field; break;                                                     \
+  case CLSCAN_OP_XOR: r.field = a.field ^ b.field; break;                                                    \
+  case CLSCAN_OP_CUSTOM: r.field = (T)((UT)a.field * (UT)b.field); break;                                    \
+  }
+
+/* fmin and fmax: a NaN never hides a number. */
+#define FLOATING_COMBINE(field)                                                                              \
+  switch (op) {                                                                                              \
+  case CLSCAN_OP_SUM: r.field = a.field + b.field; break;                                                    \
+  case CLSCAN_OP_MIN:                                                                                        \
+    r.field = isnan(a.field) ? b.field : isnan(b.field) ? a.field : a.field < b.field ? a.field : b.field;   \
+    break;                                                                                                   \
+  case CLSCAN_OP_MAX:                                                                                        \
+    r.field = isnan(a.field) ? b.field : isnan(b.field) ? a.field : a.field > b.field ? a.field : b.field;   \
+    break;                                                                                                   \
+  default: r.field = a.field * b.field; break;                                                               \
+  }
+
+static clscan_value combine(clscan_type type, clscan_op op, clscan_value a, clscan_value b) {
+  clscan_value r;
+  r.u64 = 0;
+  switch (type) {
+  case CLSCAN_TYPE_INT32: INTEGER_COMBINE(i32, cl_int, cl_uint) break;
+  case CLSCAN_TYPE_UINT32: INTEGER_COMBINE(u32, cl_uint, cl_uint) break;
+  case CLSCAN_TYPE_INT64: INTEGER_COMBINE(i64, cl_long, cl_ulong) break;
+  case CLSCAN_TYPE_UINT64: INTEGER_COMBINE(u64, cl_ulong, cl_ulong) break;
+  case CLSCAN_TYPE_FLOAT32: FLOATING_COMBINE(f32) break;
+  case CLSCAN_TYPE_FLOAT64: FLOATING_COMBINE(f64) break;
+  }
+  return r;
+}
+
+/* The identities README.md documents: a floating-point sum's is -0.0, fmin's and fmax's NaN. */
+static clscan_value identity(clscan_type type, const clscan_options* options) {
+  clscan_value r;
+  const int floating = is_floating(type);
+  r.u64 = 0;
+  switch (options->operation) {
+  case CLSCAN_OP_SUM:
+    if (type == CLSCAN_TYPE_FLOAT32) r.f32 = -0.0f;
+    if (type == CLSCAN_TYPE_FLOAT64) r.f64 = -0.0;
+    break;
+  case CLSCAN_OP_MIN:
+  case CLSCAN_OP_MAX: {
+    const int is_min = options->operation == CLSCAN_OP_MIN;
+    if (floating) {
+      if (type == CLSCAN_TYPE_FLOAT32)
+        r.f32 = NAN;
+      else
+        r.f64 = NAN;
+    } else if (type == CLSCAN_TYPE_INT32) {
+      r.i32 = is_min ? INT32_MAX : INT32_MIN;
+    } else if (type == CLSCAN_TYPE_UINT32) {
+      r.u32 = is_min ? UINT32_MAX : 0;
+    } else if (type == CLSCAN_TYPE_INT64) {
+      r.i64 = is_min ? INT64_MAX : INT64_MIN;
+    } else {
+      r.u64 = is_min ? UINT64_MAX : 0;
+    }
+    break;
+  }
+  case CLSCAN_OP_AND: r.u64 = UINT64_MAX; break;
+  case CLSCAN_OP_OR:
+  case CLSCAN_OP_XOR: break;
+  case CLSCAN_OP_CUSTOM: r = options->custom_identity; break;
+  }
+  return r;
+}
+
+/* The scan as a host loop. An inclusive scan's first element is the input's (or initial op it). */
+static void reference_scan(clscan_type type, int exclusive, const clscan_options* options,
+                           const unsigned char* in, unsigned char* out, size_t n) {
+  clscan_value acc = options->has_initial ? options->initial : identity(type, options);
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    const clscan_value x = load(in, i, type);
+    if (exclusive) {
+      store(out, i, type, acc);
+      acc = combine(type, options->operation, acc, x);
+    } else {
+      acc = i == 0 && !options->has_initial ? x : combine(type, options->operation, acc, x);
+      store(out, i, type, acc);
+    }
+  }
+}
+
+/* The low bits of x as an integer of `type`. */
+static clscan_value integer_value(clscan_type type, uint64_t x) {
+  clscan_value v;
+  v.u64 = 0;
+  switch (type) {
+  case CLSCAN_TYPE_INT32: v.i32 = (cl_int)(int32_t)(uint32_t)x; break;
+  case CLSCAN_TYPE_UINT32: v.u32 = (cl_uint)x; break;
+  case CLSCAN_TYPE_INT64: v.i64 = (cl_long)(int64_t)x; break;
+  case CLSCAN_TYPE_UINT64: v.u64 = x; break;
+  case CLSCAN_TYPE_FLOAT32: v.f32 = (cl_float)x; break;
+  case CLSCAN_TYPE_FLOAT64: v.f64 = (cl_double)x; break;
+  }
+  return v;
+}
+
+/* Input data that makes each operator's scan change along the way; floating-point sums stay exact
+ * (small integers), so any order of combination gives the host loop's result. */
+static clscan_value input_value(clscan_type type, clscan_op op, size_t i) {
+  clscan_value v;
+  const uint32_t hash = (uint32_t)(i * 2654435761u);
+  const uint64_t hash64 = (uint64_t)hash * 0x9E3779B97F4A7C15ull;
+  const unsigned bits = (unsigned)(element_size(type) * 8);
+  const long small = (long)((i * 7 + 3) % 17) - 8;
+  v.u64 = 0;
+  switch (op) {
+  case CLSCAN_OP_SUM:
+    switch (type) {
+    case CLSCAN_TYPE_INT32: v.i32 = (cl_int)small; break;
+    case CLSCAN_TYPE_UINT32: v.u32 = (cl_uint)(small + 8); break;
+    /* Past 32 bits, so that a 32-bit scan of 64-bit data cannot pass. */
+    case CLSCAN_TYPE_INT64: v.i64 = (cl_long)small * 0x100000001ll; break;
+    case CLSCAN_TYPE_UINT64: v.u64 = (cl_ulong)(small + 8) * 0x100000001ull; break;
+    case CLSCAN_TYPE_FLOAT32: v.f32 = (cl_float)small; break;
+    case CLSCAN_TYPE_FLOAT64: v.f64 = (cl_double)small; break;
+    }
+    break;
+  case CLSCAN_OP_MIN:
+  case CLSCAN_OP_MAX:
+  case CLSCAN_OP_XOR:
+    switch (type) {
+    case CLSCAN_TYPE_INT32: v.i32 = (cl_int)(int32_t)hash; break;
+    case CLSCAN_TYPE_UINT32: v.u32 = hash; break;
+    case CLSCAN_TYPE_INT64: v.i64 = (cl_long)(int64_t)hash64; break;
+    case CLSCAN_TYPE_UINT64: v.u64 = hash64; break;
+    case CLSCAN_TYPE_FLOAT32: v.f32 = (cl_float)((long)(hash % 2001) - 1000); break;
+    case CLSCAN_TYPE_FLOAT64: v.f64 = (cl_double)((long)(hash % 2001) - 1000); break;
+    }
+    break;
+  case CLSCAN_OP_AND: v = integer_value(type, ~((uint64_t)1 << (i % bits))); break;
+  case CLSCAN_OP_OR: v = integer_value(type, (uint64_t)1 << (i % bits)); break;
+  case CLSCAN_OP_CUSTOM: v = integer_value(type, 2 * (uint64_t)i + 1); break;
+  }
+  return v;
+}
+
+static void* checked_malloc(size_t bytes) {
+  void* memory = malloc(bytes ? bytes : 1);
+  if (!memory) {
+    fprintf(stderr, "out of host memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return memory;
+}
+
+static cl_mem create_buffer(size_t bytes) {
+  cl_int status = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &status);
+  REQUIRE_CL(status);
+  return buffer;
+}
+
+static void write_buffer(cl_mem buffer, const void* bytes, size_t size) {
+  REQUIRE_CL(clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, size, bytes, 0, NULL, NULL));
+}
+
+static void read_buffer(cl_mem buffer, void* bytes, size_t size) {
+  REQUIRE_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, size, bytes, 0, NULL, NULL));
+}
+
+/* One scan through the C API, checked against the host loop: every element in range exact, every
+ * element outside it still poison, the input of an out-of-place scan unchanged. */
+typedef struct scan_case {
+  clscan_type type;
+  int exclusive;
+  int in_place;
+  size_t n;
+  clscan_options options;
+  int pass_null_options; /* pass NULL instead of `options` (which must then hold the defaults) */
+  int pass_null_event;   /* wait with clFinish instead of the returned event */
+} scan_case;
+
+static void run_case(const scan_case* c) {
+  const size_t size = element_size(c->type);
+  const size_t guard = 5;
+  const size_t in_count = c->options.in_offset + c->n + guard;
+  const size_t out_count = c->options.out_offset + c->n + guard;
+  const size_t count = in_count > out_count ? in_count : out_count;
+  unsigned char* initial_in = checked_malloc(count * size);
+  unsigned char* expected = checked_malloc(count * size);
+  unsigned char* actual = checked_malloc(count * size);
+  cl_mem in = create_buffer(count * size);
+  cl_mem out = c->in_place ? in : create_buffer(count * size);
+  cl_event done = NULL;
+  clscan_status status;
+  size_t i;
+  char label[160];
+
+  snprintf(label, sizeof label, "%s %s %s, n %zu, op %s, offsets %zu/%zu%s%s",
+           c->exclusive ? "exclusive" : "inclusive", type_names[c->type],
+           c->in_place ? "in place" : "out of place", c->n, op_names[c->options.operation],
+           c->options.in_offset, c->options.out_offset, c->options.has_initial ? ", initial" : "",
+           c->options.algorithm == CLSCAN_ALGORITHM_SINGLE_PASS   ? ", single_pass"
+           : c->options.algorithm == CLSCAN_ALGORITHM_THREE_STAGE ? ", three_stage"
+                                                                  : "");
+  memset(initial_in, poison_byte, count * size);
+  for (i = 0; i < c->n; ++i)
+    store(initial_in, c->options.in_offset + i, c->type, input_value(c->type, c->options.operation, i));
+  write_buffer(in, initial_in, count * size);
+  if (!c->in_place) {
+    memset(actual, poison_byte, count * size);
+    write_buffer(out, actual, count * size);
+  }
+
+  memset(expected, poison_byte, count * size);
+  if (c->in_place) memcpy(expected, initial_in, count * size);
+  reference_scan(c->type, c->exclusive, &c->options, initial_in + c->options.in_offset * size,
+                 expected + c->options.out_offset * size, c->n);
+
+  {
+    const clscan_options* options = c->pass_null_options ? NULL : &c->options;
+    cl_event* event = c->pass_null_event ? NULL : &done;
+    status = c->exclusive ? clscan_exclusive(queue, in, out, c->n, c->type, options, event)
+                          : clscan_inclusive(queue, in, out, c->n, c->type, options, event);
+  }
+  if (status != CLSCAN_SUCCESS) {
+    ++failures;
+    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
+  } else {
+    CHECK(strcmp(clscan_last_error_message(), "") == 0);
+    CHECK(clscan_last_opencl_status() == CL_SUCCESS);
+    if (c->pass_null_event) {
+      REQUIRE_CL(clFinish(queue));
+    } else {
+      CHECK(done != NULL);
+      if (done) REQUIRE_CL(clWaitForEvents(1, &done));
+    }
+    read_buffer(out, actual, count * size);
+    for (i = 0; i < count; ++i) {
+      const int in_range = i >= c->options.out_offset && i < c->options.out_offset + c->n;
+      const int same = in_range ? same_value(c->type, load(actual, i, c->type), load(expected, i, c->type))
+                                : memcmp(actual + i * size, expected + i * size, size) == 0;
+      if (!same) {
+        char got[64], want[64];
+        describe(got, sizeof got, c->type, load(actual, i, c->type));
+        describe(want, sizeof want, c->type, load(expected, i, c->type));
+        fprintf(stderr, "%s: element %zu is %s, expected %s%s\n", label, i, got, want,
+                in_range ? "" : " (outside the scanned range)");
+        ++failures;
+        break;
+      }
+    }
+    if (!c->in_place) {
+      read_buffer(in, actual, count * size);
+      if (memcmp(actual, initial_in, count * size) != 0) {
+        fprintf(stderr, "%s: the input buffer changed\n", label);
+        ++failures;
+      }
+    }
+  }
+  if (done) clReleaseEvent(done);
+  if (!c->in_place) clReleaseMemObject(out);
+  clReleaseMemObject(in);
+  free(initial_in);
+  free(expected);
+  free(actual);
+}
+
+static scan_case make_case(clscan_type type, int exclusive, int in_place, size_t n) {
+  scan_case c;
+  c.type = type;
+  c.exclusive = exclusive;
+  c.in_place = in_place;
+  c.n = n;
+  clscan_options_init(&c.options);
+  c.pass_null_options = 0;
+  c.pass_null_event = 0;
+  return c;
+}
+
+static int device_has_fp64(void) {
+  cl_device_fp_config config = 0;
+  REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof config, &config, NULL));
+  return config != 0;
+}
+
+static void test_types(void) {
+  size_t t;
+  int exclusive, in_place;
+  for (t = 0; t < sizeof all_types / sizeof all_types[0]; ++t) {
+    if (all_types[t] == CLSCAN_TYPE_FLOAT64 && !device_has_fp64()) {
+      printf("c-api: float64 scans not run: the device has no fp64\n");
+      continue;
+    }
+    for (exclusive = 0; exclusive <= 1; ++exclusive)
+      for (in_place = 0; in_place <= 1; ++in_place) {
+        /* Several tiles on every device (PoCL's single-pass tiles hold 262144 elements). */
+        scan_case c = make_case(all_types[t], exclusive, in_place, 300007);
+        run_case(&c);
+        /* One element (each further type would add a kernel build, and n is the C++ API's business). */
+        if (all_types[t] == CLSCAN_TYPE_INT32) {
+          c.n = 1;
+          run_case(&c);
+        }
+      }
+  }
+}
+
+static void test_operators(void) {
+  /* Each operator once, on a type that shows it (a swapped mapping of two operators fails). */
+  const struct {
+    clscan_type type;
+    clscan_op op;
+  } cases[] = {{CLSCAN_TYPE_FLOAT32, CLSCAN_OP_MIN}, {CLSCAN_TYPE_INT64, CLSCAN_OP_MAX},
+               {CLSCAN_TYPE_UINT32, CLSCAN_OP_AND},  {CLSCAN_TYPE_UINT64, CLSCAN_OP_OR},
+               {CLSCAN_TYPE_INT32, CLSCAN_OP_XOR},   {CLSCAN_TYPE_UINT32, CLSCAN_OP_CUSTOM}};
+  size_t i;
+  int exclusive;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    for (exclusive = 0; exclusive <= 1; ++exclusive) {
+      scan_case c = make_case(cases[i].type, exclusive, 0, 3001);
+      c.options.operation = cases[i].op;
+      if (cases[i].op == CLSCAN_OP_CUSTOM) {
+        c.options.custom_op = custom_product;
+        c.options.custom_identity.u32 = 1;
+      }
+      run_case(&c);
+    }
+}
+
+static void test_options(void) {
+  scan_case c;
+  int exclusive;
+  for (exclusive = 0; exclusive <= 1; ++exclusive) {
+    /* Initial values, of a signed and a floating-point type. */
+    c = make_case(CLSCAN_TYPE_INT32, exclusive, 0, 1000);
+    c.options.has_initial = 1;
+    c.options.initial.i32 = -12345;
+    run_case(&c);
+    c = make_case(CLSCAN_TYPE_FLOAT32, exclusive, 1, 1000);
+    c.options.has_initial = 1;
+    c.options.initial.f32 = 2.5f;
+    run_case(&c);
+    /* Offsets: out of place different ones, in place the same one. */
+    c = make_case(CLSCAN_TYPE_INT32, exclusive, 0, 1000);
+    c.options.in_offset = 3;
+    c.options.out_offset = 7;
+    run_case(&c);
+    c = make_case(CLSCAN_TYPE_INT64, exclusive, 1, 1000);
+    c.options.in_offset = 11;
+    c.options.out_offset = 11;
+    c.options.has_initial = 1;
+    c.options.initial.i64 = -0x123456789ll; /* past 32 bits */
+    run_case(&c);
+    if (device_has_fp64()) {
+      c = make_case(CLSCAN_TYPE_FLOAT64, exclusive, 0, 1000);
+      c.options.has_initial = 1;
+      c.options.initial.f64 = 1e12;
+      run_case(&c);
+    }
+    /* Options left NULL, and no event asked for. */
+    c = make_case(CLSCAN_TYPE_INT32, exclusive, 0, 1000);
+    c.pass_null_options = 1;
+    c.pass_null_event = 1;
+    run_case(&c);
+  }
+  /* Each algorithm forced; deterministic floating-point scans. */
+  c = make_case(CLSCAN_TYPE_INT32, 0, 0, 300007);
+  c.options.algorithm = CLSCAN_ALGORITHM_THREE_STAGE;
+  run_case(&c);
+  c.options.algorithm = CLSCAN_ALGORITHM_SINGLE_PASS;
+  run_case(&c);
+  c = make_case(CLSCAN_TYPE_FLOAT32, 1, 0, 300007);
+  c.options.deterministic = 1;
+  run_case(&c);
+}
+
+/* A scan gated on a user event (and a non-blocking upload) does not complete before the gate opens;
+ * its returned event then completes with the result in place. */
+static void test_wait_list_and_events(void) {
+  const size_t n = 1000;
+  cl_int data[1000], result[1000];
+  cl_event waits[2] = {NULL, NULL};
+  cl_event done = NULL;
+  cl_int status = CL_SUCCESS, execution = CL_COMPLETE;
+  cl_context event_context = NULL;
+  clscan_options options = CLSCAN_OPTIONS_INIT;
+  cl_mem buffer = create_buffer(n * sizeof(cl_int));
+  cl_int sum = 0;
+  size_t i;
+  for (i = 0; i < n; ++i)
+    data[i] = (cl_int)(i % 5) - 2;
+  REQUIRE_CL(clEnqueueWriteBuffer(queue, buffer, CL_FALSE, 0, sizeof data, data, 0, NULL, &waits[0]));
+  waits[1] = clCreateUserEvent(context, &status);
+  REQUIRE_CL(status);
+  options.wait_list = waits;
+  options.wait_list_size = 2;
+
+  CHECK(clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, &done) == CLSCAN_SUCCESS);
+  CHECK(done != NULL);
+  if (done) {
+    REQUIRE_CL(clGetEventInfo(done, CL_EVENT_CONTEXT, sizeof event_context, &event_context, NULL));
+    CHECK(event_context == context);
+    REQUIRE_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, NULL));
+    CHECK(execution != CL_COMPLETE);
+  }
+  REQUIRE_CL(clSetUserEventStatus(waits[1], CL_COMPLETE));
+  if (done) {
+    REQUIRE_CL(clWaitForEvents(1, &done));
+    REQUIRE_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, NULL));
+    CHECK(execution == CL_COMPLETE);
+    clReleaseEvent(done);
+  }
+  read_buffer(buffer, result, sizeof result);
+  for (i = 0; i < n; ++i) {
+    sum += data[i];
+    if (result[i] != sum) {
+      fprintf(stderr, "gated scan: element %zu is %ld, expected %ld\n", i, (long)result[i], (long)sum);
+      ++failures;
+      break;
+    }
+  }
+
+  /* n == 0: a marker that waits for the wait list; its event completes. */
+  done = NULL;
+  CHECK(clscan_exclusive(queue, buffer, buffer, 0, CLSCAN_TYPE_INT32, &options, &done) == CLSCAN_SUCCESS);
+  CHECK(done != NULL);
+  if (done) {
+    REQUIRE_CL(clWaitForEvents(1, &done));
+    clReleaseEvent(done);
+  }
+  clReleaseEvent(waits[0]);
+  clReleaseEvent(waits[1]);
+  clReleaseMemObject(buffer);
+}
+
+/* Checks a call that must fail: its status, a message that names the problem, no event, and the
+ * buffer's contents as they were. */
+static void expect_failure(const char* what, clscan_status status, clscan_status expected, const char* needle,
+                           cl_event event) {
+  const char* message = clscan_last_error_message();
+  if (status != expected) {
+    fprintf(stderr, "%s: returned %s, expected %s (message: %s)\n", what, clscan_status_name(status),
+            clscan_status_name(expected), message);
+    ++failures;
+    return;
+  }
+  if (message[0] == '\0' || (needle && !strstr(message, needle))) {
+    fprintf(stderr, "%s: the message does not name the problem (\"%s\" expected in it): %s\n", what,
+            needle ? needle : "", message);
+    ++failures;
+  }
+  if (event) {
+    fprintf(stderr, "%s: an event was returned by a failed call\n", what);
+    ++failures;
+  }
+  if (expected != CLSCAN_OPENCL_ERROR && expected != CLSCAN_BUILD_ERROR)
+    CHECK(clscan_last_opencl_status() == CL_SUCCESS);
+}
+
+static void test_errors(void) {
+  enum { n = 64 };
+  cl_int data[n], after[n];
+  cl_mem buffer = create_buffer(n * sizeof(cl_int));
+  cl_mem other = create_buffer(n * sizeof(cl_int));
+  clscan_options options;
+  clscan_status status;
+  cl_event event;
+  /* Anything but NULL: a failed call must set the event to NULL. */
+  cl_event* const not_null = &event;
+  const cl_event stale = (cl_event)&event;
+  size_t i;
+  for (i = 0; i < n; ++i)
+    data[i] = (cl_int)i * 3 - 50;
+  write_buffer(buffer, data, sizeof data);
+
+#define EXPECT_FAILURE(what, call, expected, needle)                                                         \
+  do {                                                                                                       \
+    event = stale;                                                                                           \
+    status = (call);                                                                                         \
+    expect_failure(what, status, expected, needle, event);                                                   \
+  } while (0)
+
+  EXPECT_FAILURE("null queue", clscan_inclusive(NULL, buffer, buffer, n, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "queue");
+  EXPECT_FAILURE("null input", clscan_inclusive(queue, NULL, buffer, n, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "input");
+  EXPECT_FAILURE("null output", clscan_exclusive(queue, buffer, NULL, n, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "output");
+  EXPECT_FAILURE("n past the buffer",
+                 clscan_inclusive(queue, buffer, buffer, n + 1, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "fewer than");
+  EXPECT_FAILURE("n past the buffer as int64",
+                 clscan_inclusive(queue, buffer, other, n / 2 + 1, CLSCAN_TYPE_INT64, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "fewer than");
+  EXPECT_FAILURE("unknown type", clscan_inclusive(queue, buffer, buffer, n, (clscan_type)99, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_type");
+
+  options.struct_size = 0;
+  EXPECT_FAILURE("struct_size 0",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "struct_size");
+  clscan_options_init(&options);
+  options.struct_size = sizeof options + 8;
+  EXPECT_FAILURE("struct_size too large",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "struct_size");
+
+  clscan_options_init(&options);
+  options.operation = (clscan_op)42;
+  EXPECT_FAILURE("unknown op",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_op");
+  clscan_options_init(&options);
+  options.algorithm = (clscan_algorithm)42;
+  EXPECT_FAILURE("unknown algorithm",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_algorithm");
+  clscan_options_init(&options);
+  options.operation = CLSCAN_OP_CUSTOM;
+  EXPECT_FAILURE("custom op NULL",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "custom_op");
+  options.custom_op = "";
+  EXPECT_FAILURE("custom op empty",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "custom_op");
+  clscan_options_init(&options);
+  options.wait_list_size = 1;
+  EXPECT_FAILURE("wait list NULL with a size",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "wait_list");
+  {
+    cl_event null_event = NULL;
+    options.wait_list = &null_event;
+    EXPECT_FAILURE("null event in the wait list",
+                   clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                   CLSCAN_INVALID_ARGUMENT, "wait_list[0]");
+  }
+  clscan_options_init(&options);
+  options.operation = CLSCAN_OP_XOR;
+  EXPECT_FAILURE("bitwise operator on float",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_FLOAT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "integer");
+  clscan_options_init(&options);
+  options.in_offset = 0;
+  options.out_offset = 1;
+  EXPECT_FAILURE("overlapping ranges in place",
+                 clscan_inclusive(queue, buffer, buffer, n / 2, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "overlap");
+
+  /* A custom operator that does not compile: the build log is in the message. */
+  clscan_options_init(&options);
+  options.operation = CLSCAN_OP_CUSTOM;
+  options.custom_op = "a +* b";
+  options.custom_identity.i32 = 0;
+  EXPECT_FAILURE("custom op that does not compile",
+                 clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, not_null),
+                 CLSCAN_BUILD_ERROR, "build log");
+  CHECK(clscan_last_opencl_status() != CL_SUCCESS);
+  if (status == CLSCAN_BUILD_ERROR) printf("c-api: build error message:\n%s\n", clscan_last_error_message());
+
+  /* A success clears the message. */
+  CHECK(clscan_inclusive(queue, other, other, 0, CLSCAN_TYPE_INT32, NULL, NULL) == CLSCAN_SUCCESS);
+  CHECK(strcmp(clscan_last_error_message(), "") == 0);
+  CHECK(clscan_last_opencl_status() == CL_SUCCESS);
+
+  REQUIRE_CL(clFinish(queue));
+  read_buffer(buffer, after, sizeof after);
+  if (memcmp(after, data, sizeof data) != 0) {
+    fprintf(stderr, "a failed call changed the buffer\n");
+    ++failures;
+  }
+  if (!device_has_fp64())
+    EXPECT_FAILURE("float64 without fp64",
+                   clscan_inclusive(queue, buffer, buffer, n / 2, CLSCAN_TYPE_FLOAT64, NULL, not_null),
+                   CLSCAN_UNSUPPORTED, "fp64");
+  else
+    printf("c-api: CLSCAN_UNSUPPORTED not provoked here: the device has fp64 (the c-api-unsupported test "
+           "covers it)\n");
+#undef EXPECT_FAILURE
+  clReleaseMemObject(other);
+  clReleaseMemObject(buffer);
+}
+
+/* ---- Stream compaction and segmented scans ---- */
+
+/* A well-mixed 64-bit function of x (the data of the tests below is a function of the index). */
+static uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* A small integer as an element of `type`; 64-bit integers move it past bit 32, so that a call that
+ * handles them as 32-bit values (copies or compares only the low half) cannot pass. */
+static clscan_value wide_value(clscan_type type, long long small) {
+  clscan_value v;
+  v.u64 = 0;
+  switch (type) {
+  case CLSCAN_TYPE_INT32: v.i32 = (cl_int)small; break;
+  case CLSCAN_TYPE_UINT32: v.u32 = (cl_uint)small; break;
+  case CLSCAN_TYPE_INT64: v.i64 = (cl_long)small * 0x100000000ll; break;
+  case CLSCAN_TYPE_UINT64: v.u64 = (cl_ulong)small * 0x100000000ull; break;
+  case CLSCAN_TYPE_FLOAT32: v.f32 = (cl_float)small; break;
+  case CLSCAN_TYPE_FLOAT64: v.f64 = (cl_double)small; break;
+  }
+  return v;
+}
+
+/* "x > 0" on the host. */
+static int positive(clscan_type type, clscan_value x) {
+  switch (type) {
+  case CLSCAN_TYPE_INT32: return x.i32 > 0;
+  case CLSCAN_TYPE_UINT32: return x.u32 > 0;
+  case CLSCAN_TYPE_INT64: return x.i64 > 0;
+  case CLSCAN_TYPE_UINT64: return x.u64 > 0;
+  case CLSCAN_TYPE_FLOAT32: return x.f32 > 0;
+  case CLSCAN_TYPE_FLOAT64: return x.f64 > 0;
+  }
+  return 0;
+}
+
+/* ==, as unique and the by-key calls compare (a NaN equals nothing). */
+static int equal_elements(clscan_type type, clscan_value a, clscan_value b) {
+  switch (type) {
+  case CLSCAN_TYPE_INT32: return a.i32 == b.i32;
+  case CLSCAN_TYPE_UINT32: return a.u32 == b.u32;
+  case CLSCAN_TYPE_INT64: return a.i64 == b.i64;
+  case CLSCAN_TYPE_UINT64: return a.u64 == b.u64;
+  case CLSCAN_TYPE_FLOAT32: return a.f32 == b.f32;
+  case CLSCAN_TYPE_FLOAT64: return a.f64 == b.f64;
+  }
+  return 0;
+}
+
+/* Runs of equal values: run r holds one of three values (so neighbouring runs are sometimes equal and
+ * merge) and is 1 .. 2 * max_run long; max_run 0: one run of everything. */
+static void fill_runs(unsigned char* bytes, size_t n, clscan_type type, size_t max_run, uint64_t seed) {
+  size_t i = 0, run = 0, j;
+  while (i < n) {
+    const size_t length = max_run == 0 ? n : 1 + (size_t)(mix(seed + 2 * run) % (2 * max_run));
+    const clscan_value value = wide_value(type, (long long)(mix(seed + 2 * run + 1) % 3) + 1);
+    for (j = 0; j < length && i < n; ++j)
+      store(bytes, i++, type, value);
+    ++run;
+  }
+}
+
+typedef enum selection_call { SELECT_IF, SELECT_FLAGGED, PARTITION_IF, UNIQUE } selection_call;
+static const char* const selection_names[] = {"select_if", "select_flagged", "partition_if", "unique"};
+
+/* Which elements are chosen: "x > 0" for select_if and partition_if, the flags for select_flagged; for
+ * unique the length of the runs (HALF: up to 8, NONE: 1 or 2, ALL: one run). */
+typedef enum selection_pattern { HALF, NONE, ALL } selection_pattern;
+
+typedef struct selection_case {
+  selection_call call;
+  clscan_type type;
+  size_t n;
+  selection_pattern pattern;
+  clscan_select_options options;
+  int pass_null_options; /* pass NULL instead of `options` (which must then hold the defaults) */
+  int pass_null_event;   /* wait with clFinish instead of the returned event */
+} selection_case;
+
+static int chosen(selection_pattern pattern, size_t i, uint64_t seed) {
+  return pattern == ALL || (pattern == HALF && (mix(seed ^ i) >> 40) & 1);
+}
+
+/* One selection through the C API against a host loop: the count, the output bit for bit, every other
+ * element of the output and of the count buffer still poison, the input and the flags unchanged. */
+static void run_selection(const selection_case* c) {
+  const clscan_select_options* o = &c->options;
+  const size_t size = element_size(c->type);
+  const size_t guard = 5;
+  const size_t in_count = o->in_offset + c->n + guard;
+  const size_t out_count = o->out_offset + c->n + guard;
+  const size_t flags_bytes = o->flags_offset + c->n + guard;
+  const size_t counts = o->count_offset + 2;
+  unsigned char* in_image = checked_malloc(in_count * size);
+  unsigned char* flags_image = checked_malloc(flags_bytes);
+  unsigned char* expected = checked_malloc(out_count * size);
+  unsigned char* actual = checked_malloc((in_count > out_count ? in_count : out_count) * size);
+  unsigned char* flags_after = checked_malloc(flags_bytes);
+  cl_ulong* count_image = checked_malloc(counts * sizeof(cl_ulong));
+  cl_ulong* count_after = checked_malloc(counts * sizeof(cl_ulong));
+  cl_mem in = create_buffer(in_count * size);
+  cl_mem flags = create_buffer(flags_bytes);
+  cl_mem out = create_buffer(out_count * size);
+  cl_mem count = create_buffer(counts * sizeof(cl_ulong));
+  const uint64_t seed = mix(c->n * 8 + (uint64_t)c->type * 2 + (uint64_t)c->pattern);
+  size_t i, kept = 0, expected_count;
+  cl_event done = NULL;
+  clscan_status status = CLSCAN_SUCCESS;
+  char label[160];
+
+  snprintf(label, sizeof label, "%s %s, n %zu, pattern %d, offsets %zu/%zu/%zu/%zu%s",
+           selection_names[c->call], type_names[c->type], c->n, (int)c->pattern, o->in_offset, o->out_offset,
+           o->count_offset, o->flags_offset,
+           o->algorithm == CLSCAN_ALGORITHM_THREE_STAGE ? ", three_stage" : "");
+  memset(in_image, poison_byte, in_count * size);
+  memset(flags_image, poison_byte, flags_bytes);
+  if (c->call == UNIQUE) {
+    fill_runs(in_image + o->in_offset * size, c->n, c->type,
+              c->pattern == HALF   ? 4
+              : c->pattern == NONE ? 1
+                                   : 0,
+              seed);
+  } else {
+    for (i = 0; i < c->n; ++i) {
+      /* Kept: 1 .. 1000; not: -999 .. 0 (0 where the type is unsigned). */
+      const long long magnitude = 1 + (long long)(mix(seed + i) % 1000);
+      const int keep = chosen(c->pattern, i, seed);
+      const long long x = keep                                                             ? magnitude
+                          : c->type == CLSCAN_TYPE_UINT32 || c->type == CLSCAN_TYPE_UINT64 ? 0
+                                                                                           : 1 - magnitude;
+      store(in_image, o->in_offset + i, c->type, wide_value(c->type, x));
+      /* Flags of their own pattern, so that selecting by the predicate instead shows. */
+      flags_image[o->flags_offset + i] =
+          chosen(c->pattern, i, ~seed) ? (unsigned char)(1 + mix(seed - i) % 255) : 0;
+    }
+  }
+  for (i = 0; i < counts; ++i)
+    memset(&count_image[i], poison_byte, sizeof count_image[i]);
+  write_buffer(in, in_image, in_count * size);
+  write_buffer(flags, flags_image, flags_bytes);
+  memset(expected, poison_byte, out_count * size);
+  write_buffer(out, expected, out_count * size);
+  write_buffer(count, count_image, counts * sizeof(cl_ulong));
+
+  /* The host loop. */
+  for (i = 0; i < c->n; ++i) {
+    const clscan_value x = load(in_image, o->in_offset + i, c->type);
+    int keep = 0;
+    switch (c->call) {
+    case SELECT_IF:
+    case PARTITION_IF: keep = positive(c->type, x); break;
+    case SELECT_FLAGGED: keep = flags_image[o->flags_offset + i] != 0; break;
+    case UNIQUE:
+      keep = i == 0 || !equal_elements(c->type, x, load(in_image, o->in_offset + i - 1, c->type));
+      break;
+    }
+    if (keep) store(expected, o->out_offset + kept++, c->type, x);
+  }
+  expected_count = kept;
+  if (c->call == PARTITION_IF)
+    for (i = 0; i < c->n; ++i) {
+      const clscan_value x = load(in_image, o->in_offset + i, c->type);
+      if (!positive(c->type, x)) store(expected, o->out_offset + kept++, c->type, x);
+    }
+  count_image[o->count_offset] = expected_count;
+
+  {
+    const clscan_select_options* options = c->pass_null_options ? NULL : o;
+    cl_event* event = c->pass_null_event ? NULL : &done;
+    switch (c->call) {
+    case SELECT_IF:
+      status = clscan_select_if(queue, in, out, count, c->n, c->type, "x > 0", options, event);
+      break;
+    case SELECT_FLAGGED:
+      status = clscan_select_flagged(queue, in, flags, out, count, c->n, c->type, options, event);
+      break;
+    case PARTITION_IF:
+      status = clscan_partition_if(queue, in, out, count, c->n, c->type, "x > 0", options, event);
+      break;
+    case UNIQUE: status = clscan_unique(queue, in, out, count, c->n, c->type, options, event); break;
+    }
+  }
+  if (status != CLSCAN_SUCCESS) {
+    ++failures;
+    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
+  } else {
+    CHECK(strcmp(clscan_last_error_message(), "") == 0);
+    if (c->pass_null_event) {
+      REQUIRE_CL(clFinish(queue));
+    } else {
+      CHECK(done != NULL);
+      if (done) REQUIRE_CL(clWaitForEvents(1, &done));
+    }
+    read_buffer(count, count_after, counts * sizeof(cl_ulong));
+    if (memcmp(count_after, count_image, counts * sizeof(cl_ulong)) != 0) {
+      fprintf(stderr, "%s: count %llu, expected %llu (or a poisoned slot beside it was written)\n", label,
+              (unsigned long long)count_after[o->count_offset], (unsigned long long)expected_count);
+      ++failures;
+    }
+    /* The elements are copies: bit for bit, and the poison past the count unwritten. */
+    read_buffer(out, actual, out_count * size);
+    for (i = 0; i < out_count; ++i)
+      if (memcmp(actual + i * size, expected + i * size, size) != 0) {
+        char got[64], want[64];
+        describe(got, sizeof got, c->type, load(actual, i, c->type));
+        describe(want, sizeof want, c->type, load(expected, i, c->type));
+        fprintf(stderr, "%s: output element %zu is %s, expected %s%s\n", label, i, got, want,
+                i >= o->out_offset && i < o->out_offset + kept ? "" : " (poison: not to be written)");
+        ++failures;
+        break;
+      }
+    read_buffer(in, actual, in_count * size);
+    read_buffer(flags, flags_after, flags_bytes);
+    if (memcmp(actual, in_image, in_count * size) != 0 ||
+        memcmp(flags_after, flags_image, flags_bytes) != 0) {
+      fprintf(stderr, "%s: the input or the flags changed\n", label);
+      ++failures;
+    }
+  }
+  if (done) clReleaseEvent(done);
+  clReleaseMemObject(count);
+  clReleaseMemObject(out);
+  clReleaseMemObject(flags);
+  clReleaseMemObject(in);
+  free(in_image);
+  free(flags_image);
+  free(expected);
+  free(actual);
+  free(flags_after);
+  free(count_image);
+  free(count_after);
+}
+
+static selection_case make_selection(selection_call call, clscan_type type, size_t n,
+                                     selection_pattern pattern) {
+  selection_case c;
+  c.call = call;
+  c.type = type;
+  c.n = n;
+  c.pattern = pattern;
+  clscan_select_options_init(&c.options);
+  c.pass_null_options = 0;
+  c.pass_null_event = 0;
+  return c;
+}
+
+/* Each program a kernel of its own, compiled when first run (seconds per program on PoCL): the cases share
+ * programs where they can, and tests/unit/select.cpp compiles the same ones (same predicate, offsets
+ * that leave the data unaligned for vectors), so that after it PoCL finds them in its cache. */
+static selection_case make_offset_selection(selection_call call, clscan_type type, size_t n,
+                                            selection_pattern pattern) {
+  /* Every offset away from zero, the flags' by an odd number of bytes. */
+  selection_case c = make_selection(call, type, n, pattern);
+  c.options.in_offset = 1;
+  c.options.out_offset = 3;
+  c.options.count_offset = 2;
+  c.options.flags_offset = 5;
+  return c;
+}
+
+static void test_selections(void) {
+  size_t t;
+  int call;
+  selection_case c;
+  for (t = 0; t < sizeof all_types / sizeof all_types[0]; ++t) {
+    if (all_types[t] == CLSCAN_TYPE_FLOAT64 && !device_has_fp64()) {
+      printf("c-api: float64 selections not run: the device has no fp64\n");
+      continue;
+    }
+    for (call = SELECT_IF; call <= UNIQUE; ++call) {
+      c = make_offset_selection((selection_call)call, all_types[t], 10007, HALF);
+      run_selection(&c);
+    }
+  }
+  for (call = SELECT_IF; call <= UNIQUE; ++call) {
+    /* Several tiles on every device; nothing chosen; everything chosen. */
+    c = make_offset_selection((selection_call)call, CLSCAN_TYPE_INT32, 300007, HALF);
+    run_selection(&c);
+    c.n = 10007;
+    c.pattern = NONE;
+    run_selection(&c);
+    c.pattern = ALL;
+    run_selection(&c);
+    /* Tiles chained by counts scanned beforehand (partition_if always is). */
+    c.pattern = HALF;
+    c.options.algorithm = CLSCAN_ALGORITHM_THREE_STAGE;
+    run_selection(&c);
+    /* n == 0 writes a zero count only. */
+    c.n = 0;
+    run_selection(&c);
+  }
+  /* Options left NULL, no event asked for. */
+  c = make_selection(SELECT_IF, CLSCAN_TYPE_INT32, 10007, HALF);
+  c.pass_null_options = 1;
+  c.pass_null_event = 1;
+  run_selection(&c);
+}
+
+/* A selection gated on a user event does not complete before the gate opens. */
+static void test_selection_wait_list(void) {
+  const size_t n = 1000;
+  cl_int data[1000], result[1000];
+  cl_ulong count_value = 0;
+  cl_event gate;
+  cl_event done = NULL;
+  cl_int status = CL_SUCCESS, execution = CL_COMPLETE;
+  clscan_select_options options = CLSCAN_SELECT_OPTIONS_INIT;
+  cl_mem in = create_buffer(sizeof data);
+  cl_mem out = create_buffer(sizeof result);
+  cl_mem count = create_buffer(sizeof count_value);
+  size_t i, k = 0;
+  for (i = 0; i < n; ++i)
+    data[i] = (cl_int)(i % 3) - 1;
+  write_buffer(in, data, sizeof data);
+  gate = clCreateUserEvent(context, &status);
+  REQUIRE_CL(status);
+  options.wait_list = &gate;
+  options.wait_list_size = 1;
+  CHECK(clscan_select_if(queue, in, out, count, n, CLSCAN_TYPE_INT32, "x > 0", &options, &done) ==
+        CLSCAN_SUCCESS);
+  CHECK(done != NULL);
+  if (done) {
+    REQUIRE_CL(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, NULL));
+    CHECK(execution != CL_COMPLETE);
+  }
+  REQUIRE_CL(clSetUserEventStatus(gate, CL_COMPLETE));
+  if (done) {
+    REQUIRE_CL(clWaitForEvents(1, &done));
+    clReleaseEvent(done);
+  }
+  read_buffer(count, &count_value, sizeof count_value);
+  read_buffer(out, result, sizeof result);
+  for (i = 0; i < n; ++i)
+    if (data[i] > 0) {
+      if (k < count_value && result[k] != data[i]) {
+        fprintf(stderr, "gated selection: element %zu is %ld, expected %ld\n", k, (long)result[k],
+                (long)data[i]);
+        ++failures;
+        break;
+      }
+      ++k;
+    }
+  CHECK(count_value == k);
+  clReleaseEvent(gate);
+  clReleaseMemObject(count);
+  clReleaseMemObject(out);
+  clReleaseMemObject(in);
+}
+
+/* The scans by key as a host loop: each segment scanned by reference_scan on its own. */
+static void reference_by_key(clscan_type key_type, const unsigned char* keys, clscan_type type, int exclusive,
+                             const clscan_options* options, const unsigned char* in, unsigned char* out,
+                             size_t n) {
+  const size_t size = element_size(type);
+  size_t start = 0, end;
+  while (start < n) {
+    end = start + 1;
+    while (end < n && equal_elements(key_type, load(keys, end, key_type), load(keys, end - 1, key_type)))
+      ++end;
+    reference_scan(type, exclusive, options, in + start * size, out + start * size, end - start);
+    start = end;
+  }
+}
+
+typedef struct by_key_case {
+  clscan_type key_type;
+  clscan_type type;
+  int exclusive;
+  int in_place;
+  size_t n;
+  size_t max_run; /* segments of 1 .. 2 * max_run keys; 0: one segment of everything */
+  clscan_options options;
+} by_key_case;
+
+/* One scan by key against the host loop: in range equal, outside it still poison, the input and the
+ * keys unchanged. */
+static void run_by_key(const by_key_case* c) {
+  const clscan_options* o = &c->options;
+  const size_t size = element_size(c->type);
+  const size_t key_size = element_size(c->key_type);
+  const size_t guard = 5;
+  const size_t in_count = o->in_offset + c->n + guard;
+  const size_t out_count = o->out_offset + c->n + guard;
+  const size_t count = in_count > out_count ? in_count : out_count;
+  unsigned char* key_image = checked_malloc(in_count * key_size);
+  unsigned char* keys_after = checked_malloc(in_count * key_size);
+  unsigned char* in_image = checked_malloc(count * size);
+  unsigned char* expected = checked_malloc(count * size);
+  unsigned char* actual = checked_malloc(count * size);
+  cl_mem keys = create_buffer(in_count * key_size);
+  cl_mem in = create_buffer(count * size);
+  cl_mem out = c->in_place ? in : create_buffer(count * size);
+  cl_event done = NULL;
+  clscan_status status;
+  size_t i;
+  char label[200];
+
+  snprintf(
+      label, sizeof label,
+      "%s_by_key %s keys, %s values, %s, n %zu, segments of up to %zu (0: one), op %s, offsets %zu/%zu%s",
+      c->exclusive ? "exclusive" : "inclusive", type_names[c->key_type], type_names[c->type],
+      c->in_place ? "in place" : "out of place", c->n, 2 * c->max_run, op_names[o->operation], o->in_offset,
+      o->out_offset, o->has_initial ? ", initial" : "");
+  memset(key_image, poison_byte, in_count * key_size);
+  fill_runs(key_image + o->in_offset * key_size, c->n, c->key_type, c->max_run, mix(c->n + c->max_run));
+  memset(in_image, poison_byte, count * size);
+  for (i = 0; i < c->n; ++i)
+    store(in_image, o->in_offset + i, c->type, input_value(c->type, o->operation, i));
+  write_buffer(keys, key_image, in_count * key_size);
+  write_buffer(in, in_image, count * size);
+  memset(expected, poison_byte, count * size);
+  if (c->in_place)
+    memcpy(expected, in_image, count * size);
+  else
+    write_buffer(out, expected, count * size);
+  reference_by_key(c->key_type, key_image + o->in_offset * key_size, c->type, c->exclusive, o,
+                   in_image + o->in_offset * size, expected + o->out_offset * size, c->n);
+
+  status = c->exclusive ? clscan_exclusive_by_key(queue, keys, c->key_type, in, out, c->n, c->type, o, &done)
+                        : clscan_inclusive_by_key(queue, keys, c->key_type, in, out, c->n, c->type, o, &done);
+  if (status != CLSCAN_SUCCESS) {
+    ++failures;
+    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
+  } else {
+    CHECK(strcmp(clscan_last_error_message(), "") == 0);
+    CHECK(done != NULL);
+    if (done) REQUIRE_CL(clWaitForEvents(1, &done));
+    read_buffer(out, actual, count * size);
+    for (i = 0; i < count; ++i) {
+      const int in_range = i >= o->out_offset && i < o->out_offset + c->n;
+      const int same = in_range ? same_value(c->type, load(actual, i, c->type), load(expected, i, c->type))
+                                : memcmp(actual + i * size, expected + i * size, size) == 0;
+      if (!same) {
+        char got[64], want[64];
+        describe(got, sizeof got, c->type, load(actual, i, c->type));
+        describe(want, sizeof want, c->type, load(expected, i, c->type));
+        fprintf(stderr, "%s: element %zu is %s, expected %s%s\n", label, i, got, want,
+                in_range ? "" : " (outside the scanned range)");
+        ++failures;
+        break;
+      }
+    }
+    read_buffer(keys, keys_after, in_count * key_size);
+    CHECK(memcmp(keys_after, key_image, in_count * key_size) == 0);
+    if (!c->in_place) {
+      read_buffer(in, actual, count * size);
+      if (memcmp(actual, in_image, count * size) != 0) {
+        fprintf(stderr, "%s: the input buffer changed\n", label);
+        ++failures;
+      }
+    }
+  }
+  if (done) clReleaseEvent(done);
+  if (!c->in_place) clReleaseMemObject(out);
+  clReleaseMemObject(in);
+  clReleaseMemObject(keys);
+  free(key_image);
+  free(keys_after);
+  free(in_image);
+  free(expected);
+  free(actual);
+}
+
+static by_key_case make_by_key(clscan_type key_type, clscan_type type, int exclusive, size_t n,
+                               size_t max_run) {
+  by_key_case c;
+  c.key_type = key_type;
+  c.type = type;
+  c.exclusive = exclusive;
+  c.in_place = 0;
+  c.n = n;
+  c.max_run = max_run;
+  clscan_options_init(&c.options);
+  return c;
+}
+
+static void test_by_key(void) {
+  /* Every value type, and with the extra case below every key type. As for the selections, the cases
+   * share their programs with tests/unit/select.cpp's: these pairs, output offsets that leave the data
+   * unaligned for vectors. */
+  const clscan_type pairs[][2] = {
+      {CLSCAN_TYPE_INT32, CLSCAN_TYPE_INT32},     {CLSCAN_TYPE_INT64, CLSCAN_TYPE_UINT32},
+      {CLSCAN_TYPE_UINT32, CLSCAN_TYPE_INT64},    {CLSCAN_TYPE_INT32, CLSCAN_TYPE_UINT64},
+      {CLSCAN_TYPE_FLOAT32, CLSCAN_TYPE_FLOAT32}, {CLSCAN_TYPE_FLOAT64, CLSCAN_TYPE_FLOAT64}};
+  /* Segments of 1 or 2 keys, short ones, ones longer than a work-group's share, one of everything. */
+  const size_t runs[] = {1, 4, 700, 0};
+  size_t p, r;
+  int exclusive;
+  by_key_case c;
+  for (p = 0; p < sizeof pairs / sizeof pairs[0]; ++p) {
+    if (pairs[p][1] == CLSCAN_TYPE_FLOAT64 && !device_has_fp64()) {
+      printf("c-api: float64 scans by key not run: the device has no fp64\n");
+      continue;
+    }
+    for (r = 0; r < sizeof runs / sizeof runs[0]; ++r)
+      for (exclusive = 0; exclusive <= 1; ++exclusive) {
+        c = make_by_key(pairs[p][0], pairs[p][1], exclusive, 10007, runs[r]);
+        c.options.out_offset = 3;
+        run_by_key(&c);
+      }
+  }
+  for (exclusive = 0; exclusive <= 1; ++exclusive) {
+    /* Several tiles. */
+    c = make_by_key(CLSCAN_TYPE_INT32, CLSCAN_TYPE_INT32, exclusive, 300007, 700);
+    c.options.out_offset = 3;
+    run_by_key(&c);
+  }
+  /* Offsets (the keys' too), an initial value for every segment, max. */
+  c = make_by_key(CLSCAN_TYPE_INT64, CLSCAN_TYPE_UINT32, 1, 10007, 4);
+  c.options.in_offset = 3;
+  c.options.out_offset = 7;
+  c.options.has_initial = 1;
+  c.options.initial.u32 = 5;
+  c.options.operation = CLSCAN_OP_MAX;
+  run_by_key(&c);
+  /* In place at one offset, with an initial value past 32 bits, tiles chained by totals scanned
+   * beforehand. */
+  c = make_by_key(CLSCAN_TYPE_UINT32, CLSCAN_TYPE_INT64, 0, 10007, 4);
+  c.in_place = 1;
+  c.options.in_offset = 3;
+  c.options.out_offset = 3;
+  c.options.has_initial = 1;
+  c.options.initial.i64 = -0x123456789ll;
+  c.options.algorithm = CLSCAN_ALGORITHM_THREE_STAGE;
+  run_by_key(&c);
+  c = make_by_key(CLSCAN_TYPE_FLOAT32, CLSCAN_TYPE_FLOAT32, 1, 10007, 700);
+  c.options.out_offset = 3;
+  c.options.algorithm = CLSCAN_ALGORITHM_THREE_STAGE;
+  run_by_key(&c);
+  /* cl_ulong keys that differ only past bit 32. */
+  c = make_by_key(CLSCAN_TYPE_UINT64, CLSCAN_TYPE_INT32, 0, 10007, 4);
+  c.options.out_offset = 3;
+  run_by_key(&c);
+}
+
+/* Every status the selections and the scans by key can be made to return on the default device, each with
+ * a message naming the problem, no event, and the buffers unchanged. */
+static void test_primitive_errors(void) {
+  enum { n = 64 };
+  cl_int data[n], after[n];
+  cl_ulong counts[2], counts_after[2];
+  cl_mem in = create_buffer(sizeof data);
+  cl_mem out = create_buffer(sizeof data);
+  cl_mem keys = create_buffer(sizeof data);
+  cl_mem count = create_buffer(sizeof counts);
+  clscan_select_options select_options;
+  clscan_options options;
+  clscan_status status;
+  cl_event event;
+  cl_event* const not_null = &event;
+  const cl_event stale = (cl_event)&event;
+  size_t i;
+  for (i = 0; i < n; ++i)
+    data[i] = (cl_int)i % 5 - 2;
+  memset(counts, poison_byte, sizeof counts);
+  write_buffer(in, data, sizeof data);
+  write_buffer(out, data, sizeof data);
+  write_buffer(keys, data, sizeof data);
+  write_buffer(count, counts, sizeof counts);
+
+#define EXPECT_FAILURE(what, call, expected, needle)                                                         \
+  do {                                                                                                       \
+    event = stale;                                                                                           \
+    status = (call);                                                                                         \
+    expect_failure(what, status, expected, needle, event);                                                   \
+  } while (0)
+
+  /* The selections. */
+  EXPECT_FAILURE("select_if: NULL predicate",
+                 clscan_select_if(queue, in, out, count, n, CLSCAN_TYPE_INT32, NULL, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "predicate");
+  EXPECT_FAILURE("select_if: empty predicate",
+                 clscan_select_if(queue, in, out, count, n, CLSCAN_TYPE_INT32, "", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "predicate");
+  EXPECT_FAILURE("partition_if: empty predicate",
+                 clscan_partition_if(queue, in, out, count, n, CLSCAN_TYPE_INT32, "", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "predicate");
+  EXPECT_FAILURE("select_if: null queue",
+                 clscan_select_if(NULL, in, out, count, n, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "queue");
+  EXPECT_FAILURE("select_if: null input",
+                 clscan_select_if(queue, NULL, out, count, n, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "input");
+  EXPECT_FAILURE("unique: null output",
+                 clscan_unique(queue, in, NULL, count, n, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "output");
+  EXPECT_FAILURE("select_if: null count buffer",
+                 clscan_select_if(queue, in, out, NULL, n, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "count");
+  EXPECT_FAILURE("select_flagged: null flags",
+                 clscan_select_flagged(queue, in, NULL, out, count, n, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "flags");
+  EXPECT_FAILURE("select_if: unknown type",
+                 clscan_select_if(queue, in, out, count, n, (clscan_type)99, "x > 0", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_type");
+  EXPECT_FAILURE("select_if: n past the buffer",
+                 clscan_select_if(queue, in, out, count, n + 1, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "fewer than");
+  EXPECT_FAILURE("select_if: in place",
+                 clscan_select_if(queue, in, in, count, n, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "same range");
+  clscan_select_options_init(&select_options);
+  select_options.count_offset = 2;
+  EXPECT_FAILURE("unique: count past its buffer",
+                 clscan_unique(queue, in, out, count, n, CLSCAN_TYPE_INT32, &select_options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "count buffer holds");
+  EXPECT_FAILURE("unique: count in the output",
+                 clscan_unique(queue, in, out, out, n / 2, CLSCAN_TYPE_INT32, NULL, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "overlaps");
+  clscan_select_options_init(&select_options);
+  select_options.flags_offset = sizeof data - n + 1; /* the flags buffer holds sizeof data bytes */
+  EXPECT_FAILURE(
+      "select_flagged: flags past their buffer",
+      clscan_select_flagged(queue, in, keys, out, count, n, CLSCAN_TYPE_UINT32, &select_options, not_null),
+      CLSCAN_INVALID_ARGUMENT, "flags buffer holds");
+  select_options.struct_size = 0;
+  EXPECT_FAILURE("select options: struct_size 0",
+                 clscan_unique(queue, in, out, count, n, CLSCAN_TYPE_INT32, &select_options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "struct_size");
+  clscan_select_options_init(&select_options);
+  select_options.struct_size = sizeof select_options + 8;
+  EXPECT_FAILURE("select options: struct_size too large",
+                 clscan_unique(queue, in, out, count, n, CLSCAN_TYPE_INT32, &select_options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "struct_size");
+  clscan_select_options_init(&select_options);
+  select_options.algorithm = (clscan_algorithm)42;
+  EXPECT_FAILURE("select options: unknown algorithm",
+                 clscan_unique(queue, in, out, count, n, CLSCAN_TYPE_INT32, &select_options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_algorithm");
+  clscan_select_options_init(&select_options);
+  select_options.wait_list_size = 1;
+  EXPECT_FAILURE("select options: wait list NULL with a size",
+                 clscan_unique(queue, in, out, count, n, CLSCAN_TYPE_INT32, &select_options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "wait_list");
+  clscan_select_options_init(&select_options);
+  select_options.algorithm = CLSCAN_ALGORITHM_SINGLE_PASS;
+  EXPECT_FAILURE(
+      "partition_if: single pass",
+      clscan_partition_if(queue, in, out, count, n, CLSCAN_TYPE_INT32, "x > 0", &select_options, not_null),
+      CLSCAN_INVALID_ARGUMENT, "single_pass");
+  /* A predicate that does not compile: the build log is in the message. */
+  EXPECT_FAILURE("select_if: predicate that does not compile",
+                 clscan_select_if(queue, in, out, count, n, CLSCAN_TYPE_INT32, "x >* 0", NULL, not_null),
+                 CLSCAN_BUILD_ERROR, "build log");
+  CHECK(clscan_last_opencl_status() != CL_SUCCESS);
+
+  /* The scans by key. */
+  EXPECT_FAILURE(
+      "by key: null keys",
+      clscan_inclusive_by_key(queue, NULL, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_INT32, NULL, not_null),
+      CLSCAN_INVALID_ARGUMENT, "keys");
+  EXPECT_FAILURE(
+      "by key: null queue",
+      clscan_exclusive_by_key(NULL, keys, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_INT32, NULL, not_null),
+      CLSCAN_INVALID_ARGUMENT, "queue");
+  EXPECT_FAILURE(
+      "by key: unknown key type",
+      clscan_inclusive_by_key(queue, keys, (clscan_type)99, in, out, n, CLSCAN_TYPE_INT32, NULL, not_null),
+      CLSCAN_INVALID_ARGUMENT, "clscan_type");
+  EXPECT_FAILURE(
+      "by key: unknown type",
+      clscan_inclusive_by_key(queue, keys, CLSCAN_TYPE_INT32, in, out, n, (clscan_type)-1, NULL, not_null),
+      CLSCAN_INVALID_ARGUMENT, "clscan_type");
+  EXPECT_FAILURE(
+      "by key: keys past their buffer",
+      clscan_inclusive_by_key(queue, keys, CLSCAN_TYPE_INT64, in, out, n, CLSCAN_TYPE_INT32, NULL, not_null),
+      CLSCAN_INVALID_ARGUMENT, "keys buffer holds");
+  EXPECT_FAILURE(
+      "by key: keys in the output",
+      clscan_inclusive_by_key(queue, out, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_INT32, NULL, not_null),
+      CLSCAN_INVALID_ARGUMENT, "overlap");
+  clscan_options_init(&options);
+  options.struct_size = 1;
+  EXPECT_FAILURE("by key: struct_size 1",
+                 clscan_inclusive_by_key(queue, keys, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_INT32,
+                                         &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "struct_size");
+  clscan_options_init(&options);
+  options.operation = CLSCAN_OP_AND;
+  EXPECT_FAILURE("by key: bitwise operator on float",
+                 clscan_exclusive_by_key(queue, keys, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_FLOAT32,
+                                         &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "integer");
+  options.operation = CLSCAN_OP_CUSTOM;
+  EXPECT_FAILURE("by key: custom op NULL",
+                 clscan_inclusive_by_key(queue, keys, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_INT32,
+                                         &options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "custom_op");
+  options.custom_op = "a +* b";
+  EXPECT_FAILURE("by key: custom op that does not compile",
+                 clscan_inclusive_by_key(queue, keys, CLSCAN_TYPE_INT32, in, out, n, CLSCAN_TYPE_INT32,
+                                         &options, not_null),
+                 CLSCAN_BUILD_ERROR, "build log");
+  CHECK(clscan_last_opencl_status() != CL_SUCCESS);
+  if (!device_has_fp64()) {
+    EXPECT_FAILURE(
+        "select_if: float64 without fp64",
+        clscan_select_if(queue, in, out, count, n / 2, CLSCAN_TYPE_FLOAT64, "x > 0", NULL, not_null),
+        CLSCAN_UNSUPPORTED, "fp64");
+    EXPECT_FAILURE("by key: float64 keys without fp64",
+                   clscan_inclusive_by_key(queue, keys, CLSCAN_TYPE_FLOAT64, in, out, n / 2,
+                                           CLSCAN_TYPE_INT32, NULL, not_null),
+                   CLSCAN_UNSUPPORTED, "fp64");
+  }
+#undef EXPECT_FAILURE
+
+  REQUIRE_CL(clFinish(queue));
+  read_buffer(in, after, sizeof after);
+  CHECK(memcmp(after, data, sizeof data) == 0);
+  read_buffer(keys, after, sizeof after);
+  CHECK(memcmp(after, data, sizeof data) == 0);
+  read_buffer(out, after, sizeof after);
+  if (memcmp(after, data, sizeof data) != 0) {
+    fprintf(stderr, "a failed call changed the output buffer\n");
+    ++failures;
+  }
+  read_buffer(count, counts_after, sizeof counts_after);
+  if (memcmp(counts_after, counts, sizeof counts) != 0) {
+    fprintf(stderr, "a failed call changed the count buffer\n");
+    ++failures;
+  }
+  clReleaseMemObject(count);
+  clReleaseMemObject(keys);
+  clReleaseMemObject(out);
+  clReleaseMemObject(in);
+}
+
+static void test_names_and_cache(void) {
+  size_t limit = 0, changed = 0;
+  cl_int data[4] = {1, 2, 3, 4};
+  cl_mem buffer;
+  CHECK(strcmp(clscan_status_name(CLSCAN_SUCCESS), "CLSCAN_SUCCESS") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_INVALID_ARGUMENT), "CLSCAN_INVALID_ARGUMENT") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_UNSUPPORTED), "CLSCAN_UNSUPPORTED") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_BUILD_ERROR), "CLSCAN_BUILD_ERROR") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_OPENCL_ERROR), "CLSCAN_OPENCL_ERROR") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_OUT_OF_MEMORY), "CLSCAN_OUT_OF_MEMORY") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_DEVICE_NOT_FOUND), "CLSCAN_DEVICE_NOT_FOUND") == 0);
+  CHECK(strcmp(clscan_status_name(CLSCAN_INTERNAL_ERROR), "CLSCAN_INTERNAL_ERROR") == 0);
+  CHECK(strcmp(clscan_status_name((clscan_status)77), "CLSCAN_UNKNOWN_STATUS") == 0);
+  CHECK(strcmp(clscan_opencl_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES") == 0);
+  CHECK(strcmp(clscan_opencl_status_name(-12345), "CL_UNKNOWN_ERROR") == 0);
+  CHECK(strcmp(clscan_version(), CLSCAN_VERSION_STRING) == 0);
+
+  CHECK(clscan_get_cache_limit(&limit) == CLSCAN_SUCCESS);
+  CHECK(limit >= 1);
+  CHECK(clscan_set_cache_limit(limit + 1) == CLSCAN_SUCCESS);
+  CHECK(clscan_get_cache_limit(&changed) == CLSCAN_SUCCESS);
+  CHECK(changed == limit + 1);
+  CHECK(clscan_set_cache_limit(limit) == CLSCAN_SUCCESS);
+  expect_failure("cache limit 0", clscan_set_cache_limit(0), CLSCAN_INVALID_ARGUMENT, "0", NULL);
+  expect_failure("cache limit into NULL", clscan_get_cache_limit(NULL), CLSCAN_INVALID_ARGUMENT, "NULL",
+                 NULL);
+  expect_failure("release of a NULL context", clscan_release_context_resources(NULL), CLSCAN_INVALID_ARGUMENT,
+                 "context", NULL);
+  expect_failure("select device into NULL", clscan_select_device(NULL), CLSCAN_INVALID_ARGUMENT, "NULL",
+                 NULL);
+
+  /* Releasing the caches leaves later scans working (they rebuild or reload what they need). */
+  CHECK(clscan_release_context_resources(context) == CLSCAN_SUCCESS);
+  CHECK(clscan_release_cached_resources() == CLSCAN_SUCCESS);
+  buffer = create_buffer(sizeof data);
+  write_buffer(buffer, data, sizeof data);
+  CHECK(clscan_inclusive(queue, buffer, buffer, 4, CLSCAN_TYPE_INT32, NULL, NULL) == CLSCAN_SUCCESS);
+  read_buffer(buffer, data, sizeof data);
+  CHECK(data[0] == 1 && data[1] == 3 && data[2] == 6 && data[3] == 10);
+  clReleaseMemObject(buffer);
+}
+
+/* The last error is per thread: another thread starts clean, and its failure leaves this thread's
+ * message as it was. */
+static void* other_thread(void* unused) {
+  int* ok = checked_malloc(sizeof *ok);
+  (void)unused;
+  *ok = strcmp(clscan_last_error_message(), "") == 0 && clscan_last_opencl_status() == CL_SUCCESS &&
+        clscan_set_cache_limit(0) == CLSCAN_INVALID_ARGUMENT &&
+        strstr(clscan_last_error_message(), "set_cache_limit") != NULL;
+  return ok;
+}
+
+static void test_thread_local_error(void) {
+  pthread_t thread;
+  void* result = NULL;
+  char before[512];
+  CHECK(clscan_inclusive(NULL, NULL, NULL, 1, CLSCAN_TYPE_INT32, NULL, NULL) == CLSCAN_INVALID_ARGUMENT);
+  snprintf(before, sizeof before, "%s", clscan_last_error_message());
+  CHECK(strstr(before, "queue") != NULL);
+  CHECK(pthread_create(&thread, NULL, other_thread, NULL) == 0);
+  CHECK(pthread_join(thread, &result) == 0);
+  CHECK(result != NULL && *(int*)result);
+  free(result);
+  CHECK(strcmp(clscan_last_error_message(), before) == 0);
+}
+
+/* ---- Reduce ---- */
+
+/* One clscan_reduce into element 2 of a 4-element output, against a host loop: the total exact (the
+ * data of input_value keeps floating-point sums exact in any order), the output's other elements and
+ * the input unchanged, n == 0 writing the initial value or the identity. */
+static void run_reduce(clscan_type type, clscan_op op, size_t in_offset, int has_initial, size_t n) {
+  enum { out_count = 4, out_at = 2 };
+  const size_t size = element_size(type);
+  const size_t in_count = in_offset + n;
+  unsigned char* in_bytes = checked_malloc(in_count * size);
+  unsigned char* in_after = checked_malloc(in_count * size);
+  unsigned char out_bytes[out_count * 8], out_after[out_count * 8];
+  cl_mem in = create_buffer(in_count ? in_count * size : size);
+  cl_mem out = create_buffer(out_count * size);
+  clscan_options options;
+  clscan_value expected, got;
+  cl_event done = NULL;
+  clscan_status status;
+  size_t i;
+  memset(in_bytes, poison_byte, in_count * size);
+  for (i = 0; i < n; ++i)
+    store(in_bytes, in_offset + i, type, input_value(type, op, i));
+  memset(out_bytes, poison_byte, sizeof out_bytes);
+  if (in_count) write_buffer(in, in_bytes, in_count * size);
+  write_buffer(out, out_bytes, out_count * size);
+  clscan_options_init(&options);
+  options.operation = op;
+  options.in_offset = in_offset;
+  options.out_offset = out_at;
+  options.has_initial = has_initial;
+  if (has_initial) options.initial = input_value(type, op, n + 7);
+
+  status = clscan_reduce(queue, in, out, n, type, &options, &done);
+  if (status != CLSCAN_SUCCESS) {
+    fprintf(stderr, "reduce %s %s n=%zu: %s: %s\n", type_names[type], op_names[op], n,
+            clscan_status_name(status), clscan_last_error_message());
+    ++failures;
+  } else {
+    CHECK(done != NULL);
+    REQUIRE_CL(clWaitForEvents(1, &done));
+    clReleaseEvent(done);
+    expected = has_initial ? options.initial : identity(type, &options);
+    for (i = 0; i < n; ++i)
+      expected = combine(type, op, expected, load(in_bytes, in_offset + i, type));
+    read_buffer(out, out_after, out_count * size);
+    got = load(out_after, out_at, type);
+    if (!same_value(type, got, expected)) {
+      char want[64], have[64];
+      describe(want, sizeof want, type, expected);
+      describe(have, sizeof have, type, got);
+      fprintf(stderr, "reduce %s %s n=%zu in_offset=%zu initial=%d: expected %s, got %s\n", type_names[type],
+              op_names[op], n, in_offset, has_initial, want, have);
+      ++failures;
+    }
+    for (i = 0; i < out_count; ++i)
+      if (i != out_at && memcmp(out_after + i * size, out_bytes + i * size, size) != 0) {
+        fprintf(stderr, "reduce %s %s n=%zu wrote output element %zu\n", type_names[type], op_names[op], n,
+                i);
+        ++failures;
+      }
+    if (in_count) {
+      read_buffer(in, in_after, in_count * size);
+      CHECK(memcmp(in_after, in_bytes, in_count * size) == 0);
+    }
+  }
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+  free(in_bytes);
+  free(in_after);
+}
+
+/* Every type, four operators, sizes of one work-group's range and of several, offsets, initial values
+ * and errors. The programs are those tests/unit/reduce.cpp builds (ctest runs c-api after [reduce], so
+ * PoCL finds them compiled). */
+static void test_reduce(void) {
+  static const size_t sizes[] = {0, 1, 1000, 70001};
+  size_t s;
+  cl_mem buffer = create_buffer(4 * sizeof(cl_int));
+  const cl_int poison[4] = {-1, -1, -1, -1};
+  cl_int after[4];
+  clscan_options options;
+  clscan_status status;
+  cl_event event = (cl_event)&event;
+  for (s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    const size_t n = sizes[s];
+    run_reduce(CLSCAN_TYPE_INT32, CLSCAN_OP_SUM, 1, 0, n);
+    run_reduce(CLSCAN_TYPE_INT32, CLSCAN_OP_SUM, 0, 1, n);
+    run_reduce(CLSCAN_TYPE_UINT32, CLSCAN_OP_MAX, 1, n == 1000, n);
+    run_reduce(CLSCAN_TYPE_INT64, CLSCAN_OP_MIN, 1, 0, n);
+    run_reduce(CLSCAN_TYPE_UINT64, CLSCAN_OP_XOR, 1, n == 70001, n);
+    run_reduce(CLSCAN_TYPE_FLOAT32, CLSCAN_OP_SUM, 1, n == 1, n);
+    if (device_has_fp64()) run_reduce(CLSCAN_TYPE_FLOAT64, CLSCAN_OP_SUM, 1, 1, n);
+  }
+  /* The output's one element must lie in its buffer; nothing is written, no event returned. */
+  write_buffer(buffer, poison, sizeof poison);
+  clscan_options_init(&options);
+  options.out_offset = 4;
+  status = clscan_reduce(queue, buffer, buffer, 2, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("reduce past the output", status, CLSCAN_INVALID_ARGUMENT, "output", event);
+  event = (cl_event)&event;
+  status = clscan_reduce(NULL, buffer, buffer, 2, CLSCAN_TYPE_INT32, NULL, &event);
+  expect_failure("reduce without a queue", status, CLSCAN_INVALID_ARGUMENT, "queue", event);
+  read_buffer(buffer, after, sizeof after);
+  CHECK(memcmp(after, poison, sizeof poison) == 0);
+  clReleaseMemObject(buffer);
+}
+
+static void set_up(void) {
+  cl_int status = CL_SUCCESS;
+  char name[256] = "";
+  clscan_status selected = clscan_select_device(&device);
+  if (selected != CLSCAN_SUCCESS) {
+    fprintf(stderr, "clscan_select_device: %s: %s\n", clscan_status_name(selected),
+            clscan_last_error_message());
+    exit(1);
+  }
+  context = clCreateContext(NULL, 1, &device, NULL, NULL, &status);
+  REQUIRE_CL(status);
+  queue = clCreateCommandQueue(context, device, 0, &status);
+  REQUIRE_CL(status);
+  REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, NULL));
+  printf("c-api: device %s, clscan %s\n", name, clscan_version());
+}
+
+static void tear_down(void) {
+  clReleaseCommandQueue(queue);
+  clReleaseContext(context);
+}
+
+/* Under CLSCAN_DEVICE_LIMITS=no_fp64: the float64 scan is refused, float32 still runs. */
+static void test_unsupported(void) {
+  enum { n = 16 };
+  cl_double data[n], after[n];
+  cl_mem buffer = create_buffer(sizeof data);
+  cl_event event = (cl_event)&event;
+  size_t i;
+  for (i = 0; i < n; ++i)
+    data[i] = (cl_double)i;
+  write_buffer(buffer, data, sizeof data);
+  const clscan_status status = clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_FLOAT64, NULL, &event);
+  expect_failure("float64 without fp64", status, CLSCAN_UNSUPPORTED, "fp64", event);
+  {
+    /* The selections and the scans by key refuse cl_double elements and cl_double keys alike. */
+    cl_mem other = create_buffer(sizeof data);
+    cl_mem count = create_buffer(sizeof(cl_ulong));
+    clscan_status refused;
+#define EXPECT_UNSUPPORTED(what, call)                                                                       \
+  do {                                                                                                       \
+    event = (cl_event)&event;                                                                                \
+    refused = (call);                                                                                        \
+    expect_failure(what, refused, CLSCAN_UNSUPPORTED, "fp64", event);                                        \
+  } while (0)
+    EXPECT_UNSUPPORTED("select_if of float64", clscan_select_if(queue, buffer, other, count, n,
+                                                                CLSCAN_TYPE_FLOAT64, "x > 0", NULL, &event));
+    EXPECT_UNSUPPORTED("unique of float64",
+                       clscan_unique(queue, buffer, other, count, n, CLSCAN_TYPE_FLOAT64, NULL, &event));
+    EXPECT_UNSUPPORTED("scan by key of float64",
+                       clscan_inclusive_by_key(queue, other, CLSCAN_TYPE_INT32, buffer, buffer, n,
+                                               CLSCAN_TYPE_FLOAT64, NULL, &event));
+    EXPECT_UNSUPPORTED("scan by float64 keys",
+                       clscan_exclusive_by_key(queue, buffer, CLSCAN_TYPE_FLOAT64, other, other, n,
+                                               CLSCAN_TYPE_INT32, NULL, &event));
+#undef EXPECT_UNSUPPORTED
+    clReleaseMemObject(count);
+    clReleaseMemObject(other);
+  }
+  read_buffer(buffer, after, sizeof after);
+  CHECK(memcmp(after, data, sizeof data) == 0);
+  CHECK(clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_FLOAT32, NULL, NULL) == CLSCAN_SUCCESS);
+  REQUIRE_CL(clFinish(queue));
+  clReleaseMemObject(buffer);
+}
+
+/* Run with CLSCAN_TUNING=wg=1,items=2,vec=1 (two-element tiles) and, on PoCL, POCL_MEMORY_LIMIT=1
+ * (256 MiB per buffer): a forced single-pass scan of n cl_int then needs status words of 8n bytes, past
+ * the allocation limit, while its 4n bytes of data fit (as tests/reliability/faults_resources.cpp). */
+static void test_opencl_error(void) {
+  cl_ulong max_alloc = 0, global_memory = 0;
+  size_t n, bytes, i;
+  const size_t budget = (size_t)256 << 20;
+  const cl_int pattern = 0x5ca9;
+  cl_int* after;
+  cl_mem buffer;
+  cl_event event = (cl_event)&event;
+  clscan_options options = CLSCAN_OPTIONS_INIT;
+  clscan_status status;
+  REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL));
+  REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_memory, &global_memory, NULL));
+  n = (size_t)(max_alloc / 8 + 1);
+  bytes = n * sizeof(cl_int);
+  if (bytes > budget || 2 * (cl_ulong)bytes > global_memory) {
+    printf("c-api: skipped: the data would take %zu bytes (allocation limit %llu)\n", bytes,
+           (unsigned long long)max_alloc);
+    return;
+  }
+  buffer = create_buffer(bytes);
+  REQUIRE_CL(clEnqueueFillBuffer(queue, buffer, &pattern, sizeof pattern, 0, bytes, 0, NULL, NULL));
+  options.algorithm = CLSCAN_ALGORITHM_SINGLE_PASS;
+  status = clscan_inclusive(queue, buffer, buffer, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("temporaries past the allocation limit", status, CLSCAN_OPENCL_ERROR, "clCreateBuffer",
+                 event);
+  if (status == CLSCAN_OPENCL_ERROR) {
+    const cl_int cl_status = clscan_last_opencl_status();
+    printf("c-api: %s\n", clscan_last_error_message());
+    CHECK(cl_status == CL_INVALID_BUFFER_SIZE || cl_status == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+          cl_status == CL_OUT_OF_RESOURCES || cl_status == CL_OUT_OF_HOST_MEMORY);
+    CHECK(strstr(clscan_last_error_message(), clscan_opencl_status_name(cl_status)) != NULL);
+  }
+  after = checked_malloc(bytes);
+  read_buffer(buffer, after, bytes);
+  for (i = 0; i < n; ++i)
+    if (after[i] != pattern) {
+      fprintf(stderr, "the failed scan changed element %zu\n", i);
+      ++failures;
+      break;
+    }
+  free(after);
+  clReleaseMemObject(buffer);
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "all";
+  if (strcmp(mode, "no-device") == 0) {
+    cl_device_id none = (cl_device_id)&none;
+    expect_failure("no matching device", clscan_select_device(&none), CLSCAN_DEVICE_NOT_FOUND,
+                   "CLSCAN_PLATFORM", NULL);
+    CHECK(none == NULL);
+  } else {
+    set_up();
+    if (strcmp(mode, "all") == 0) {
+      test_types();
+      test_operators();
+      test_options();
+      test_wait_list_and_events();
+      test_errors();
+      test_selections();
+      test_selection_wait_list();
+      test_by_key();
+      test_primitive_errors();
+      test_reduce();
+      test_names_and_cache();
+      test_thread_local_error();
+    } else if (strcmp(mode, "unsupported") == 0) {
+      test_unsupported();
+    } else if (strcmp(mode, "opencl-error") == 0) {
+      test_opencl_error();
+    } else {
+      fprintf(stderr, "unknown mode '%s' (all, unsupported, opencl-error, no-device)\n", mode);
+      return 2;
+    }
+    tear_down();
+  }
+  if (failures) {
+    fprintf(stderr, "c-api: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c-api: all checks passed\n");
+  return 0;
+}

@@ -1,0 +1,42 @@
+# The functional suite again on Mesa's rusticl (Debian package mesa-opencl-icd, device llvmpipe): an
+# independent OpenCL implementation and compiler stack, run in CI beside PoCL (docs/RELIABILITY.md,
+# "What each device runs"). Where no rusticl platform is present, every one of these reports skipped.
+#
+# Not run here: the disk-cache case that plants a binary the driver must reject (rusticl 22.3 aborts
+# the process in clCreateProgramWithBinary on a binary it does not know, "panicked at 'unknown
+# version'", which no library can catch), and the faults, concurrency and sanitizer runs, which PoCL
+# covers (their subject is clscan's host side, not the device).
+set(CLSCAN_RUSTICL_ENV RUSTICL_ENABLE=llvmpipe CLSCAN_PLATFORM=rusticl)
+set(CLSCAN_RUSTICL_MISSING "no OpenCL device matches CLSCAN_PLATFORM='rusticl'")
+
+# Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
+foreach(area scan types errors fuzz select by_key reduce)
+  add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
+  set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
+      SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+      ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${area}")
+endforeach()
+# The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
+# (lib/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
+# built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.
+add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
+set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-tree")
+add_test(NAME rusticl-cache COMMAND clscan-tests "[cache]~[driver-rejects-binary]")
+set_tests_properties(rusticl-cache PROPERTIES LABELS "rusticl" TIMEOUT 900
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-cache")
+
+# Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), where the
+# tools are built.
+if(NOT TARGET clscan-info)
+  return()
+endif()
+add_test(NAME rusticl-self-test
+    COMMAND ${CMAKE_COMMAND} -E env ${CLSCAN_RUSTICL_ENV}
+            CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-self-test CLSCAN_QUALIFY=1
+            $<TARGET_FILE:clscan-info> --self-test --selected --algorithm all)
+set_tests_properties(rusticl-self-test PROPERTIES LABELS "rusticl" TIMEOUT 300
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+    FAIL_REGULAR_EXPRESSION "FAIL:")

@@ -1,0 +1,182 @@
+# Sanitizer builds (label "sanitizers") and clang-tidy (label "hygiene"). Included from
+# tests/CMakeLists.txt; present when clscan is the top-level project (options CLSCAN_SANITIZER_TESTS
+# and CLSCAN_CLANG_TIDY_TEST).
+#
+#   sanitizers-asan  clscan built again, with its tests and tools, by `ctest --build-and-test` into
+#                    ${CMAKE_BINARY_DIR}/asan: CLSCAN_SANITIZE=address,undefined, Debug, with
+#                    _GLIBCXX_ASSERTIONS; then every test of that build but the labels in
+#                    CLSCAN_ASAN_EXCLUDED_LABELS and the tests in CLSCAN_ASAN_EXCLUDED_TESTS below. Any AddressSanitizer, LeakSanitizer or
+#                    UndefinedBehaviorSanitizer report ends the test process and fails the test.
+#   sanitizers-tsan  the library and tests again, into ${CMAKE_BINARY_DIR}/tsan: CLSCAN_SANITIZE=thread,
+#                    Debug at -O1; then the tests labelled concurrency (host threads sharing contexts
+#                    and queues). Any ThreadSanitizer report fails the test.
+#   clang-tidy       tools/run-clang-tidy.sh: clang-tidy with the checks of .clang-tidy over lib/*.cpp
+#                    and tools/*.cpp, with this build's compile_commands.json; fails on any finding, and
+#                    fails (says so) where clang-tidy is not installed (Debian: clang-tidy).
+#   clang-format     tools/check-format.sh: every .cpp, .hpp, .c, .h and .cl file formatted by .clang-format;
+#                    fails (says so) where clang-format is not installed (Debian: clang-format).
+#
+# The sanitizer build directories are kept between runs, so only the first run compiles everything;
+# e.g. `ctest -L sanitizers --output-on-failure`, then read the report in the output. To reproduce
+# by hand, run the tests in build/asan or build/tsan with the environment below.
+#
+# Both sanitizer builds are Debug, so lib's assertions are live. ASan+UBSan at -O0 compiles in a
+# quarter of the time RelWithDebInfo takes and its suite runs about as long either way; TSan at -O1
+# runs the scan tests' host-side reference loops a third faster than at -O0 (215 s -> 150 s on 2
+# cores) for 15 s more compiling. The project's -Werror is off in both: GCC's instrumentation makes
+# -Wmaybe-uninitialized report false positives in libstdc++ (<regex>, via Catch2) when optimizing,
+# and warnings are the normal build's business.
+#
+# The ASan test's LeakSanitizer also reports OpenCL objects that are never released (a leaked
+# cl_mem shows as a leak from libpocl.so under the clscan frame that created it).
+#
+# PoCL, LLVM (inside PoCL) and the OpenCL ICD loader are not instrumented: ASan checks only the
+# accesses of clscan and the tests themselves (it still sees every malloc, PoCL's too), TSan only
+# their accesses (PoCL's threads synchronise through pthread calls, which TSan sees).
+# tests/cmake/lsan.supp and tests/cmake/tsan.supp hold the suppressions for those libraries, and only for them
+# (one PoCL compiler function today): never suppress a leak or race in memory clscan allocates.
+
+if(NOT CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_CLANG_TIDY_TEST)
+  return()
+endif()
+
+# ---- sanitizer builds --------------------------------------------------------------------------------
+
+# A build that is itself sanitized never builds itself again (CLSCAN_SANITIZER_TESTS is OFF there too).
+if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "^(GNU|Clang)$")
+    message(STATUS "clscan: no sanitizer tests with ${CMAKE_CXX_COMPILER_ID} (GCC or Clang only)")
+  else()
+    # --build-noclean: keep what an earlier run compiled.
+    set(CLSCAN_SANITIZER_BUILD_ARGS
+        --build-noclean
+        --build-generator ${CMAKE_GENERATOR}
+        --build-makeprogram ${CMAKE_MAKE_PROGRAM})
+    if(CMAKE_GENERATOR_PLATFORM)
+      list(APPEND CLSCAN_SANITIZER_BUILD_ARGS --build-generator-platform ${CMAKE_GENERATOR_PLATFORM})
+    endif()
+    if(CMAKE_GENERATOR_TOOLSET)
+      list(APPEND CLSCAN_SANITIZER_BUILD_ARGS --build-generator-toolset ${CMAKE_GENERATOR_TOOLSET})
+    endif()
+    # Options of both sanitizer builds: this build's compiler; no nested sanitizer or tidy tests, no
+    # install rules (so no packaging-install tests either). No clscan::mpi: Open MPI allocates in
+    # MPI_Init what it never frees (about 120 KB per rank, which LeakSanitizer reports from its
+    # uninstrumented libraries). So lib/mpi/ itself is not sanitized; the scans and reductions it calls are.
+    set(CLSCAN_SANITIZER_COMMON_OPTIONS
+        -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+        -DCMAKE_BUILD_TYPE=Debug
+        -DCLSCAN_SANITIZER_TESTS=OFF
+        -DCLSCAN_CLANG_TIDY_TEST=OFF
+        -DCLSCAN_INSTALL=OFF
+        -DCLSCAN_MPI=OFF
+        -DCLSCAN_WARNINGS_AS_ERRORS=OFF)
+
+    cmake_host_system_information(RESULT CLSCAN_SANITIZER_JOBS QUERY NUMBER_OF_LOGICAL_CORES)
+    if(NOT CLSCAN_SANITIZER_JOBS OR CLSCAN_SANITIZER_JOBS LESS 2)
+      set(CLSCAN_SANITIZER_JOBS 2)
+    endif()
+
+    # Labels the ASan+UBSan build does not run:
+    #   packaging   its consumer projects are not sanitized, so they cannot link the instrumented library
+    #   large       more than 2^32 elements: two 17 GiB host vectors plus ASan's shadow and quarantine
+    #   oclgrind    Oclgrind preloads its own OpenCL runtime, which ASan's runtime must precede
+    #   sanitizers, hygiene   not defined in the nested build; listed so that it can never recurse
+    #   rusticl     Mesa's rusticl: the sanitizers look at clscan's host side, which PoCL exercises
+    #   constrained the functional suite again under smaller device limits: the same host code
+    set(CLSCAN_ASAN_EXCLUDED_LABELS "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene")
+    # Labels the TSan build runs (see the top of this file); "concurrency" is tests/cmake/reliability.cmake's.
+    # The scan suite left it to keep CI within 30 minutes: it calls clscan from one host thread, so only
+    # the implementation's own threads could race with it, and ASan runs it in full.
+    set(CLSCAN_TSAN_LABELS "concurrency")
+    # The tools' longest runs measure and self-test the kernels; their host code is the CLI tests'.
+    # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.
+    set(CLSCAN_ASAN_EXCLUDED_TESTS "^(info-self-test|info-selected|tune-dry-run|hot-path-size-classes)$")
+
+    # The suppression files are read from the checkout. A test that runs a child as another user
+    # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
+    # cannot read in a checkout under /root (0700): it copies them to a world-readable temporary
+    # directory and rewrites suppressions= in the child's *SAN_OPTIONS.
+    set(CLSCAN_SANITIZER_SUPPRESSIONS ${CMAKE_CURRENT_LIST_DIR})
+    # halt_on_error: the first report ends the process (for UBSan together with the build's
+    # -fno-sanitize-recover=all). allocator_may_return_null: an impossible allocation request returns
+    # null as without ASan (the fault tests provoke allocation failures) instead of aborting.
+    # fast_unwind_on_malloc=0: allocation stacks through PoCL (built without frame pointers) reach
+    # the clscan frames that called it, so a leaked OpenCL object shows who created it.
+    # use_tls=0: LeakSanitizer's exit-time tracer (GCC 12) crashed with signal 11 while reading the
+    # main thread's thread-local storage in the errors test, depending on memory layout (the cache
+    # directory's path length); thread-local storage is then not a root, which can only add reports.
+    # The ICD loader of the sanitized runs sees PoCL only: every process that asks for platforms loads
+    # every installed implementation, and Mesa's (mesa-opencl-icd: Clover and rusticl) allocate at
+    # load what they never free, which LeakSanitizer would report in every test.
+    set(CLSCAN_SANITIZER_VENDORS ${CMAKE_BINARY_DIR}/sanitizer-vendors)
+    file(MAKE_DIRECTORY ${CLSCAN_SANITIZER_VENDORS})
+    if(EXISTS /etc/OpenCL/vendors/pocl.icd)
+      file(COPY /etc/OpenCL/vendors/pocl.icd DESTINATION ${CLSCAN_SANITIZER_VENDORS})
+    endif()
+    # The fuzzers' cases test the kernels, which the normal run covers in full (300 scans, 150
+    # selections and by-key scans); under AddressSanitizer a fifth of them exercise the host side.
+    set(CLSCAN_ASAN_ENVIRONMENT
+        "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}"
+        "CLSCAN_FUZZ_CASES=60" "CLSCAN_FUZZ_PRIMITIVE_CASES=30"
+        "ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1:fast_unwind_on_malloc=0:print_summary=1"
+        "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1"
+        "LSAN_OPTIONS=suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0:use_tls=0")
+    set(CLSCAN_TSAN_ENVIRONMENT
+        "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}"
+        "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/tsan.supp:print_suppressions=0")
+
+    add_test(NAME sanitizers-asan
+             COMMAND ${CMAKE_CTEST_COMMAND} -C Debug
+                     --build-and-test ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/asan
+                     ${CLSCAN_SANITIZER_BUILD_ARGS}
+                     --build-options ${CLSCAN_SANITIZER_COMMON_OPTIONS}
+                                     -DCLSCAN_SANITIZE=address,undefined
+                                     -DCLSCAN_BUILD_TOOLS=ON
+                                     -DCMAKE_CXX_FLAGS=-D_GLIBCXX_ASSERTIONS
+                     --test-command ${CMAKE_CTEST_COMMAND} -C Debug --output-on-failure --no-tests=error
+                                    -j${CLSCAN_SANITIZER_JOBS} -LE "${CLSCAN_ASAN_EXCLUDED_LABELS}"
+                                    -E "${CLSCAN_ASAN_EXCLUDED_TESTS}")
+    add_test(NAME sanitizers-tsan
+             COMMAND ${CMAKE_CTEST_COMMAND} -C Debug
+                     --build-and-test ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/tsan
+                     ${CLSCAN_SANITIZER_BUILD_ARGS}
+                     --build-options ${CLSCAN_SANITIZER_COMMON_OPTIONS}
+                                     -DCLSCAN_SANITIZE=thread
+                                     -DCLSCAN_BUILD_TOOLS=OFF
+                                     -DCMAKE_CXX_FLAGS=-O1
+                     --test-command ${CMAKE_CTEST_COMMAND} -C Debug --output-on-failure --no-tests=error
+                                    -j${CLSCAN_SANITIZER_JOBS} -L "${CLSCAN_TSAN_LABELS}")
+    # Each compiles on every core and then runs tests that use every core (PoCL): PROCESSORS keeps
+    # `ctest -jN` from starting more next to them than the machine has cores.
+    set_tests_properties(sanitizers-asan PROPERTIES
+        LABELS sanitizers TIMEOUT 2400 PROCESSORS 2 ENVIRONMENT "${CLSCAN_ASAN_ENVIRONMENT}")
+    set_tests_properties(sanitizers-tsan PROPERTIES
+        LABELS sanitizers TIMEOUT 2400 PROCESSORS 2 ENVIRONMENT "${CLSCAN_TSAN_ENVIRONMENT}")
+  endif()
+endif()
+
+# ---- clang-tidy and clang-format ----------------------------------------------------------------------
+
+# A hygiene test that runs `script` with the environment variable `env_var` naming `tool` (found here;
+# the script looks again at run time, so installing the tool later needs no new cmake run).
+function(clscan_hygiene_test tool env_var timeout script)
+  string(MAKE_C_IDENTIFIER "CLSCAN_${tool}" variable)
+  string(TOUPPER "${variable}" variable)
+  find_program(${variable} NAMES ${tool}-14 ${tool} DOC "${tool} for the ${tool} test (${script})")
+  set(program "${${variable}}")
+  if(NOT program)
+    message(WARNING "${tool} not found: the '${tool}' test will fail until it is installed "
+                    "(Debian/Ubuntu: apt-get install ${tool})")
+    set(program "")
+  endif()
+  add_test(NAME ${tool} COMMAND ${CMAKE_COMMAND} -E env "${env_var}=${program}"
+                                ${PROJECT_SOURCE_DIR}/${script} ${ARGN})
+  set_tests_properties(${tool} PROPERTIES LABELS hygiene TIMEOUT ${timeout})
+endfunction()
+
+if(CLSCAN_CLANG_TIDY_TEST)
+  clscan_hygiene_test(clang-tidy CLANG_TIDY 900 tools/run-clang-tidy.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(clang-tidy PROPERTIES PROCESSORS 2)
+  # The sources and kernels are formatted by .clang-format (tools/check-format.sh --fix applies it).
+  clscan_hygiene_test(clang-format CLANG_FORMAT 300 tools/check-format.sh)
+endif()

@@ -1,0 +1,93 @@
+# Smoke tests of the command-line tools (label "tools"). Included from tests/CMakeLists.txt.
+#
+# clscan-bench --smoke checks scans (or with --primitive the other calls) of small and odd sizes against
+# a CPU reference and exits non-zero on a wrong result or an error; "automatic" covers whatever
+# dispatch picks.
+if(TARGET clscan-bench)
+  add_test(NAME bench-smoke-three-stage COMMAND clscan-bench --smoke --algorithm three_stage)
+  add_test(NAME bench-smoke-single-pass COMMAND clscan-bench --smoke --algorithm single_pass)
+  add_test(NAME bench-smoke-automatic COMMAND clscan-bench --smoke --algorithm automatic)
+  add_test(NAME bench-smoke-exclusive-long-max
+           COMMAND clscan-bench --smoke --algorithm three_stage --type long --op max --kind exclusive)
+  set_tests_properties(bench-smoke-three-stage bench-smoke-single-pass bench-smoke-automatic bench-smoke-exclusive-long-max
+      PROPERTIES LABELS "tools" TIMEOUT 300
+                 ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # --primitive: select, by_key and reduce rows measured and verified (each CSV row must end in
+  # ",ok,,<std_us>,<primitive>"; a wrong result or an error row does not), and a smoke run of the five
+  # primitives other than scan, n = 0 included. About 3 s together on PoCL.
+  add_test(NAME bench-primitive-select COMMAND clscan-bench --primitive select --sizes 1000,2^16+3 --reps 2 --csv)
+  set_tests_properties(bench-primitive-select PROPERTIES
+      PASS_REGULAR_EXPRESSION ",1000,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select\n[^\n]*,65539,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select\n")
+  add_test(NAME bench-primitive-by-key COMMAND clscan-bench --primitive by_key --sizes 1000,2^16+3 --reps 2 --csv)
+  set_tests_properties(bench-primitive-by-key PROPERTIES
+      PASS_REGULAR_EXPRESSION ",1000,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key\n[^\n]*,65539,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key\n")
+  add_test(NAME bench-primitive-reduce COMMAND clscan-bench --primitive reduce --sizes 1000,2^16+3 --reps 2 --csv)
+  set_tests_properties(bench-primitive-reduce PROPERTIES
+      PASS_REGULAR_EXPRESSION ",1000,int,sum,,automatic,[^\n]*,ok,,[0-9.]+,reduce\n[^\n]*,65539,int,sum,,automatic,[^\n]*,ok,,[0-9.]+,reduce\n")
+  add_test(NAME bench-smoke-primitives COMMAND clscan-bench --smoke --primitive select,partition,unique,by_key,reduce)
+  set_tests_properties(bench-primitive-select bench-primitive-by-key bench-primitive-reduce bench-smoke-primitives
+      PROPERTIES LABELS "tools" TIMEOUT 300
+                 ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # clscan-parts-bench checks the parts' result once per size and exits non-zero when it is wrong; a bad
+  # flag is a usage error.
+  add_test(NAME parts-bench COMMAND clscan-parts-bench --sizes 1000,2^16+3 --parts 3 --reps 1 --json)
+  set_tests_properties(parts-bench PROPERTIES LABELS "tools" TIMEOUT 300 FAIL_REGULAR_EXPRESSION "wrong result|clscan-parts-bench:"
+      PASS_REGULAR_EXPRESSION "\"n\": 1000, \"parts\": 3[^\n]*\n[^\n]*\"n\": 65539, \"parts\": 3"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  add_test(NAME parts-bench-bad-flag COMMAND clscan-parts-bench --parts 0)
+  set_tests_properties(parts-bench-bad-flag PROPERTIES LABELS "tools" WILL_FAIL TRUE)
+  # --progress reports every phase of a size, down to its verification (the pass expression makes
+  # ctest ignore the exit status, so a wrong result or an error is caught by the fail expression).
+  add_test(NAME bench-progress COMMAND clscan-bench --sizes 2^12+3 --reps 2 --progress)
+  set_tests_properties(bench-progress PROPERTIES LABELS "tools" TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "n=4099 int automatic: verified after [0-9.]+ s"
+      FAIL_REGULAR_EXPRESSION "FAIL|error"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()
+
+if(TARGET clscan-info)
+  add_test(NAME info-self-test COMMAND clscan-info --self-test)
+  set_tests_properties(info-self-test PROPERTIES LABELS "tools" TIMEOUT 300
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # The listing and --json (checked field by field), a device that fails being reported and skipped
+  # (an invalid CLSCAN_TUNING; a kernel build that fails), the disk cache states, and --selected.
+  # Each mode runs in a scratch directory of its own with its own cache (tests/cmake/info_check.cmake).
+  foreach(mode listing json failing-tuning failing-build cache-states selected)
+    add_test(NAME info-${mode}
+             COMMAND ${CMAKE_COMMAND} -DINFO=$<TARGET_FILE:clscan-info> -DMODE=${mode}
+                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}/info-check/${mode}
+                     -P ${CMAKE_CURRENT_LIST_DIR}/info_check.cmake)
+    set_tests_properties(info-${mode} PROPERTIES LABELS "tools" TIMEOUT 300)
+  endforeach()
+endif()
+
+if(TARGET clscan-demo)
+  # README.md's usage example, run as the first quick-start command runs it.
+  add_test(NAME demo COMMAND clscan-demo)
+  set_tests_properties(demo PROPERTIES LABELS "tools" TIMEOUT 300
+      PASS_REGULAR_EXPRESSION "both scans match"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()
+add_test(NAME readme COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                             -P ${CMAKE_CURRENT_LIST_DIR}/readme_check.cmake)
+set_tests_properties(readme PROPERTIES LABELS "hygiene")
+
+if(TARGET clscan-tune)
+  # Every candidate shape must build and give the right result; nothing is stored (--dry-run).
+  add_test(NAME tune-dry-run COMMAND clscan-tune --dry-run --size 2^16 --reps 2)
+  set_tests_properties(tune-dry-run PROPERTIES LABELS "tools" TIMEOUT 600
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+endif()
+
+# Hostile command lines (tests/cmake/cli_check.cmake): numeric flags of every tool validated, with the flag
+# and the text in the message and exit status 2; clscan-tune refuses to store a tuning from a size too
+# small to mean anything; clscan-bench's error rows fail the run; clscan-demo --help.
+foreach(tool clscan-tune clscan-bench clscan-demo clscan-info)
+  if(TARGET ${tool})
+    add_test(NAME cli-${tool}
+             COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:${tool}> -DNAME=${tool}
+                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cli-check/${tool}
+                     -P ${CMAKE_CURRENT_LIST_DIR}/cli_check.cmake)
+    set_tests_properties(cli-${tool} PROPERTIES LABELS "tools" TIMEOUT 300)
+  endif()
+endforeach()

@@ -1,0 +1,447 @@
+// clscan-bench's workloads, one per --primitive: the host data of k inputs, their device buffers, the
+// timed call, its serial host equivalent and the check of a result. measure.cpp times each of them the
+// same way, against a copy of one input's values (n * sizeof(T) bytes).
+//
+// A workload W of element type T offers:
+//   W(settings, algorithm, n)
+//   input_bytes()           device bytes of one input (values, and keys for by_key)
+//   make_host(k)            k inputs' host data
+//   make_device(c, q)       the inputs written to the device; the outputs touched once
+//   values(i)               input i's values: what the reference copy reads
+//   call(q, i)              the call on input i; the event of its last command
+//   std_us()                the serial host equivalent on input 0 in microseconds, median of 5 runs
+//                           (NaN where the benchmark has none)
+//   verify(q, i)            the output read back and compared with the host reference of input i:
+//                           empty when it matches, else the first mismatch
+#pragma once
+
+#include "bench.hpp"
+#include "scan.hpp"
+
+#include "common/opencl.hpp"
+#include "common/reference.hpp"
+#include "common/timing.hpp"
+
+#include <clscan/clscan.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace clscan_bench {
+
+// --- Inputs -------------------------------------------------------------------------------------
+
+// Seeds: a size's inputs differ from each other and from other sizes', the same in every run (and in
+// bench/cub/cub_bench.cu, which reads the same data).
+inline std::uint64_t values_seed(std::size_t n, std::size_t input) { return 0x5eed0000u + 977 * n + input; }
+inline std::uint64_t keys_seed(std::size_t n, std::size_t input) { return 0x6b657900u + 977 * n + input; }
+
+// select and partition: selected_percent % of the elements, each independently at random, satisfy
+// "x > 0"; the others are 0 or negative (0 for unsigned types). Magnitudes stay below 2^20, which every
+// element type holds exactly.
+template <typename T> void fill_selectable(std::vector<T>& v, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) {
+    const std::uint64_t r = rng();
+    const auto magnitude = static_cast<std::int64_t>((r >> 32) % (std::uint64_t{1} << 20));
+    if (r % 100 < static_cast<std::uint64_t>(selected_percent))
+      x = static_cast<T>(magnitude + 1);
+    else if constexpr (std::is_signed_v<T>)
+      x = static_cast<T>(-magnitude);
+    else
+      x = T(0);
+  }
+}
+
+// unique: runs of equal elements of average length 2. Each element repeats the one before with
+// probability 1/2, else takes a new value below 2^20 that differs from it.
+template <typename T> void fill_runs(std::vector<T>& v, std::uint64_t seed) {
+  constexpr std::uint64_t values = std::uint64_t{1} << 20;
+  std::mt19937_64 rng(seed);
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::uint64_t r = rng();
+    if (i == 0 || (r & 1)) {
+      const std::uint64_t next = (r >> 32) % values;
+      value = i > 0 && next == value ? (next + 1) % values : next;
+    }
+    v[i] = static_cast<T>(value);
+  }
+}
+
+// by_key: segment lengths uniform in [1, 2 * average_segment - 1]; the keys number the segments
+// 0, 1, 2, ... (wrapping past 2^32 segments, so that neighbours still differ).
+inline void fill_segment_keys(std::vector<cl_int>& keys, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uint32_t key = 0;
+  for (std::size_t i = 0; i < keys.size(); ++key) {
+    const std::size_t length = 1 + static_cast<std::size_t>(rng() % (2 * average_segment - 1));
+    const std::size_t end = std::min(keys.size(), i + length);
+    std::fill(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(end),
+              static_cast<cl_int>(key));
+    i = end;
+  }
+}
+
+// --- Shared pieces ------------------------------------------------------------------------------
+
+// Median host microseconds of 5 runs of run() (clscan-bench's serial host equivalents).
+template <typename Run> double host_median_us(Run run) {
+  std::vector<double> us;
+  for (int i = 0; i < 5; ++i) {
+    const clscan_tools::stopwatch watch;
+    run();
+    us.push_back(watch.microseconds());
+  }
+  return clscan_tools::median(us);
+}
+
+// The first of got[0, count) that differs from expected[0, count) (same_value: any NaN matches any NaN),
+// described as scan.hpp's verify describes it; empty when none does.
+template <typename T>
+std::string first_difference(const std::vector<T>& expected, const std::vector<T>& got, std::size_t count,
+                             std::size_t n) {
+  for (std::size_t i = 0; i < count; ++i)
+    if (!(expected[i] == got[i] || clscan_reference::same_value(expected[i], got[i])))
+      return mismatch_text<T>(i, n, expected[i], got[i]);
+  return {};
+}
+
+// What every workload holds: k inputs of n values of T on the host and the device, and the output.
+template <typename T> class value_workload {
+public:
+  using value_type = T;
+  explicit value_workload(std::size_t n) : n_(n) {}
+  const cl::Buffer& values(std::size_t i) const { return inputs_[i]; }
+
+protected:
+  std::size_t value_bytes() const { return n_ * sizeof(T); }
+  // OpenCL has no buffers of 0 bytes.
+  std::size_t value_alloc() const { return std::max(value_bytes(), sizeof(T)); }
+
+  template <typename Fill> void fill_values(std::size_t k, Fill fill) {
+    host_.assign(k, std::vector<T>(n_));
+    for (std::size_t i = 0; i < k; ++i)
+      fill(host_[i], values_seed(n_, i));
+  }
+
+  // The inputs written; the output touched by a copy, so that its lazy allocation is not timed. A copy
+  // rather than clEnqueueFillBuffer: NVIDIA's fill with a 1-byte pattern never finished on 2 GiB
+  // buffers, and on PoCL a 4-byte-pattern fill left the host's std::inclusive_scan timing 60% slower.
+  void upload_values(const cl::Context& context, const cl::CommandQueue& queue) {
+    using clscan_tools::check;
+    for (const std::vector<T>& input : host_) {
+      inputs_.push_back(clscan_tools::make_buffer(context, value_alloc()));
+      if (n_)
+        check(queue.enqueueWriteBuffer(inputs_.back(), CL_TRUE, 0, value_bytes(), input.data()),
+              "clEnqueueWriteBuffer");
+    }
+    output_ = clscan_tools::make_buffer(context, value_alloc());
+    check(queue.enqueueCopyBuffer(inputs_[0], output_, 0, 0, value_alloc()), "clEnqueueCopyBuffer");
+  }
+
+  std::vector<T> read_output(const cl::CommandQueue& queue, std::size_t count) const {
+    std::vector<T> got(count);
+    if (count)
+      clscan_tools::check(queue.enqueueReadBuffer(output_, CL_TRUE, 0, count * sizeof(T), got.data()),
+                          "clEnqueueReadBuffer");
+    return got;
+  }
+
+  std::size_t n_;
+  std::vector<std::vector<T>> host_;
+  std::vector<cl::Buffer> inputs_;
+  cl::Buffer output_;
+};
+
+// --- scan ---------------------------------------------------------------------------------------
+
+template <typename T> class scan_workload : public value_workload<T> {
+public:
+  scan_workload(const settings& s, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n), kind_(s.kind), operation_(s.operation),
+        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
+  std::size_t input_bytes() const { return this->value_bytes(); }
+  void make_host(std::size_t k) { this->fill_values(k, fill_random<T>); }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_values(context, queue);
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    return run_scan<T>(queue, this->inputs_[i], this->output_, this->n_, kind_, opts_);
+  }
+  // Sums only: the "faster than std::inclusive_scan" comparison.
+  double std_us() const {
+    if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    std::vector<T> scanned(in.size());
+    // Integer sums wrap (signed overflow in std::plus would be undefined behaviour).
+    const auto plus = [](T a, T b) { return clscan_reference::wrapping_sum(a, b); };
+    return host_median_us([&] {
+      if (kind_ == clscan::scan_kind::exclusive)
+        std::exclusive_scan(in.begin(), in.end(), scanned.begin(), T{}, plus);
+      else
+        std::inclusive_scan(in.begin(), in.end(), scanned.begin(), plus);
+      volatile T keep = scanned.back(); // the result is used, so the scan is not optimized away
+      (void)keep;
+    });
+  }
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    return clscan_bench::verify(this->host_[i], this->read_output(queue, this->n_), operation_, kind_);
+  }
+
+private:
+  clscan::scan_kind kind_;
+  clscan::op operation_;
+  clscan::options<T> opts_;
+};
+
+// --- select, partition, unique ------------------------------------------------------------------
+
+template <typename T> class select_workload : public value_workload<T> {
+public:
+  select_workload(primitive p, clscan::algorithm algo, std::size_t n) : value_workload<T>(n), primitive_(p) {
+    opts_.algorithm = algo;
+    if (p != primitive::unique) opts_.predicate = select_predicate;
+  }
+  std::size_t input_bytes() const { return this->value_bytes(); }
+  void make_host(std::size_t k) {
+    if (primitive_ == primitive::unique)
+      this->fill_values(k, fill_runs<T>);
+    else
+      this->fill_values(k, fill_selectable<T>);
+  }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_values(context, queue);
+    count_ = clscan_tools::make_buffer(context, sizeof(cl_ulong));
+    const cl_ulong zero = 0;
+    clscan_tools::check(queue.enqueueWriteBuffer(count_, CL_TRUE, 0, sizeof zero, &zero),
+                        "clEnqueueWriteBuffer");
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    const cl::Buffer& in = this->inputs_[i];
+    switch (primitive_) {
+    case primitive::partition:
+      return clscan::partition_if<T>(queue, in, this->output_, count_, this->n_, opts_);
+    case primitive::unique: return clscan::unique<T>(queue, in, this->output_, count_, this->n_, opts_);
+    default: return clscan::select_if<T>(queue, in, this->output_, count_, this->n_, opts_);
+    }
+  }
+  double std_us() const {
+    if (!this->n_) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    std::vector<T> out(in.size());
+    if (primitive_ == primitive::partition) {
+      // std::stable_partition works in place: each run starts from a fresh copy, made outside the timing.
+      std::vector<double> us;
+      for (int run = 0; run < 5; ++run) {
+        out = in;
+        const clscan_tools::stopwatch watch;
+        const auto middle = std::stable_partition(out.begin(), out.end(), selected);
+        us.push_back(watch.microseconds());
+        volatile std::ptrdiff_t keep = middle - out.begin();
+        (void)keep;
+      }
+      return clscan_tools::median(us);
+    }
+    return host_median_us([&] {
+      const auto end = primitive_ == primitive::unique
+                           ? std::unique_copy(in.begin(), in.end(), out.begin())
+                           : std::copy_if(in.begin(), in.end(), out.begin(), selected);
+      volatile std::ptrdiff_t keep = end - out.begin(); // the result is used
+      (void)keep;
+    });
+  }
+  // The count exactly, then the elements: the kept ones (select, unique) or all n (partition).
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const std::vector<T>& in = this->host_[i];
+    std::vector<T> expected;
+    std::size_t kept = 0;
+    switch (primitive_) {
+    case primitive::partition:
+      expected = in;
+      kept = static_cast<std::size_t>(std::stable_partition(expected.begin(), expected.end(), selected) -
+                                      expected.begin());
+      break;
+    case primitive::unique:
+      std::unique_copy(in.begin(), in.end(), std::back_inserter(expected));
+      kept = expected.size();
+      break;
+    default:
+      std::copy_if(in.begin(), in.end(), std::back_inserter(expected), selected);
+      kept = expected.size();
+      break;
+    }
+    cl_ulong count = 0;
+    clscan_tools::check(queue.enqueueReadBuffer(count_, CL_TRUE, 0, sizeof count, &count),
+                        "clEnqueueReadBuffer");
+    if (count != kept)
+      return "count " + std::to_string(count) + ", expected " + std::to_string(kept) + " of " +
+             std::to_string(this->n_);
+    const std::size_t written = primitive_ == primitive::partition ? this->n_ : kept;
+    return first_difference(expected, this->read_output(queue, written), written, this->n_);
+  }
+
+private:
+  // select_predicate on the host.
+  static bool selected(T x) { return x > T(0); }
+
+  primitive primitive_;
+  clscan::select_options<T> opts_;
+  cl::Buffer count_;
+};
+
+// --- by_key -------------------------------------------------------------------------------------
+
+// int keys (fill_segment_keys) and values of T (fill_random, as the scans'); --op and --kind as for
+// the scans.
+template <typename T> class by_key_workload : public value_workload<T> {
+public:
+  by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n), kind_(s.kind), operation_(s.operation),
+        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
+  std::size_t input_bytes() const { return this->value_bytes() + this->n_ * sizeof(cl_int); }
+  void make_host(std::size_t k) {
+    this->fill_values(k, fill_random<T>);
+    keys_.assign(k, std::vector<cl_int>(this->n_));
+    for (std::size_t i = 0; i < k; ++i)
+      fill_segment_keys(keys_[i], keys_seed(this->n_, i));
+  }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_values(context, queue);
+    const std::size_t bytes = this->n_ * sizeof(cl_int);
+    for (const std::vector<cl_int>& keys : keys_) {
+      key_buffers_.push_back(clscan_tools::make_buffer(context, std::max(bytes, sizeof(cl_int))));
+      if (bytes)
+        clscan_tools::check(queue.enqueueWriteBuffer(key_buffers_.back(), CL_TRUE, 0, bytes, keys.data()),
+                            "clEnqueueWriteBuffer");
+    }
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    const cl::Buffer &keys = key_buffers_[i], &in = this->inputs_[i];
+    return kind_ == clscan::scan_kind::inclusive
+               ? clscan::inclusive_by_key<cl_int, T>(queue, keys, in, this->output_, this->n_, opts_)
+               : clscan::exclusive_by_key<cl_int, T>(queue, keys, in, this->output_, this->n_, opts_);
+  }
+  // Sums only, as for the scans: a serial loop (the standard library has no scan by key).
+  double std_us() const {
+    if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    const std::vector<cl_int>& keys = keys_[0];
+    std::vector<T> out(in.size());
+    const bool inclusive = kind_ == clscan::scan_kind::inclusive;
+    return host_median_us([&] {
+      T running{};
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (i == 0 || keys[i] != keys[i - 1]) running = T{};
+        if (!inclusive) out[i] = running;
+        running = clscan_reference::wrapping_sum(running, in[i]);
+        if (inclusive) out[i] = running;
+      }
+      volatile T keep = out.back(); // the result is used
+      (void)keep;
+    });
+  }
+  // Exactly against clscan_reference::scan_by_key; floating-point sums segment by segment within
+  // scan.hpp's bound (16 * epsilon * the sum of |x| over the segment up to that element).
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const std::vector<T>& in = this->host_[i];
+    const std::vector<cl_int>& keys = keys_[i];
+    const std::vector<T> got = this->read_output(queue, this->n_);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (operation_ == clscan::op::sum) {
+        const long double tolerance = 16 * static_cast<long double>(std::numeric_limits<T>::epsilon());
+        for (std::size_t start = 0; start < in.size();) {
+          std::size_t end = start + 1;
+          while (end < in.size() && keys[end] == keys[start])
+            ++end;
+          const std::vector<T> segment(in.begin() + static_cast<std::ptrdiff_t>(start),
+                                       in.begin() + static_cast<std::ptrdiff_t>(end));
+          const clscan_reference::rounding_report report =
+              clscan_reference::check_rounded(got.data() + start, segment, kind_, T(0), tolerance);
+          if (report.violations)
+            return mismatch_text<T>(start + report.first, this->n_, static_cast<double>(report.reference),
+                                    static_cast<double>(got[start + report.first])) +
+                   " (tolerance " + std::to_string(static_cast<double>(report.bound)) + ")";
+          start = end;
+        }
+        return {};
+      }
+    }
+    const std::vector<T> expected = clscan_reference::scan_by_key(keys, in, kind_, operation_);
+    return first_difference(expected, got, this->n_, this->n_);
+  }
+
+private:
+  clscan::scan_kind kind_;
+  clscan::op operation_;
+  clscan::options<T> opts_;
+  std::vector<std::vector<cl_int>> keys_;
+  std::vector<cl::Buffer> key_buffers_;
+};
+
+// --- reduce -------------------------------------------------------------------------------------
+
+// The scan's inputs (fill_random) and --op; the total lands in element 0 of the output.
+template <typename T> class reduce_workload : public value_workload<T> {
+public:
+  reduce_workload(const settings& s, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n), operation_(s.operation), opts_(make_options<T>(algo, s.operation)) {}
+  std::size_t input_bytes() const { return this->value_bytes(); }
+  void make_host(std::size_t k) { this->fill_values(k, fill_random<T>); }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_values(context, queue);
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    return clscan::reduce<T>(queue, this->inputs_[i], this->output_, this->n_, opts_);
+  }
+  // Sums only, as for the scans.
+  double std_us() const {
+    if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    return host_median_us([&] {
+      volatile T keep = std::accumulate(in.begin(), in.end(), T{}, [](T a, T b) {
+        return clscan_reference::wrapping_sum(a, b); // integer sums wrap
+      });
+      (void)keep;
+    });
+  }
+  // Exactly against a serial reduce; floating-point sums within 16 * epsilon * (sum of |x|) of a long
+  // double one.
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const std::vector<T>& in = this->host_[i];
+    const T got = this->read_output(queue, 1)[0];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (operation_ == clscan::op::sum) {
+        long double exact = 0, magnitude = 0;
+        for (const T x : in) {
+          exact += x;
+          magnitude += std::fabs(static_cast<long double>(x));
+        }
+        const long double bound =
+            16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude;
+        if (std::fabs(static_cast<long double>(got) - exact) <= bound) return {};
+        return mismatch_text<T>(0, this->n_, static_cast<double>(exact), static_cast<double>(got)) +
+               " (the total; tolerance " + std::to_string(static_cast<double>(bound)) + ")";
+      }
+    }
+    T expected = clscan_reference::identity<T>(operation_);
+    for (const T x : in)
+      expected = clscan_reference::combine(operation_, expected, x);
+    if (expected == got || clscan_reference::same_value(expected, got)) return {};
+    return mismatch_text<T>(0, this->n_, expected, got) + " (the total)";
+  }
+
+private:
+  clscan::op operation_;
+  clscan::options<T> opts_;
+};
+
+} // namespace clscan_bench

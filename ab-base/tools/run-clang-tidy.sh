@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Runs clang-tidy with the checks of .clang-tidy (repository root) over clscan's own sources, the .cpp
+# files under lib/ and tools/ (subdirectories included), and the headers of lib/, tools/ and include/clscan/ they include, with the compile
+# commands of a build directory. Prints every finding and exits non-zero on any, when clang-tidy is
+# missing, or when the build directory has no compile_commands.json. The ctest "clang-tidy" (label
+# hygiene, tests/cmake/sanitizers.cmake) runs it on its own build directory.
+#
+#   tools/run-clang-tidy.sh [BUILD_DIR]          BUILD_DIR defaults to ./build
+#
+# Environment: CLANG_TIDY (the program; default clang-tidy-14, else clang-tidy), JOBS (parallel
+# clang-tidy processes; default: the number of CPUs). Configure BUILD_DIR with a Ninja or Makefile
+# generator: clscan's top-level CMakeLists.txt turns CMAKE_EXPORT_COMPILE_COMMANDS on for this.
+set -euo pipefail
+
+source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${1:-build}
+me=run-clang-tidy.sh
+
+tidy=${CLANG_TIDY:-}
+if [[ -z $tidy ]]; then
+  for candidate in clang-tidy-14 clang-tidy; do
+    if command -v "$candidate" >/dev/null 2>&1; then tidy=$candidate; break; fi
+  done
+fi
+if [[ -z $tidy ]] || ! command -v "$tidy" >/dev/null 2>&1; then
+  echo "$me: FAILED: clang-tidy not found${tidy:+ ('$tidy')}: install it (Debian/Ubuntu package" \
+       "'clang-tidy'), or set CLANG_TIDY to the program" >&2
+  exit 2
+fi
+
+database=$build_dir/compile_commands.json
+if [[ ! -f $database ]]; then
+  echo "$me: FAILED: no $database: configure that build with a Ninja or Makefile generator" \
+       "(clscan's CMakeLists.txt sets CMAKE_EXPORT_COMPILE_COMMANDS when CLSCAN_CLANG_TIDY_TEST is ON)" >&2
+  exit 2
+fi
+build_dir=$(cd "$build_dir" && pwd)
+
+# The source directory as an extended regular expression.
+escaped_source_dir=$(printf '%s' "$source_dir" | sed 's/[][\.*^$+?(){}|]/\\&/g')
+
+# The sources of the database (as CMake writes them: one "file": "..." per entry) that are clscan's
+# own .cpp files under lib/ and tools/; generated sources (the embedded kernels) are not checked.
+mapfile -t files < <(grep -o '"file": *"[^"]*"' "$build_dir/compile_commands.json" |
+                     sed -e 's/^"file": *"//' -e 's/"$//' |
+                     grep -E "^$escaped_source_dir/(lib|tools)/.*\.cpp$" |
+                     sort -u)
+mapfile -t sources < <(find "$source_dir/lib" "$source_dir/tools" -name '*.cpp' | sort)
+for source in "${sources[@]}"; do
+  if ! printf '%s\n' "${files[@]}" | grep -qxF "$source"; then
+    echo "$me: note: ${source#"$source_dir"/} is not built in $build_dir; not checked"
+  fi
+done
+if (( ${#files[@]} == 0 )); then
+  echo "$me: FAILED: no lib/ or tools/ source of $source_dir in $database" >&2
+  exit 2
+fi
+
+jobs=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "$me: $("$tidy" --version | grep -i version | head -n 1 | sed 's/^ *//'), ${#files[@]} files, $jobs jobs"
+start=$SECONDS
+# -std=c++17 first: GCC compiles C++17 without a -std option (its default), clang-tidy's clang would
+# not; a -std in the compile command itself still wins. The tools are single-threaded programs:
+# concurrency-mt-unsafe (exit, setenv, ...) is for the library only.
+printf '%s\n' "${files[@]}" | xargs -P "$jobs" -I{} sh -c '
+  name=$(printf "%s" "$1" | tr / _)
+  case $1 in "$4"/tools/*) extra=--checks=-concurrency-mt-unsafe ;; *) extra=--checks= ;; esac
+  "$2" -p "$3" --quiet --config-file="$4/.clang-tidy" --extra-arg-before=-std=c++17 "$extra" \
+       --header-filter="^$5/(include/clscan|lib|tools)/" "$1" > "$6/$name.log" 2>&1 ||
+    : > "$6/$name.failed"' sh {} "$tidy" "$build_dir" "$source_dir" "$escaped_source_dir" "$out"
+
+# Everything but clang's "N warnings generated." counts; a finding in a header is printed once.
+findings=$(cat "$out"/*.log | grep -vE '^[0-9]+ (warnings?|errors?)( and [0-9]+ errors?)? generated\.$' |
+           grep -vE '^Suppressed [0-9]+ warnings|^Use -header-filter|^Error while processing' || true)
+failed=$(ls "$out" | grep -c '\.failed$' || true)
+locations=$(printf '%s\n' "$findings" | grep -E '^[^ ].*:[0-9]+:[0-9]+: (warning|error):' | sort -u || true)
+count=$(printf '%s' "$locations" | grep -c . || true)
+
+if [[ -n $findings ]]; then
+  # Each finding with its context, headers' findings once: print per file, skip repeated blocks.
+  printf '%s\n' "$findings" | awk '
+    /^[^ ].*:[0-9]+:[0-9]+: (warning|error):/ { if ($0 in seen) { skip = 1; next } seen[$0] = 1; skip = 0 }
+    !skip { print }'
+fi
+echo "$me: $count finding(s) in ${#files[@]} files ($((SECONDS - start)) s)"
+if (( count > 0 || failed > 0 )); then
+  if (( count > 0 )); then
+    echo "$me: by check:"
+    printf '%s\n' "$locations" | grep -oE '\[[a-zA-Z0-9.,_-]+\]$' | sed 's/,-warnings-as-errors//' |
+      sort | uniq -c | sort -rn
+  fi
+  echo "$me: FAILED" >&2
+  exit 1
+fi
+echo "$me: clean"
