@@ -52,8 +52,9 @@ in turn (a by_key input is its keys and its values), clscan-bench's inputs (same
 temporary storage allocated outside the timing, warm-up 3 calls and 3 copies, then calls (events around
 the call, behind a copy of 32 MiB or more that takes at least 200 us) and copies (events around it)
 alternate; medians. The copy is of one input's values, n * sizeof(T) bytes (by_key: not the keys);
-GB/s counts 2 * n * sizeof(T) for both; ratio = copy time / call time. reduce reads n * sizeof(T) bytes and writes one element: its GB/s count
-n * sizeof(T) and its ratio ("vs_read") is (copy time / 2) / call time, as clscan-bench's reduce rows.
+GB/s counts 2 * n * sizeof(T) for both; ratio = copy time / call time. reduce reads n * sizeof(T)
+bytes and writes one element: its GB/s count n * sizeof(T) and its ratio ("vs_read") is
+(copy time / 2) / call time, as clscan-bench's reduce rows.
 The last call is verified: scan, by_key and reduce integers exactly (sums wrap), floats within
 16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the kept elements
 exactly against std::copy_if.

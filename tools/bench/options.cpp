@@ -94,7 +94,8 @@ another primitive has its figures in the scan_* columns):
     1/8 of CL_DEVICE_MAX_MEM_ALLOC_SIZE and 1/32 of the global memory). A call whose last command was
     queued (CL_PROFILING_COMMAND_QUEUED) after the marker's end counts as host-bound (host_bound_reps
     in JSON; a note when a row has more than a tenth). (If the device does not report marker
-    timestamps, a 4-byte copy stands in for the marker.) A copy is timed from start to end of its event. Both report the median.
+    timestamps, a 4-byte copy stands in for the marker.) A copy is timed from start to end of its
+    event. Both report the median.
   * host_enqueue_us: median host time of the clscan call itself (it only enqueues). Target: <= 5 us.
   * Bandwidth counts 2 * n * sizeof(T) bytes (read + write) for both, whatever the primitive moves
     (a select writes less, a by_key reads the keys too), so GB/s compare as the times do;
