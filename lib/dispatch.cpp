@@ -65,6 +65,25 @@ bool mid_size_tree(const device_capabilities& caps, std::size_t n, std::size_t t
   return fixed_order_tiles(caps).contains((n + tile - 1) / tile);
 }
 
+// Whether a single-pass call of n elements above the small inputs takes the small shape's tiles
+// anyway: its large tiles would be fewer than the tree's range starts with (about one per compute
+// unit), and the small ones fall in the range, where they combine on the tree. On an H200 (session 16,
+// five rounds) 2^20 int and float scans took 13.7-14.0 us on 256 tiles of 16 KiB against 14.5-14.8 us
+// on 128 of 32 KiB, select_if int 15.5-15.8 against 16.5-16.7; at 2^19, where 128 small tiles stay
+// below the range, the large tiles were faster (12.8-13.0 against 13.1-13.4 us).
+bool small_tiles_reach_tree(const device_capabilities& caps, std::size_t n, std::size_t large_tile,
+                            std::size_t small_tile) {
+  const tile_range range = fixed_order_tiles(caps);
+  return (n + large_tile - 1) / large_tile < range.first && mid_size_tree(caps, n, small_tile);
+}
+
+// The most tiles a call of the small shape can have, for status words sized once for every smaller
+// call: the small inputs' (limit_bytes of type), or the tree's range (small_tiles_reach_tree).
+std::size_t small_shape_tiles(const device_capabilities& caps, std::size_t limit_bytes, element_type type,
+                              std::size_t small_tile) {
+  return std::max((limit_bytes / size_of(type) + small_tile - 1) / small_tile, fixed_order_tiles(caps).last);
+}
+
 } // namespace
 
 std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, std::size_t n,
@@ -87,14 +106,22 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   scan_plan plan;
   plan.algo = *algo;
   plan.small_inputs = small_class(*algo);
-  const tuning& shape = ws.shape(type, *algo, plan.small_inputs);
   if (*algo == algorithm::single_pass && !plan.small_inputs) {
-    if (const std::size_t small_n = small_input_bytes(ws.caps, *algo) / size_of(type)) {
+    if (const std::size_t small_limit = small_input_bytes(ws.caps, *algo)) {
+      const tuning& large_shape = ws.shape(type, *algo, false);
       const tuning& small_shape = ws.shape(type, *algo, true);
       const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
-      plan.small_class_tiles = (small_n + small_tile - 1) / small_tile;
+      // (Not where the qualification checks the large shape on inputs below its class's sizes.)
+      const bool class_forced = size_class_under_test(*algo).has_value();
+      plan.small_inputs =
+          !class_forced &&
+          small_tiles_reach_tree(ws.caps, n, large_shape.work_group_size * large_shape.items_per_thread,
+                                 small_tile);
+      if (!plan.small_inputs)
+        plan.small_class_tiles = small_shape_tiles(ws.caps, small_limit, type, small_tile);
     }
   }
+  const tuning& shape = ws.shape(type, *algo, plan.small_inputs);
   variant_key& key = plan.key;
   describe_call(ws, request, shape, vector_alignment, key);
   key.algo = *algo;
@@ -190,12 +217,16 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   const std::size_t small_limit =
       by_key ? by_key_small_input_bytes(ws.caps) : small_input_bytes(ws.caps, algorithm::single_pass);
   plan.small_inputs = n * size_of(type) <= small_limit;
-  const tuning shape = chained_shape(plan.small_inputs);
   if (algo == algorithm::single_pass && !plan.small_inputs && small_limit) {
+    const tuning large_shape = chained_shape(false);
     const tuning small_shape = chained_shape(true);
     const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
-    plan.small_class_tiles = (small_limit / size_of(type) + small_tile - 1) / small_tile;
+    plan.small_inputs = small_tiles_reach_tree(
+        ws.caps, n, large_shape.work_group_size * large_shape.items_per_thread, small_tile);
+    if (!plan.small_inputs)
+      plan.small_class_tiles = small_shape_tiles(ws.caps, small_limit, type, small_tile);
   }
+  const tuning shape = chained_shape(plan.small_inputs);
   key.work_group_size = shape.work_group_size;
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = shape.vector_width;

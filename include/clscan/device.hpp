@@ -85,7 +85,9 @@ struct dispatch_plan {
   std::size_t by_key_small_input_bytes = 0;
   // Single-pass calls (scans, selections, scans by key) of fixed_order_first_tiles to
   // fixed_order_last_tiles tiles (none where last is 0) combine the tiles' totals in a fixed tree, as
-  // deterministic scans do: faster where every tile is resident at once.
+  // deterministic scans do: faster where every tile is resident at once. A call above the small inputs
+  // whose large tiles would be fewer than fixed_order_first_tiles runs on the small shape where its
+  // tiles then fall in the range.
   std::size_t fixed_order_first_tiles = 0;
   std::size_t fixed_order_last_tiles = 0;
   tuning three_stage;

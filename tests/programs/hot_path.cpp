@@ -176,8 +176,22 @@ std::string run_smaller_sizes(const cl::Context& context, const cl::Device& devi
   const std::size_t small_elements =
       (kind == call_kind::inclusive_by_key ? plan.by_key_small_input_bytes : plan.small_input_bytes) /
       sizeof(cl_int);
-  const std::size_t largest = small_elements ? small_elements + 1 : 3'000'001;
-  const std::vector<std::size_t> sizes = {largest, largest - 1, small_elements / 2 + 1, 1000};
+  // Above the small inputs, a call whose large tiles would be fewer than the fixed tree's range
+  // starts with takes the small shape where its tiles then reach the range: the largest such n follows
+  // the first call where the device has that window (GPUs with more compute units than a few).
+  std::size_t tree_window = 0;
+  if (plan.fixed_order_last_tiles && small_elements) {
+    const std::size_t large_tile = plan.single_pass.work_group_size * plan.single_pass.items_per_thread;
+    const std::size_t small_tile =
+        plan.single_pass_small.work_group_size * plan.single_pass_small.items_per_thread;
+    const std::size_t n = (plan.fixed_order_first_tiles - 1) * large_tile;
+    if (n > small_elements && (n + small_tile - 1) / small_tile >= plan.fixed_order_first_tiles)
+      tree_window = n;
+  }
+  const std::size_t largest = std::max(small_elements ? small_elements + 1 : 3'000'001, tree_window + 1);
+  std::vector<std::size_t> sizes = {largest, largest - 1};
+  if (tree_window) sizes.push_back(tree_window);
+  sizes.insert(sizes.end(), {small_elements / 2 + 1, 1000});
   std::vector<cl_int> data(largest), keys(largest);
   std::mt19937 random(7);
   for (std::size_t i = 0; i < largest; ++i) {

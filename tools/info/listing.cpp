@@ -124,7 +124,8 @@ void print_table(const machine& m) {
         if (plan.small_input_bytes)
           row("  single_pass small", tuning_text(plan.single_pass_small, true) + " (inputs up to " +
                                          std::to_string(plan.small_input_bytes >> 20) + " MiB, by key " +
-                                         std::to_string(plan.by_key_small_input_bytes >> 20) + " MiB)");
+                                         std::to_string(plan.by_key_small_input_bytes >> 20) +
+                                         " MiB, and where its tiles reach the tree but large ones do not)");
         if (plan.fixed_order_last_tiles)
           row("  single_pass tree", std::to_string(plan.fixed_order_first_tiles) + " to " +
                                         std::to_string(plan.fixed_order_last_tiles) +
