@@ -168,8 +168,8 @@ std::size_t by_key_small_input_bytes(const device_capabilities& caps) {
   // leave a 4 MiB input (2^20 ints) with 128 tiles, fewer than one per SM of an H200. There, 2^20 int
   // values took 20 us on the small-input shape against 25 us (two rounds); at 2^22 the small one was
   // slower (42 against 37 us; session 12, docs/PERFORMANCE.md). Since the fixed tree takes mid sizes
-  // (fixed_order_tiles), 8 MiB inputs are faster on small tiles too (H200, session 16, two runs of three
-  // rounds each): 2^21 ints 24.5-29.5 us against 27.7-32.5, 2^21 floats 24.9-28.4 against 27.2-31.7,
+  // (fixed_order_tiles), 8 MiB inputs are faster on small tiles too (H200, session 16, one of three
+  // runs, three rounds): 2^21 ints 24.5-29.5 us against 27.7-32.5, 2^21 floats 24.9-28.4 against 27.2-31.7,
   // 2^20 longs 23.5-28.0 against 26.5-29.8; 2^20 doubles were mixed.
   return 8 * small_input_bytes(caps, algorithm::single_pass);
 }
