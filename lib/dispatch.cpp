@@ -106,32 +106,32 @@ std::optional<scan_plan> plan_scan(workspace& ws, const scan_request& request, s
   scan_plan plan;
   plan.algo = *algo;
   plan.small_inputs = small_class(*algo);
+  const tuning* shape = &ws.shape(type, *algo, plan.small_inputs);
   if (*algo == algorithm::single_pass && !plan.small_inputs) {
     if (const std::size_t small_limit = small_input_bytes(ws.caps, *algo)) {
-      const tuning& large_shape = ws.shape(type, *algo, false);
       const tuning& small_shape = ws.shape(type, *algo, true);
       const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
       // (Not where the qualification checks the large shape on inputs below its class's sizes.)
       const bool class_forced = size_class_under_test(*algo).has_value();
-      plan.small_inputs =
-          !class_forced &&
-          small_tiles_reach_tree(ws.caps, n, large_shape.work_group_size * large_shape.items_per_thread,
-                                 small_tile);
-      if (!plan.small_inputs)
+      if (!class_forced &&
+          small_tiles_reach_tree(ws.caps, n, shape->work_group_size * shape->items_per_thread, small_tile)) {
+        plan.small_inputs = true;
+        shape = &small_shape;
+      } else {
         plan.small_class_tiles = small_shape_tiles(ws.caps, small_limit, type, small_tile);
+      }
     }
   }
-  const tuning& shape = ws.shape(type, *algo, plan.small_inputs);
   variant_key& key = plan.key;
-  describe_call(ws, request, shape, vector_alignment, key);
+  describe_call(ws, request, *shape, vector_alignment, key);
   key.algo = *algo;
-  key.lookback = *algo == algorithm::single_pass ? shape.lookback : 0;
-  key.spin_limit = *algo == algorithm::single_pass ? shape.spin_limit : 0;
+  key.lookback = *algo == algorithm::single_pass ? shape->lookback : 0;
+  key.spin_limit = *algo == algorithm::single_pass ? shape->spin_limit : 0;
   // Deterministic floating-point scans need the fixed tree; mid-size inputs on GPUs run faster on it
   // (fixed_order_tiles).
   key.fixed_order = *algo == algorithm::single_pass &&
                     ((request.deterministic && is_floating(type)) ||
-                     mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread));
+                     mid_size_tree(ws.caps, n, shape->work_group_size * shape->items_per_thread));
   return plan;
 }
 
@@ -217,16 +217,17 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   const std::size_t small_limit =
       by_key ? by_key_small_input_bytes(ws.caps) : small_input_bytes(ws.caps, algorithm::single_pass);
   plan.small_inputs = n * size_of(type) <= small_limit;
+  tuning shape = chained_shape(plan.small_inputs);
   if (algo == algorithm::single_pass && !plan.small_inputs && small_limit) {
-    const tuning large_shape = chained_shape(false);
     const tuning small_shape = chained_shape(true);
     const std::size_t small_tile = small_shape.work_group_size * small_shape.items_per_thread;
-    plan.small_inputs = small_tiles_reach_tree(
-        ws.caps, n, large_shape.work_group_size * large_shape.items_per_thread, small_tile);
-    if (!plan.small_inputs)
+    if (small_tiles_reach_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread, small_tile)) {
+      plan.small_inputs = true;
+      shape = small_shape;
+    } else {
       plan.small_class_tiles = small_shape_tiles(ws.caps, small_limit, type, small_tile);
+    }
   }
-  const tuning shape = chained_shape(plan.small_inputs);
   key.work_group_size = shape.work_group_size;
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = shape.vector_width;

@@ -20,9 +20,8 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
 // The same for scans by key, counted in bytes of values.
 std::size_t by_key_small_input_bytes(const device_capabilities& caps);
-// Single-pass scans of inputs above small_input_bytes whose tile count lies in [first, last] combine
-// their tiles' totals along the fixed tree (CLSCAN_FIXED_ORDER) rather than nearest first (last 0:
-// never).
+// Single-pass calls whose tile count lies in [first, last] combine their tiles' totals along the fixed
+// tree (CLSCAN_FIXED_ORDER) rather than nearest first (last 0: never).
 struct tile_range {
   std::size_t first = 0, last = 0;
   bool contains(std::size_t tiles) const noexcept { return first <= tiles && tiles <= last; }
