@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace clscan::detail {
@@ -148,7 +149,10 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
       checked[k] =
           check_arguments(parts[k].queue, parts[k].buffer, parts[k].buffer, parts[k].n, call.request);
     } catch (const invalid_argument& e) {
-      throw invalid_argument("clscan: part " + std::to_string(k) + ": " + e.what());
+      // The part's number goes after the library's own "clscan: ", not in front of a second one.
+      std::string_view reason = e.what();
+      if (reason.rfind("clscan: ", 0) == 0) reason.remove_prefix(8);
+      throw invalid_argument("clscan: part " + std::to_string(k) + ": " + std::string(reason));
     }
     const byte_range range{parts[k].offset * element_size, parts[k].n * element_size};
     for (std::size_t j = 0; j < k; ++j)

@@ -71,7 +71,9 @@ std::string_view extra_build_options() { return environment("CLSCAN_BUILD_OPTION
 bool narrow_status_forced() {
   static const bool forced = [] {
     const std::string_view text = environment("CLSCAN_NARROW_STATUS");
-    return !text.empty() && text != "0";
+    if (!text.empty() && text != "0" && text != "1")
+      throw invalid_argument("CLSCAN_NARROW_STATUS='" + std::string(text) + "' must be 0 or 1");
+    return text == "1";
   }();
   return forced;
 }

@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace clscan {
 namespace detail {
@@ -32,6 +34,7 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
   // 0: not given (the default lanes, where they divide the run); given, it must be at least 1.
   std::size_t lanes = 0;
   bool lanes_given = false;
+  std::vector<std::string> names_given;
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find_first_of(", ", pos), text.size());
@@ -58,6 +61,9 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
           "' is not one of wg=, items=, vec=, lookback=, lanes= with a whole number from 1 to 2^30");
       throw invalid_argument(message);
     }
+    if (std::find(names_given.begin(), names_given.end(), name) != names_given.end())
+      throw invalid_argument(source + "='" + text + "' is not valid: " + name + "= is given twice");
+    names_given.push_back(name);
     *target = *value;
     lanes_given = lanes_given || target == &lanes;
   }

@@ -25,16 +25,9 @@ both match, 1 when not or on an error (reported on stderr), 2 on a bad command l
 int main(int argc, char** argv) {
   // clscan's errors (e.g. no OpenCL device) are reported with status 1, not a terminate().
   return clscan_tools::run_main("clscan-demo", [&] {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      if (arg == "--help" || arg == "-h") {
-        std::fputs(help_text, stdout);
-        return 0;
-      }
-      throw clscan_tools::usage_error(arg.rfind('-', 0) == 0
-                                          ? "unknown option '" + arg + "' (see --help)"
-                                          : "unexpected argument '" + arg +
-                                                "': clscan-demo takes no arguments (see --help)");
+    if (clscan_tools::help_requested_only("clscan-demo", argc, argv)) {
+      std::fputs(help_text, stdout);
+      return 0;
     }
     return clscan_demo_main();
   });

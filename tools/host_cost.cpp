@@ -1,4 +1,5 @@
 // clscan-host-cost: host time of one enqueue, clscan calls beside the bare driver calls they are made of.
+#include "common/cli.hpp"
 #include "common/timing.hpp"
 
 #include <clscan/clscan.hpp>
@@ -16,7 +17,17 @@ template <typename F> double med_us(F f, int reps = 2000) {
   }
   return clscan_tools::median(t);
 }
-int main() {
+namespace {
+
+const char* const help_text = R"(usage: clscan-host-cost [--help]
+
+Prints the median host time of one enqueue on the default device (CLSCAN_PLATFORM, CLSCAN_DEVICE): bare
+OpenCL calls (clSetKernelArg, clEnqueueNDRangeKernel with and without an event, object queries) beside
+clscan calls (n = 0, and an out-of-place inclusive scan of 2^16 ints) and clEnqueueCopyBuffer.
+Exit status: 0, 1 on an error (reported on stderr), 2 on a bad command line.
+)";
+
+int measure() {
   cl::Device dev = clscan::select_device();
   cl::Context ctx(dev);
   cl::CommandQueue q(ctx, dev);
@@ -68,4 +79,17 @@ int main() {
                                              },
                                              1000));
   q.finish();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  return clscan_tools::run_main("clscan-host-cost", [&] {
+    if (clscan_tools::help_requested_only("clscan-host-cost", argc, argv)) {
+      std::fputs(help_text, stdout);
+      return 0;
+    }
+    return measure();
+  });
 }

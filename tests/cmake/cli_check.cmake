@@ -3,9 +3,10 @@
 # naming the flag and the text as written and exit status 2, never a crash ("terminate called");
 # clscan-tune refuses to store a tuning measured at a size too small to mean anything, before it
 # measures; clscan-bench's error rows make its exit status 1, and its --primitive names only what it
-# knows; clscan-demo has a --help.
+# knows; clscan-demo and clscan-host-cost have a --help and take no arguments.
 #
-#   cmake -DTOOL=<program> -DNAME=<clscan-tune|clscan-bench|clscan-demo|clscan-info> -DWORK=<scratch dir>
+#   cmake -DTOOL=<program> -DNAME=<clscan-tune|clscan-bench|clscan-demo|clscan-host-cost|clscan-info>
+#         -DWORK=<scratch dir>
 #         -P cli_check.cmake
 #
 # WORK is emptied first and is the tool's CLSCAN_CACHE_DIR.
@@ -96,6 +97,11 @@ elseif(NAME STREQUAL "clscan-bench")
   expect(2 "${NAME}: --sizes: '-5' is negative")
   run(--sizes "2^10, 3x ,5")
   expect(2 "${NAME}: --sizes: '3x' is not a count")
+  # An empty item is a typo, not a size to skip.
+  foreach(value "1,,2" "5," ",5")
+    run(--sizes "${value}" --reps 1)
+    expect(2 "${NAME}: --sizes: '${value}' has an empty item")
+  endforeach()
   foreach(value abc -1 0 5x 100001 1e3)
     expect_rejected(--reps "${value}")
   endforeach()
@@ -122,6 +128,13 @@ elseif(NAME STREQUAL "clscan-bench")
   expect(2 "${NAME}: --kind applies to --primitive scan and by_key only")
   run(--primitive by_key --first-call)
   expect(2 "${NAME}: --first-call measures scans only (--primitive scan)")
+  # Flags that --first-call would ignore, and two output formats, are refused rather than dropped.
+  foreach(flags "--sizes;2^12" "--reps;3" "--smoke" "--progress")
+    run(--first-call ${flags})
+    expect(2 "${NAME}: --first-call measures one scan of 2^16 elements: --sizes, --reps, --smoke and --progress do not apply")
+  endforeach()
+  run(--sizes 1000 --csv --json)
+  expect(2 "${NAME}: --csv and --json: one output format only")
   # A size no device can hold in one buffer is an error row, and an error row fails the run.
   run(--sizes 2^40 --reps 1)
   expect(1 "")
@@ -147,6 +160,20 @@ elseif(NAME STREQUAL "clscan-demo")
     fail("the demo ran despite a bad command line")
   endif()
 
+elseif(NAME STREQUAL "clscan-host-cost")
+  run(--help)
+  expect(0 "")
+  if(NOT out MATCHES "^usage: clscan-host-cost" OR out MATCHES " us\n")
+    fail("--help did not print the usage alone")
+  endif()
+  run(--bogus)
+  expect(2 "clscan-host-cost: unknown option '--bogus'")
+  run(extra)
+  expect(2 "clscan-host-cost: unexpected argument 'extra'")
+  if(out MATCHES " us\n")
+    fail("it measured despite a bad command line")
+  endif()
+
 elseif(NAME STREQUAL "clscan-info")
   # No numeric flags; options it does not know, or without their value, are refused.
   run(--no-such-option)
@@ -155,6 +182,10 @@ elseif(NAME STREQUAL "clscan-info")
   expect(2 "clscan-info: --algorithm needs a value")
   run(--self-test --algorithm abc)
   expect(2 "clscan-info: unknown algorithm 'abc'")
+  run(--self-test --algorithm single_pass,)
+  expect(2 "clscan-info: --algorithm: 'single_pass,' has an empty item")
+  run(--self-test --calls ,scans)
+  expect(2 "clscan-info: --calls: ',scans' has an empty item")
 
 else()
   message(FATAL_ERROR "cli_check: unknown NAME '${NAME}'")

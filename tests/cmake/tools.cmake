@@ -81,8 +81,8 @@ endif()
 
 # Hostile command lines (tests/cmake/cli_check.cmake): numeric flags of every tool validated, with the flag
 # and the text in the message and exit status 2; clscan-tune refuses to store a tuning from a size too
-# small to mean anything; clscan-bench's error rows fail the run; clscan-demo --help.
-foreach(tool clscan-tune clscan-bench clscan-demo clscan-info)
+# small to mean anything; clscan-bench's error rows fail the run; clscan-demo and clscan-host-cost --help.
+foreach(tool clscan-tune clscan-bench clscan-demo clscan-host-cost clscan-info)
   if(TARGET ${tool})
     add_test(NAME cli-${tool}
              COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:${tool}> -DNAME=${tool}

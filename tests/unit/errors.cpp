@@ -430,7 +430,9 @@ TEST_CASE("an invalid CLSCAN_TUNING is rejected with invalid_argument", "[errors
                                    "wg=16,items=131072", // 8 MiB tiles in private memory
                                    // Signs, overflow and trailing text are refused, not wrapped or cut:
                                    "wg=-1", "lookback=-1", "wg=+16", "wg= 16", "items=16x",
-                                   "wg=99999999999999999999", "wg=18446744073709551617", "wg=2147483648");
+                                   "wg=99999999999999999999", "wg=18446744073709551617", "wg=2147483648",
+                                   // A field given twice is a typo, not "the last one wins":
+                                   "wg=16,wg=32", "items=8 lanes=1 items=16");
   // The tuning is read once per workspace (context and device): a fresh context reads it again.
   cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device);

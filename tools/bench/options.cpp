@@ -198,7 +198,7 @@ const char* op_flag_name(clscan::op operation) {
 settings parse_arguments(int argc, char** argv) {
   settings s;
   std::string sizes_text;
-  bool op_given = false, kind_given = false;
+  bool op_given = false, kind_given = false, csv = false, json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&] { return clscan_tools::flag_value(argc, argv, i); };
@@ -239,8 +239,10 @@ settings parse_arguments(int argc, char** argv) {
       s.reps_given = true;
     } else if (arg == "--csv") {
       s.format = output_format::csv;
+      csv = true;
     } else if (arg == "--json") {
       s.format = output_format::json;
+      json = true;
     } else if (arg == "--deterministic") {
       s.deterministic = true;
     } else if (arg == "--smoke") {
@@ -269,8 +271,12 @@ settings parse_arguments(int argc, char** argv) {
   if (kind_given && !scans) throw usage_error("--kind applies to --primitive scan and by_key only");
   if (s.deterministic && !scans)
     throw usage_error("--deterministic applies to --primitive scan and by_key only");
+  if (csv && json) throw usage_error("--csv and --json: one output format only");
   if (s.first_call && s.primitives != std::vector<primitive>{primitive::scan})
     throw usage_error("--first-call measures scans only (--primitive scan)");
+  if (s.first_call && (s.sizes_given || s.reps_given || s.smoke || s.progress))
+    throw usage_error("--first-call measures one scan of 2^16 elements: --sizes, --reps, --smoke and "
+                      "--progress do not apply");
   return s;
 }
 

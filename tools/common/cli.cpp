@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
-#include <sstream>
 
 namespace clscan_tools {
 namespace {
@@ -41,6 +40,17 @@ bool read_digits(const std::string& text, std::size_t& pos, std::uint64_t& value
 }
 
 } // namespace
+
+bool help_requested_only(const char* tool, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return true;
+    throw usage_error(arg.rfind('-', 0) == 0 ? "unknown option '" + arg + "' (see --help)"
+                                             : "unexpected argument '" + arg + "': " + tool +
+                                                   " takes no arguments (see --help)");
+  }
+  return false;
+}
 
 std::string flag_value(int argc, char** argv, int& i) {
   const std::string flag = argv[i];
@@ -120,17 +130,29 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
   return value;
 }
 
+std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t first = item.find_first_not_of(" \t");
+    if (first == std::string::npos)
+      throw usage_error(text.find_first_not_of(" \t") == std::string::npos
+                            ? flag + ": empty value"
+                            : quoted(flag, text) + " has an empty item");
+    items.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
 std::vector<std::uint64_t> parse_count_list(const std::string& flag, const std::string& text,
                                             std::uint64_t min, std::uint64_t max) {
   std::vector<std::uint64_t> counts;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    const std::size_t first = item.find_first_not_of(" \t");
-    if (first == std::string::npos) continue;
-    const std::size_t last = item.find_last_not_of(" \t");
-    counts.push_back(parse_count(flag, item.substr(first, last - first + 1), min, max));
-  }
-  if (counts.empty()) throw usage_error(quoted(flag, text) + " holds no count");
+  for (const std::string& item : split_list(flag, text))
+    counts.push_back(parse_count(flag, item, min, max));
   return counts;
 }
 

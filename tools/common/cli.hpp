@@ -36,6 +36,11 @@ template <typename Body> int run_main(const char* tool, Body body) {
   }
 }
 
+// The command line of a tool that takes no arguments but --help (or -h): true when that was given
+// (the caller prints its help and exits 0); usage_error("unknown option '-x' (see --help)") or
+// ("unexpected argument 'x': <tool> takes no arguments (see --help)") for anything else.
+bool help_requested_only(const char* tool, int argc, char** argv);
+
 // The value after the flag argv[i] (advancing i), or usage_error("<flag> needs a value").
 std::string flag_value(int argc, char** argv, int& i);
 
@@ -51,7 +56,12 @@ std::uint64_t parse_integer(const std::string& flag, const std::string& text, st
 std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t min,
                           std::uint64_t max);
 
-// A comma-separated list of counts (spaces around items ignored, empty items skipped); at least one.
+// The items of a comma-separated list, spaces around them removed. An empty list is
+// usage_error("<flag>: empty value"), an empty item (a typo such as "1,,2" or "a,") usage_error("<flag>:
+// '<text>' has an empty item").
+std::vector<std::string> split_list(const std::string& flag, const std::string& text);
+
+// A comma-separated list of counts (split_list, then parse_count).
 std::vector<std::uint64_t> parse_count_list(const std::string& flag, const std::string& text,
                                             std::uint64_t min, std::uint64_t max);
 

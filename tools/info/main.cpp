@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -76,10 +75,7 @@ Without --selected, CLSCAN_PLATFORM and CLSCAN_DEVICE only choose which device i
 // A comma-separated list of "scans", "select", "by_key", or "all".
 clscan_info::self_test_calls parse_calls(const std::string& list) {
   clscan_info::self_test_calls calls{false, false, false};
-  std::stringstream stream(list);
-  std::string name;
-  bool any = false;
-  while (std::getline(stream, name, ',')) {
+  for (const std::string& name : clscan_tools::split_list("--calls", list)) {
     if (name == "all")
       calls = {true, true, true};
     else if (name == "scans")
@@ -90,9 +86,7 @@ clscan_info::self_test_calls parse_calls(const std::string& list) {
       calls.by_key = true;
     else
       throw usage_error("unknown calls '" + name + "' (scans, select, by_key or all)");
-    any = true;
   }
-  if (!any) throw usage_error("--calls needs a value");
   return calls;
 }
 
@@ -101,16 +95,13 @@ std::vector<clscan::algorithm> parse_algorithms(const std::string& list) {
   const std::vector<clscan::algorithm> offered = {
       clscan::algorithm::automatic, clscan::algorithm::three_stage, clscan::algorithm::single_pass};
   std::vector<clscan::algorithm> algorithms;
-  std::stringstream stream(list);
-  std::string name;
-  while (std::getline(stream, name, ',')) {
+  for (const std::string& name : clscan_tools::split_list("--algorithm", list)) {
     const auto chosen = clscan_tools::algorithm_choice(name, offered);
     if (!chosen)
       throw usage_error("unknown algorithm '" + name + "' (" + clscan_tools::names_text(offered) +
                         " or all)");
     algorithms.insert(algorithms.end(), chosen->begin(), chosen->end());
   }
-  if (algorithms.empty()) throw usage_error("--algorithm needs a value");
   return algorithms;
 }
 
