@@ -42,6 +42,7 @@ void check_wait_list(const cl_event* events, cl_uint count, cl_context context) 
     if (event_context != context)
       throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
                              "] belongs to another context than the queue");
+    check_not_failed(events[i], "wait_list[" + std::to_string(i) + "]");
   }
 }
 
@@ -68,6 +69,16 @@ void check_expression(const std::string& text, const char* what) {
 }
 
 void validate_request(const scan_request& request, const device_capabilities& caps) {
+  // Enumerators cast from numbers (a C caller's, a configuration file's) are refused by name rather
+  // than run as whatever a switch falls back to.
+  if (request.algo != algorithm::automatic && request.algo != algorithm::single_pass &&
+      request.algo != algorithm::three_stage)
+    throw invalid_argument("clscan: options::algorithm is " + std::to_string(static_cast<int>(request.algo)) +
+                           ", not one of algorithm::automatic, single_pass, three_stage");
+  if (request.operation < op::sum || request.operation > op::custom)
+    throw invalid_argument("clscan: options::operation is " +
+                           std::to_string(static_cast<int>(request.operation)) +
+                           ", not one of op::sum, min, max, bit_and, bit_or, bit_xor, custom");
   if (request.type == element_type::float64 && !caps.fp64)
     throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
                             "' does not have");
@@ -84,6 +95,20 @@ void validate_request(const scan_request& request, const device_capabilities& ca
 }
 
 } // namespace
+
+void check_not_failed(cl_event event, const std::string& name) {
+  // A command gated on an event that has already failed never runs, and on some implementations (PoCL
+  // 3.1) its own event then never completes either: refused here, before anything is enqueued, rather
+  // than returned as an event that waiting on would block forever. An event that fails later is
+  // reported in the call's event.
+  cl_int execution_status = CL_COMPLETE;
+  check(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution_status, &execution_status,
+                       nullptr),
+        "clGetEventInfo");
+  if (execution_status < 0)
+    throw invalid_argument("clscan: " + name + " has already failed (" + status_name(execution_status) +
+                           ", " + std::to_string(execution_status) + "): nothing was enqueued");
+}
 
 // `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the
 // input, and write the output and may read it back (the three-stage scan adds the tile prefixes to

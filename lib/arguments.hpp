@@ -8,6 +8,7 @@
 #include <clscan/scan.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace clscan::detail {
 
@@ -60,6 +61,10 @@ struct byte_range {
   std::size_t bytes = 0;
 };
 bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range);
+
+// Throws invalid_argument when `event` (named `name` in the message) has already failed (a negative
+// execution status): a command gated on it would never run.
+void check_not_failed(cl_event event, const std::string& name);
 
 // options::initial_on_device, when set: not with options::initial, a readable buffer of the call's
 // context holding the element, outside the output range `out_range` of `out` unless it is the buffer

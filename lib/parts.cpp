@@ -130,6 +130,7 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
     if (!event()) throw invalid_argument("clscan: options::wait_list holds a null event");
     cl_context context = nullptr;
     check(clGetEventInfo(event(), CL_EVENT_CONTEXT, sizeof context, &context, nullptr), "clGetEventInfo");
+    check_not_failed(event(), "an event of options::wait_list");
     bool used = false;
     for (part_call& call : calls)
       if (call.context == context) {

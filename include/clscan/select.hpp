@@ -7,7 +7,8 @@
 //
 // Like the scans, every call only enqueues work on `queue`, never waits for the device, and never
 // reads data back: the returned event completes when `out` and the count are written. Elements of
-// `out` past the count are not written. n == 0 writes a zero count. Bad arguments throw
+// `out` past the count are not written. n == 0 writes a zero count and builds nothing, so a
+// predicate is compiled (and a bad one found) on the first call with n > 0. Bad arguments throw
 // clscan::invalid_argument before anything is enqueued; a predicate that does not compile throws
 // clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls with
 // the same predicate build and allocate nothing.

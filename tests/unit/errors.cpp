@@ -550,6 +550,66 @@ TEST_CASE("n == 0 waits for the wait list", "[errors]") {
   REQUIRE(done.wait() == CL_SUCCESS);
 }
 
+TEST_CASE("a wait list holding an event that has already failed is refused before anything is enqueued",
+          "[errors]") {
+  // A command gated on a failed event never runs; PoCL 3.1 then never completes the command's own
+  // event either, so a call that went ahead returned an event that waiting on blocked forever.
+  auto& e = env();
+  const auto data = known_data(3000);
+  cl::Buffer in = make_buffer(data);
+  cl::Buffer out = make_buffer(known_data(3000, 7));
+  cl::Buffer count = make_buffer(std::vector<cl_ulong>{99});
+  cl_int status = CL_SUCCESS;
+  cl::UserEvent failed(e.context, &status);
+  REQUIRE(status == CL_SUCCESS);
+  REQUIRE(failed.setStatus(CL_OUT_OF_RESOURCES) == CL_SUCCESS);
+  cl::UserEvent pending(e.context, &status);
+  REQUIRE(status == CL_SUCCESS);
+  const auto refused = [&](const std::string& message) {
+    CHECK_THAT(message, Contains("wait_list[1] has already failed") && Contains("CL_OUT_OF_RESOURCES") &&
+                            Contains("nothing was enqueued"));
+  };
+  for (std::size_t n : {std::size_t{0}, data.size()}) {
+    INFO("n = " << n);
+    clscan::options<cl_int> opts;
+    opts.wait_list = {pending, failed};
+    refused(invalid_argument_message([&] { clscan::inclusive(e.queue, in, out, n, opts); }));
+    refused(invalid_argument_message([&] { clscan::reduce(e.queue, in, out, n, opts); }));
+    refused(invalid_argument_message([&] { clscan::inclusive_by_key(e.queue, in, in, out, n, opts); }));
+    clscan::select_options<cl_int> select;
+    select.predicate = "x > 0";
+    select.wait_list = {pending, failed};
+    refused(invalid_argument_message([&] { clscan::select_if(e.queue, in, out, count, n, select); }));
+  }
+  REQUIRE(pending.setStatus(CL_COMPLETE) == CL_SUCCESS);
+  CHECK(read_buffer<cl_int>(in, data.size()) == data);
+  CHECK(read_buffer<cl_int>(out, data.size()) == known_data(3000, 7));
+  CHECK(read_buffer<cl_ulong>(count, 1) == std::vector<cl_ulong>{99});
+}
+
+TEST_CASE("enumerators outside their enum are refused", "[errors]") {
+  auto& e = env();
+  const auto data = known_data(100);
+  cl::Buffer buffer = make_buffer(data);
+  cl::Buffer count = make_buffer(std::vector<cl_ulong>{0});
+  clscan::options<cl_int> opts;
+  opts.algorithm = static_cast<clscan::algorithm>(7);
+  CHECK_THAT(invalid_argument_message([&] { clscan::inclusive(e.queue, buffer, data.size(), opts); }),
+             Contains("options::algorithm is 7"));
+  clscan::select_options<cl_int> select;
+  select.predicate = "x > 0";
+  select.algorithm = static_cast<clscan::algorithm>(-1);
+  cl::Buffer out = make_buffer(known_data(100, 3));
+  CHECK_THAT(
+      invalid_argument_message([&] { clscan::select_if(e.queue, buffer, out, count, data.size(), select); }),
+      Contains("options::algorithm is -1"));
+  opts = {};
+  opts.operation = static_cast<clscan::op>(42);
+  CHECK_THAT(invalid_argument_message([&] { clscan::inclusive(e.queue, buffer, data.size(), opts); }),
+             Contains("options::operation is 42"));
+  CHECK(read_buffer<cl_int>(buffer, data.size()) == data);
+}
+
 TEST_CASE("opencl_error names the call and the status", "[errors]") {
   SECTION("constructed") {
     const clscan::opencl_error error(CL_INVALID_VALUE, "clEnqueueSomething", "some detail");
