@@ -61,8 +61,11 @@ void parse_shape(const std::string& text, const std::string& source, tuning& sha
           "' is not one of wg=, items=, vec=, lookback=, lanes= with a whole number from 1 to 2^30");
       throw invalid_argument(message);
     }
-    if (std::find(names_given.begin(), names_given.end(), name) != names_given.end())
-      throw invalid_argument(source + "='" + text + "' is not valid: " + name + "= is given twice");
+    if (std::find(names_given.begin(), names_given.end(), name) != names_given.end()) {
+      std::string message = source;
+      message.append("='").append(text).append("' is not valid: ").append(name).append("= is given twice");
+      throw invalid_argument(message);
+    }
     names_given.push_back(name);
     *target = *value;
     lanes_given = lanes_given || target == &lanes;
