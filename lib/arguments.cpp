@@ -42,7 +42,7 @@ void check_wait_list(const cl_event* events, cl_uint count, cl_context context) 
     if (event_context != context)
       throw invalid_argument("clscan: wait_list[" + std::to_string(i) +
                              "] belongs to another context than the queue");
-    check_not_failed(events[i], "wait_list[" + std::to_string(i) + "]");
+    check_not_failed(events[i], "wait_list", i);
   }
 }
 
@@ -96,7 +96,7 @@ void validate_request(const scan_request& request, const device_capabilities& ca
 
 } // namespace
 
-void check_not_failed(cl_event event, const std::string& name) {
+void check_not_failed(cl_event event, const char* list, std::size_t index) {
   // A command gated on an event that has already failed never runs, and on some implementations (PoCL
   // 3.1) its own event then never completes either: refused here, before anything is enqueued, rather
   // than returned as an event that waiting on would block forever. An event that fails later is
@@ -106,8 +106,9 @@ void check_not_failed(cl_event event, const std::string& name) {
                        nullptr),
         "clGetEventInfo");
   if (execution_status < 0)
-    throw invalid_argument("clscan: " + name + " has already failed (" + status_name(execution_status) +
-                           ", " + std::to_string(execution_status) + "): nothing was enqueued");
+    throw invalid_argument("clscan: " + std::string(list) + "[" + std::to_string(index) +
+                           "] has already failed (" + status_name(execution_status) + ", " +
+                           std::to_string(execution_status) + "): nothing was enqueued");
 }
 
 // `forbidden_flags`: access flags the kernels cannot work with for this role. The kernels read the

@@ -62,9 +62,10 @@ struct byte_range {
 };
 bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& b, byte_range b_range);
 
-// Throws invalid_argument when `event` (named `name` in the message) has already failed (a negative
+// Throws invalid_argument when `event`, element `index` of the wait list `list` (named so in the
+// message, which is built only then: calls that pass allocate nothing), has already failed (a negative
 // execution status): a command gated on it would never run.
-void check_not_failed(cl_event event, const std::string& name);
+void check_not_failed(cl_event event, const char* list, std::size_t index);
 
 // options::initial_on_device, when set: not with options::initial, a readable buffer of the call's
 // context holding the element, outside the output range `out_range` of `out` unless it is the buffer

@@ -126,11 +126,12 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
       throw invalid_argument("clscan: part " + std::to_string(k) + ": the command queue is null");
     calls[k].context = info_of<cl_context>(parts[k].queue(), CL_QUEUE_CONTEXT);
   }
-  for (const cl::Event& event : user_waits) {
+  for (std::size_t w = 0; w < user_waits.size(); ++w) {
+    const cl::Event& event = user_waits[w];
     if (!event()) throw invalid_argument("clscan: options::wait_list holds a null event");
     cl_context context = nullptr;
     check(clGetEventInfo(event(), CL_EVENT_CONTEXT, sizeof context, &context, nullptr), "clGetEventInfo");
-    check_not_failed(event(), "an event of options::wait_list");
+    check_not_failed(event(), "options::wait_list", w);
     bool used = false;
     for (part_call& call : calls)
       if (call.context == context) {

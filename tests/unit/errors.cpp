@@ -580,6 +580,7 @@ TEST_CASE("a wait list holding an event that has already failed is refused befor
     select.predicate = "x > 0";
     select.wait_list = {pending, failed};
     refused(invalid_argument_message([&] { clscan::select_if(e.queue, in, out, count, n, select); }));
+    refused(invalid_argument_message([&] { clscan::inclusive<cl_int>({{e.queue, out, n, 0}}, opts); }));
   }
   REQUIRE(pending.setStatus(CL_COMPLETE) == CL_SUCCESS);
   CHECK(read_buffer<cl_int>(in, data.size()) == data);
