@@ -1,9 +1,11 @@
 // Scans of one array split into parts on several devices (parts.hpp): a layer over the single-device
-// calls. Every part but the last is reduced on its own device; the totals are read into host memory;
-// each later part's device gets the totals of the parts before it, combines them with the operator's
-// own code (a reduce with the caller's initial value in front) and scans its part with that carry in
-// front (initial_on_device). The totals cross contexts through event callbacks that release a user
-// event per part, so that the host never waits.
+// calls. Every part but the last is reduced on its own device (part 0 with the caller's initial value
+// in front); the totals are read into host memory; each later part's device gets the totals of the
+// parts before it, combines them with the operator's own code (a reduce; part 1 needs none, its carry
+// is part 0's total) and scans its part with that carry in front (initial_on_device). The totals cross
+// contexts through event callbacks that release a user event per part, so that the host never waits.
+// What runs behind that gate is the later part's critical path: it is kept to the write of the totals,
+// the carry's reduce where there is one, and the scan.
 #include "arguments.hpp"
 #include "error_check.hpp"
 
@@ -176,8 +178,7 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
       part_call& call = calls[k];
       call.work = cl::Buffer(cl::Context(call.context, true), CL_MEM_READ_WRITE, (2 + k) * element_size);
       if (k + 1 == count) break;
-      scan_request total = call.request;
-      total.has_initial = false;
+      scan_request total = call.request; // part 0 keeps the caller's initial value, the others have none
       total.out_offset = 0;
       call.reduced = enqueue_reduce(parts[k].queue, parts[k].buffer, call.work, parts[k].n, total);
       cl_event read = nullptr;
@@ -205,15 +206,20 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
         const cl::Event written_event(written);
         on_complete(written, release_exchange, exchange, k);
 
-        scan_request carry = request; // the caller's initial value, in front of part 0's total
-        carry.in_offset = 2;
-        carry.out_offset = 1;
-        const std::vector<cl::Event> carry_waits = {written_event};
-        carry.wait_list = &carry_waits;
-        call.waits.push_back(enqueue_reduce(parts[k].queue, call.work, call.work, k, carry));
+        if (k == 1) {
+          // Part 0's total already holds the caller's initial value: it is the carry.
+          call.waits.push_back(written_event);
+        } else {
+          scan_request carry = call.request; // no initial value: part 0's total holds it
+          carry.in_offset = 2;
+          carry.out_offset = 1;
+          const std::vector<cl::Event> carry_waits = {written_event};
+          carry.wait_list = &carry_waits;
+          call.waits.push_back(enqueue_reduce(parts[k].queue, call.work, call.work, k, carry));
+        }
         call.request.has_initial_buffer = true;
         call.request.initial_buffer = call.work();
-        call.request.initial_buffer_offset = 1;
+        call.request.initial_buffer_offset = k == 1 ? 2 : 1;
       }
       done[k] = enqueue_scan(parts[k].queue, parts[k].buffer, parts[k].buffer, parts[k].n, call.request);
     }
