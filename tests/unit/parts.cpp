@@ -323,13 +323,9 @@ TEST_CASE("parts: an operator that does not compile touches no part", "[parts]")
 
 namespace {
 
-void CL_CALLBACK record_status(cl_event /*event*/, cl_int status, void* user_data) {
-  static_cast<std::atomic<cl_int>*>(user_data)->store(status);
-}
-
-// Whether the implementation calls a CL_COMPLETE callback of a command that a failed user event
-// terminates, as OpenCL requires (with the negative status). PoCL 3.1 and rusticl 22.3 do not.
-bool calls_back_on_failure() {
+// Whether the implementation ends a command that a failed user event terminates, as OpenCL requires
+// (with a negative status). PoCL 3.1 and rusticl 22.3 leave it queued.
+bool terminates_on_failure() {
   const cl::Context context(env().device);
   cl::CommandQueue queue(context, env().device);
   cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64);
@@ -338,13 +334,14 @@ bool calls_back_on_failure() {
   std::vector<cl::Event> waits = {gate};
   cl::Event read;
   REQUIRE(queue.enqueueReadBuffer(buffer, CL_FALSE, 0, 64, host.data(), &waits, &read) == CL_SUCCESS);
-  static std::atomic<cl_int> status;
-  status = 1;
-  REQUIRE(read.setCallback(CL_COMPLETE, record_status, &status) == CL_SUCCESS);
   queue.flush();
   gate.setStatus(-1);
-  for (int i = 0; i < 100 && status == 1; ++i)
+  cl_int status = CL_QUEUED;
+  for (int i = 0; i < 100; ++i) {
+    REQUIRE(read.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS);
+    if (status < 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   return status < 0;
 }
 
@@ -352,10 +349,19 @@ bool calls_back_on_failure() {
 
 // Run on its own (ctest parts-failed-wait), as a failure may take the implementation down.
 TEST_CASE("parts: a failed wait-list event fails every part", "[parts-failed-wait]") {
-  // The totals cross contexts in callbacks: without the failure's callback, the later parts wait forever.
-  if (!calls_back_on_failure()) {
+  // The totals' reads are waited for: if the failure never ends them, the later parts wait forever.
+  if (!terminates_on_failure()) {
     std::cout << "parts-failed-wait: skipped: " << env().device_name
-              << ": the implementation does not call the callback of a command a failed event terminates\n";
+              << ": the implementation does not end a command that a failed event terminates\n";
+    return;
+  }
+  // PoCL 3.1 aborts the process while it passes this failure on to the parts' commands (a pthread
+  // error in pocl_update_event_failed, on the thread that fails the event; a plain chain of three
+  // commands behind a failed user event does not abort, so the cause is not narrowed down further).
+  const cl::Platform platform(env().device.getInfo<CL_DEVICE_PLATFORM>());
+  if (platform.getInfo<CL_PLATFORM_VERSION>().find("PoCL 3.") != std::string::npos) {
+    std::cout << "parts-failed-wait: skipped: " << env().device_name
+              << ": PoCL 3 aborts while it fails the parts' commands\n";
     return;
   }
   check_failure(true);
