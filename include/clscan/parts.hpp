@@ -15,14 +15,14 @@
 // taken; an event of `wait_list` is waited for by the parts whose queue shares its context (and must
 // share the context of at least one part). `deterministic` holds per part as for a single-device scan.
 //
-// The call only enqueues: nothing blocks the host. The totals move between contexts through event
-// callbacks that release user events, so queues must be flushed for work to start, which the call
-// does. It allocates a few small buffers per part per call. Bad arguments in any part throw before
-// any part's data is touched. The returned events complete when each part holds its result. A failure
-// of an earlier part's commands (a failed wait-list event) fails the later parts' events too, through
-// the callback OpenCL calls when a command is terminated; implementations that never call it (PoCL
-// 3.1 and 5.0, Mesa rusticl 22.3 and NVIDIA 580 do not) leave the later parts' events waiting: check
-// the earlier parts' events first when a wait list may fail. The totals take the host path in one
+// The call only enqueues: the caller's thread never blocks. The totals move between contexts through
+// user events that a thread the call starts opens once the totals have been read (it waits in
+// clWaitForEvents and ends when the last total is in), so queues must be flushed for work to start,
+// which the call does. It allocates a few small buffers per part per call. Bad arguments in any part
+// throw before any part's data is touched. The returned events complete when each part holds its
+// result. A failure of an earlier part's commands (a failed wait-list event) fails the later parts'
+// events too, where the implementation ends the commands a failure terminates (NVIDIA 580, PoCL 5.0
+// and Mesa rusticl 22.3 do; PoCL 3.1 aborts the process while it fails them). The totals take the host path in one
 // context too: on two H200s in one NVIDIA context, copying them device to device behind the reduces'
 // events made 2 x 2^29 take 3000 us against 2000 us (docs/SCALING.md).
 #pragma once

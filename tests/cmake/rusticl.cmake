@@ -10,12 +10,17 @@ set(CLSCAN_RUSTICL_ENV RUSTICL_ENABLE=llvmpipe CLSCAN_PLATFORM=rusticl)
 set(CLSCAN_RUSTICL_MISSING "no OpenCL device matches CLSCAN_PLATFORM='rusticl'")
 
 # Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
-foreach(area scan types errors fuzz select by_key reduce)
+foreach(area scan types errors fuzz select by_key reduce parts)
   add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
   set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
       SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
       ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${area}")
 endforeach()
+# A failed wait-list event reaching every part: on its own, as on PoCL (tests/CMakeLists.txt).
+add_test(NAME rusticl-parts-failed-wait COMMAND clscan-tests "[parts-failed-wait]")
+set_tests_properties(rusticl-parts-failed-wait PROPERTIES LABELS "rusticl" TIMEOUT 300
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};parts-failed-wait: skipped: "
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-parts-failed-wait")
 # The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
 # (lib/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
 # built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.
