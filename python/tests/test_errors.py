@@ -120,3 +120,14 @@ def test_queue_of_another_context(device, data):
     with pytest.raises(clscan.InvalidArgumentError, match="context"):
         clscan.inclusive(a, queue=other_queue)
     unchanged(a, x)
+
+
+def test_wait_for_not_a_sequence_of_events(data, queue):
+    x, a = data
+    marker = cl.enqueue_marker(queue)
+    for wrong, name in ((5, "int"), (marker, "Event"), ("abc", "str")):
+        with pytest.raises(TypeError, match=f"wait_for takes a sequence of pyopencl.Event, not a {name}"):
+            clscan.inclusive(a, wait_for=wrong)
+    with pytest.raises(TypeError, match="wait_for holds a int"):
+        clscan.inclusive(a, wait_for=[marker, 5])
+    unchanged(a, x)

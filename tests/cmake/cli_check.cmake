@@ -97,6 +97,9 @@ elseif(NAME STREQUAL "clscan-bench")
   expect(2 "${NAME}: --sizes: '-5' is negative")
   run(--sizes "2^10, 3x ,5")
   expect(2 "${NAME}: --sizes: '3x' is not a count")
+  # A flag given twice is refused, not resolved last-wins.
+  run(--sizes 2^10 --reps 1 --reps 2)
+  expect(2 "${NAME}: --reps is given twice")
   # An empty item is a typo, not a size to skip.
   foreach(value "1,,2" "5," ",5")
     run(--sizes "${value}" --reps 1)
@@ -184,6 +187,8 @@ elseif(NAME STREQUAL "clscan-info")
   expect(2 "clscan-info: unknown algorithm 'abc'")
   run(--self-test --algorithm single_pass,)
   expect(2 "clscan-info: --algorithm: 'single_pass,' has an empty item")
+  run(--self-test --algorithm all --algorithm=single_pass)
+  expect(2 "clscan-info: --algorithm is given twice")
   run(--self-test --calls ,scans)
   expect(2 "clscan-info: --calls: ',scans' has an empty item")
 

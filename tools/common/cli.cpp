@@ -55,6 +55,9 @@ bool help_requested_only(const char* tool, int argc, char** argv) {
 std::string flag_value(int argc, char** argv, int& i) {
   const std::string flag = argv[i];
   if (i + 1 >= argc) throw usage_error(flag + " needs a value");
+  // In a script, a flag given twice is a slip more often than an override: refused, not last-wins.
+  for (int j = 1; j < i; ++j)
+    if (flag == argv[j]) throw usage_error(flag + " is given twice");
   return argv[++i];
 }
 

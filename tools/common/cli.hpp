@@ -41,7 +41,8 @@ template <typename Body> int run_main(const char* tool, Body body) {
 // ("unexpected argument 'x': <tool> takes no arguments (see --help)") for anything else.
 bool help_requested_only(const char* tool, int argc, char** argv);
 
-// The value after the flag argv[i] (advancing i), or usage_error("<flag> needs a value").
+// The value after the flag argv[i] (advancing i), or usage_error("<flag> needs a value"), or
+// usage_error("<flag> is given twice") when argv[1..i) holds the same flag.
 std::string flag_value(int argc, char** argv, int& i);
 
 // A non-negative decimal integer in [min, max], nothing else: no sign, no spaces, no suffix. Errors

@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
       } else if (arg == "--selected") {
         selected_only = true;
       } else if (arg == "--algorithm" || arg.rfind("--algorithm=", 0) == 0) {
+        if (algorithm_given) throw usage_error("--algorithm is given twice");
         std::string value;
         if (arg == "--algorithm") {
           if (i + 1 >= argc) throw usage_error("--algorithm needs a value");
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
         algorithms = parse_algorithms(value);
         algorithm_given = true;
       } else if (arg == "--calls" || arg.rfind("--calls=", 0) == 0) {
+        if (calls_given) throw usage_error("--calls is given twice");
         std::string value;
         if (arg == "--calls") {
           if (i + 1 >= argc) throw usage_error("--calls needs a value");

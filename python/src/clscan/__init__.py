@@ -162,7 +162,12 @@ def _wait_list(wait_for, arrays):
     """The user's events, then those PyOpenCL recorded on the arrays (Array.events), as PyOpenCL's
     own operations wait for them."""
     events = []
-    for event in wait_for or ():
+    if wait_for is None:
+        wait_for = ()
+    elif isinstance(wait_for, (cl.Event, str, bytes)) or not hasattr(wait_for, "__iter__"):
+        # As PyOpenCL's own wait_for: a sequence of events, even for one.
+        raise TypeError(f"clscan: wait_for takes a sequence of pyopencl.Event, not a {type(wait_for).__name__}")
+    for event in wait_for:
         if not isinstance(event, cl.Event):
             raise TypeError(f"clscan: wait_for holds a {type(event).__name__}, not a pyopencl.Event")
         events.append(event)
