@@ -36,6 +36,12 @@ if(TARGET clscan-bench)
       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
   add_test(NAME parts-bench-bad-flag COMMAND clscan-parts-bench --parts 0)
   set_tests_properties(parts-bench-bad-flag PROPERTIES LABELS "tools" WILL_FAIL TRUE)
+  # A size past the device's largest buffer names that limit (the status alone said
+  # CL_INVALID_BUFFER_SIZE); the message only comes on the error path, which exits 1.
+  add_test(NAME parts-bench-too-large COMMAND clscan-parts-bench --sizes 2^40 --parts 2 --reps 1)
+  set_tests_properties(parts-bench-too-large PROPERTIES LABELS "tools" TIMEOUT 120
+      PASS_REGULAR_EXPRESSION "clscan-parts-bench: a buffer of [0-9]+ bytes is larger than the device allows \\(CL_DEVICE_MAX_MEM_ALLOC_SIZE [0-9]+ bytes\\)"
+      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
   # --progress reports every phase of a size, down to its verification (the pass expression makes
   # ctest ignore the exit status, so a wrong result or an error is caught by the fail expression).
   add_test(NAME bench-progress COMMAND clscan-bench --sizes 2^12+3 --reps 2 --progress)

@@ -1,5 +1,9 @@
 #include "opencl.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace clscan_tools {
 
 void check(cl_int status, const char* call) {
@@ -9,6 +13,19 @@ void check(cl_int status, const char* call) {
 cl::Buffer make_buffer(const cl::Context& context, std::size_t bytes) {
   cl_int status = CL_SUCCESS;
   cl::Buffer buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  if (status == CL_INVALID_BUFFER_SIZE) {
+    // Name the limit that was passed, not only the status.
+    std::vector<cl::Device> devices;
+    if (context.getInfo(CL_CONTEXT_DEVICES, &devices) == CL_SUCCESS && !devices.empty()) {
+      cl_ulong limit = devices.front().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+      for (const cl::Device& device : devices)
+        limit = std::min(limit, device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
+      throw clscan::invalid_argument(
+          "a buffer of " + std::to_string(bytes) +
+          " bytes is larger than the device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE " + std::to_string(limit) +
+          " bytes)");
+    }
+  }
   check(status, "clCreateBuffer");
   return buffer;
 }
