@@ -16,6 +16,9 @@
 //   user-events       five queues on one context: a scan on queue 0 waits on a user event, scans on
 //                     queues 1-3 run to completion, a plain scan on queue 4, then the event is set,
 //                     every scan is waited for and checked, and main returns
+//   parts-in-flight   a scan of two parts in two contexts, checked; then another whose wait list holds
+//                     a user event that is never set, so that the call's thread still waits for part
+//                     0's total when main returns
 //
 // Output (stdout only; Oclgrind's reports go to stderr): "exit-check: <mode>: ok" once the results are
 // exact. Exit status 0 when they are, 1 when not, 2 on an exception.
@@ -111,6 +114,30 @@ bool run_user_events() {
   return ok;
 }
 
+bool run_parts_in_flight() {
+  const cl::Device device = clscan::select_device();
+  const cl::Context first(device), second(device);
+  const cl::CommandQueue first_queue(first, device), second_queue(second, device);
+  const std::size_t half = n_elements / 2;
+  std::vector<cl_int> data(2 * half, 1);
+  const cl::Buffer a(first, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, half * sizeof(cl_int), data.data());
+  const cl::Buffer b(second, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, half * sizeof(cl_int), data.data());
+  std::vector<clscan::part> parts = {{first_queue, a, half, 0}, {second_queue, b, half, 0}};
+  for (const cl::Event& done : clscan::inclusive(parts))
+    if (done.wait() != CL_SUCCESS) return false;
+  std::vector<cl_int> got(2 * half);
+  first_queue.enqueueReadBuffer(a, CL_TRUE, 0, half * sizeof(cl_int), got.data());
+  second_queue.enqueueReadBuffer(b, CL_TRUE, 0, half * sizeof(cl_int), got.data() + half);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != static_cast<cl_int>(i + 1)) return false;
+
+  const cl::UserEvent never(first);
+  clscan::options<cl_int> opts;
+  opts.wait_list = {never};
+  static_cast<void>(clscan::inclusive(parts, opts));
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -142,9 +169,11 @@ int main(int argc, char** argv) {
       ok = job.check(queue) && ok;
     } else if (mode == "user-events") {
       ok = run_user_events();
+    } else if (mode == "parts-in-flight") {
+      ok = run_parts_in_flight();
     } else {
       std::printf("usage: clscan-exit-check global-early|global-late|global-no-release|no-release|"
-                  "user-events [n]\n");
+                  "user-events|parts-in-flight [n]\n");
       return 2;
     }
     std::printf("exit-check: %s: %s\n", mode.c_str(), ok ? "ok" : "WRONG RESULT");
