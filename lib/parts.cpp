@@ -100,6 +100,7 @@ void on_complete(cl_event event, void(CL_CALLBACK* callback)(cl_event, cl_int, v
 // per call, not one shared: a call whose reads wait for an event that never completes must not hold up other
 // calls' gates. When no thread can be started, the reads' callbacks open the gates instead.
 void watch_reads(const std::shared_ptr<totals_exchange>& exchange, const std::vector<cl::Event>& reads) {
+  if (reads.empty()) return; // one part: no gate
   try {
     std::thread([exchange, reads] {
       for (std::size_t k = 0; k < reads.size(); ++k) {
