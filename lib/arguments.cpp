@@ -115,7 +115,8 @@ void check_not_failed(cl_event event, const char* list, std::size_t index) {
 // input, and write the output and may read it back (the three-stage scan adds the tile prefixes to
 // it in place), so the input must not be write-only and the output must be readable and writable.
 memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
-                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags) {
+                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags,
+                         bool n_is_callers) {
   if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
   if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
     throw invalid_argument(std::string("clscan: the ") + role +
@@ -134,7 +135,8 @@ memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, st
   if (offset > capacity || n > capacity - offset)
     throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
                            " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
-                           std::to_string(offset) + " + n " + std::to_string(n));
+                           std::to_string(offset) + (n_is_callers ? " + n " : " + ") + std::to_string(n) +
+                           (n_is_callers ? "" : ", the elements the call uses there"));
 
   memory_view view;
   view.root = buffer;
@@ -219,8 +221,9 @@ void check_initial_on_device(const scan_request& request, cl_context context, co
   if (request.has_initial)
     throw invalid_argument("clscan: options::initial and options::initial_on_device are both set; set one");
   const std::size_t element_size = size_of(request.type);
-  const memory_view view = check_buffer(request.initial_buffer, "initial_on_device", context,
-                                        request.initial_buffer_offset, 1, element_size, CL_MEM_WRITE_ONLY);
+  const memory_view view =
+      check_buffer(request.initial_buffer, "initial_on_device", context, request.initial_buffer_offset, 1,
+                   element_size, CL_MEM_WRITE_ONLY, false);
   // Every work-group reads the value when it starts, while others may already write their output.
   if (request.initial_buffer != may_share &&
       views_overlap(view, {request.initial_buffer_offset * element_size, element_size}, out, out_range))
@@ -325,7 +328,7 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   if (!by_key) {
     if (!count || !(*count)()) throw invalid_argument(name() + ": the count buffer is null");
     const memory_view count_view = check_buffer((*count)(), "count", call.context, request.count_offset, 1,
-                                                sizeof(cl_ulong), CL_MEM_READ_ONLY);
+                                                sizeof(cl_ulong), CL_MEM_READ_ONLY, false);
     const byte_range count_range{request.count_offset * sizeof(cl_ulong), sizeof(cl_ulong)};
     if (views_overlap(count_view, count_range, call.in, in_range) ||
         views_overlap(count_view, count_range, call.out, out_range))
@@ -345,7 +348,7 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
       check_buffer(in(), "input", context, request.in_offset, n, element_size,
                    in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
   const memory_view out_view =
-      check_buffer(out(), "output", context, request.out_offset, 1, element_size, CL_MEM_READ_ONLY);
+      check_buffer(out(), "output", context, request.out_offset, 1, element_size, CL_MEM_READ_ONLY, false);
   const byte_range out_range{request.out_offset * element_size, element_size};
   // One handle may be read and written (every element is read before the total is written); through
   // two handles over the same memory OpenCL leaves that undefined.

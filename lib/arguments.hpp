@@ -51,9 +51,12 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
                                     const cl::Buffer& out, std::size_t n, const scan_request& request);
 
 // Checks one buffer of a call: not null, of the queue's context, not created with the access flags in
-// `forbidden_flags`, holding offset + n elements, element-aligned. `role` names it in messages.
+// `forbidden_flags`, holding offset + n elements, element-aligned. `role` names it in messages, and
+// `n_is_callers` says whether n is the caller's n (else the call's own count, such as the one element
+// of a count buffer, which the message then does not call n).
 memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
-                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags);
+                         std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags,
+                         bool n_is_callers = true);
 
 // True when two buffer handles reach the same memory in the byte ranges they are used in.
 struct byte_range {

@@ -372,7 +372,8 @@ TEST_CASE("reduce: bad arguments throw before anything is enqueued, and leave th
                   [&] { clscan::reduce<cl_int>(q, in, out, 17); });
   clscan::options<cl_int> far_out;
   far_out.out_offset = 16;
-  expect_rejected("output past its buffer", "output buffer holds 16", out,
+  expect_rejected("output past its buffer",
+                  "output buffer holds 16 elements of 4 bytes, fewer than offset 16 + 1,", out,
                   [&] { clscan::reduce<cl_int>(q, in, out, 16, far_out); });
   expect_rejected("write-only input", "CL_MEM_WRITE_ONLY", out,
                   [&] { clscan::reduce<cl_int>(q, write_only, out, 16); });

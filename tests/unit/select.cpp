@@ -412,9 +412,10 @@ TEST_CASE("select: bad arguments throw before anything is enqueued, and leave th
                                             [&] { clscan::select_if<cl_int>(q, out, out, count, 64, good); });
   clscan::select_options<cl_int> far_count = good;
   far_count.count_offset = 2;
-  expect_rejected<clscan::invalid_argument>("count past its buffer", "count", out, count, [&] {
-    clscan::select_if<cl_int>(q, in, out, count, 64, far_count);
-  });
+  // The count's one element is not the caller's n: the message does not call it n.
+  expect_rejected<clscan::invalid_argument>(
+      "count past its buffer", "fewer than offset 2 + 1, the elements the call uses there", out, count,
+      [&] { clscan::select_if<cl_int>(q, in, out, count, 64, far_count); });
   expect_rejected<clscan::invalid_argument>("null count", "count buffer is null", out, count, [&] {
     clscan::select_if<cl_int>(q, in, out, cl::Buffer(), 64, good);
   });
