@@ -94,11 +94,11 @@ void on_complete(cl_event event, void(CL_CALLBACK* callback)(cl_event, cl_int, v
 
 // Opens the gates as the totals' reads complete. A thread of the call's own waits for them, one after
 // the other: on two H200s it opens part 1's gate sooner than a completion callback of the read does
-// (2 x 2^29 ints: 1.49-1.54 times one GPU's 2^29 against 1.55-1.75, docs/SCALING.md), since the
-// driver's callback thread learns of the completion late. It is also what makes a failure reach the
-// later parts: no implementation tried calls the callbacks of a command that a failure terminates. One thread
-// per call, not one shared: a call whose reads wait for an event that never completes must not hold up other
-// calls' gates. When no thread can be started, the reads' callbacks open the gates instead.
+// (2 x 2^29 ints: 1.49-1.54 times one GPU's 2^29 against 1.55-1.75, docs/SCALING.md), since the driver's
+// callback thread learns of the completion late. It is also what makes a failure reach the later parts:
+// no implementation tried calls the callbacks of a command that a failure terminates. One thread per
+// call, not one shared: a call whose reads wait for an event that never completes must not hold up
+// other calls' gates. When no thread can be started, the reads' callbacks open the gates instead.
 void watch_reads(const std::shared_ptr<totals_exchange>& exchange, const std::vector<cl::Event>& reads) {
   if (reads.empty()) return; // one part: no gate
   try {

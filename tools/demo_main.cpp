@@ -24,11 +24,5 @@ both match, 1 when not or on an error (reported on stderr), 2 on a bad command l
 
 int main(int argc, char** argv) {
   // clscan's errors (e.g. no OpenCL device) are reported with status 1, not a terminate().
-  return clscan_tools::run_main("clscan-demo", [&] {
-    if (clscan_tools::help_requested_only("clscan-demo", argc, argv)) {
-      std::fputs(help_text, stdout);
-      return 0;
-    }
-    return clscan_demo_main();
-  });
+  return clscan_tools::run_main_without_arguments("clscan-demo", help_text, argc, argv, clscan_demo_main);
 }

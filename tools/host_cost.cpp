@@ -85,11 +85,5 @@ int measure() {
 } // namespace
 
 int main(int argc, char** argv) {
-  return clscan_tools::run_main("clscan-host-cost", [&] {
-    if (clscan_tools::help_requested_only("clscan-host-cost", argc, argv)) {
-      std::fputs(help_text, stdout);
-      return 0;
-    }
-    return measure();
-  });
+  return clscan_tools::run_main_without_arguments("clscan-host-cost", help_text, argc, argv, measure);
 }

@@ -41,6 +41,18 @@ template <typename Body> int run_main(const char* tool, Body body) {
 // ("unexpected argument 'x': <tool> takes no arguments (see --help)") for anything else.
 bool help_requested_only(const char* tool, int argc, char** argv);
 
+// run_main() for a tool that takes no arguments but --help: prints `help` for --help, else runs body().
+template <typename Body>
+int run_main_without_arguments(const char* tool, const char* help, int argc, char** argv, Body body) {
+  return run_main(tool, [&] {
+    if (help_requested_only(tool, argc, argv)) {
+      std::fputs(help, stdout);
+      return 0;
+    }
+    return body();
+  });
+}
+
 // The value after the flag argv[i] (advancing i), or usage_error("<flag> needs a value"), or
 // usage_error("<flag> is given twice") when argv[1..i) holds the same flag.
 std::string flag_value(int argc, char** argv, int& i);

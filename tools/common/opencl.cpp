@@ -17,7 +17,7 @@ cl::Buffer make_buffer(const cl::Context& context, std::size_t bytes) {
     // Name the limit that was passed, not only the status.
     std::vector<cl::Device> devices;
     if (context.getInfo(CL_CONTEXT_DEVICES, &devices) == CL_SUCCESS && !devices.empty()) {
-      cl_ulong limit = devices.front().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+      cl_ulong limit = ~cl_ulong{0};
       for (const cl::Device& device : devices)
         limit = std::min(limit, device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
       throw clscan::invalid_argument(
