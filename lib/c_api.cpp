@@ -12,7 +12,9 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -44,6 +46,35 @@ clscan_status succeed() noexcept {
   return CLSCAN_SUCCESS;
 }
 
+// The C++ library's messages name its C++ API; a C caller sees the names of clscan.h instead, as in
+// the messages of this file. Build logs stay as the compiler wrote them (build errors are not renamed).
+std::string with_c_names(std::string message) {
+  static const std::pair<std::string_view, std::string_view> names[] = {
+      {"select_options::predicate", "the predicate"},
+      {"select_options::", "clscan_select_options."},
+      {"options::", "clscan_options."},
+      {"algorithm::automatic", "CLSCAN_ALGORITHM_AUTOMATIC"},
+      {"algorithm::single_pass", "CLSCAN_ALGORITHM_SINGLE_PASS"},
+      {"algorithm::three_stage", "CLSCAN_ALGORITHM_THREE_STAGE"},
+      {"op::custom", "CLSCAN_OP_CUSTOM"},
+      {"cl::Buffer", "cl_mem"},
+      {"clscan::", "clscan_"},
+  };
+  for (const auto& [cpp, c] : names)
+    for (std::size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at + c.size()))
+      message.replace(at, cpp.size(), c);
+  return message;
+}
+
+clscan_status record_renamed(clscan_status status, const char* message,
+                             cl_int opencl_status = CL_SUCCESS) noexcept {
+  try {
+    return record(status, with_c_names(message).c_str(), opencl_status);
+  } catch (...) {
+    return record(status, message, opencl_status);
+  }
+}
+
 // Runs `body`, mapping clscan's exception hierarchy onto the status enum. `plain_error` is the status
 // for a clscan::error of none of the derived types (clscan_select_device: no device; elsewhere a
 // fault in clscan).
@@ -55,13 +86,13 @@ clscan_status guarded(Body&& body, clscan_status plain_error = CLSCAN_INTERNAL_E
   } catch (const clscan::build_error& e) {
     return record(CLSCAN_BUILD_ERROR, e.what(), e.status());
   } catch (const clscan::opencl_error& e) {
-    return record(CLSCAN_OPENCL_ERROR, e.what(), e.status());
+    return record_renamed(CLSCAN_OPENCL_ERROR, e.what(), e.status());
   } catch (const clscan::invalid_argument& e) {
-    return record(CLSCAN_INVALID_ARGUMENT, e.what());
+    return record_renamed(CLSCAN_INVALID_ARGUMENT, e.what());
   } catch (const clscan::unsupported_error& e) {
-    return record(CLSCAN_UNSUPPORTED, e.what());
+    return record_renamed(CLSCAN_UNSUPPORTED, e.what());
   } catch (const clscan::error& e) {
-    return record(plain_error, e.what());
+    return record_renamed(plain_error, e.what());
   } catch (const std::bad_alloc&) {
     return record(CLSCAN_OUT_OF_MEMORY, "clscan: out of host memory");
   } catch (const std::exception& e) {

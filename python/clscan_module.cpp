@@ -13,6 +13,8 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -281,9 +283,33 @@ py::str text(const std::string& bytes) {
   return py::reinterpret_steal<py::str>(decoded);
 }
 
-void raise_as(const char* class_name, const std::exception& e, const py::dict& details) {
+// The C++ library's messages name its C++ API; a Python caller sees the package's names instead. The
+// C++ call's wait list starts with wait_for (the arrays' events follow), so wait_list[i] is wait_for[i].
+std::string with_python_names(std::string message) {
+  static const std::pair<std::string_view, std::string_view> names[] = {
+      {"select_options::", ""},
+      {"options::wait_list", "wait_for"},
+      {"options::", ""},
+      {"wait_list[", "wait_for["},
+      {"algorithm::automatic", "algorithm='automatic'"},
+      {"algorithm::single_pass", "algorithm='single_pass'"},
+      {"algorithm::three_stage", "algorithm='three_stage'"},
+      {"op::custom", "custom_op"},
+      {"cl::Buffer", "buffer"},
+      {"clscan::", "clscan."},
+  };
+  for (const auto& [cpp, python] : names)
+    for (std::size_t at = message.find(cpp); at != std::string::npos;
+         at = message.find(cpp, at + python.size()))
+      message.replace(at, cpp.size(), python);
+  return message;
+}
+
+// Build errors keep their message as it is: it holds the compiler's log.
+void raise_as(const char* class_name, const std::exception& e, const py::dict& details, bool rename = true) {
   const py::object type = py::module_::import("clscan._errors").attr(class_name);
-  const py::object instance = type(text(e.what()), **details);
+  const py::object instance =
+      type(text(rename ? with_python_names(e.what()) : std::string(e.what())), **details);
   PyErr_SetObject(type.ptr(), instance.ptr());
 }
 
@@ -293,7 +319,8 @@ void translate_clscan_errors(std::exception_ptr thrown) {
   } catch (const clscan::build_error& e) {
     raise_as("BuildError", e,
              py::dict("status"_a = e.status(), "call"_a = text(e.call()), "build_log"_a = text(e.build_log()),
-                      "options"_a = text(e.options()), "device_name"_a = text(e.device_name())));
+                      "options"_a = text(e.options()), "device_name"_a = text(e.device_name())),
+             false);
   } catch (const clscan::opencl_error& e) {
     raise_as("OpenCLError", e, py::dict("status"_a = e.status(), "call"_a = text(e.call())));
   } catch (const clscan::invalid_argument& e) {

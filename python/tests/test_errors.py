@@ -131,3 +131,16 @@ def test_wait_for_not_a_sequence_of_events(data, queue):
     with pytest.raises(TypeError, match="wait_for holds a int"):
         clscan.inclusive(a, wait_for=[marker, 5])
     unchanged(a, x)
+
+
+def test_messages_name_the_python_api(queue):
+    """A rejection by the C++ library names the Python call and its keywords, not the C++ API."""
+    x = np.arange(100, dtype=np.int32)
+    a = cla.to_device(queue, x)
+    with pytest.raises(clscan.InvalidArgumentError) as raised:
+        clscan.partition_if(a, "x > 0", algorithm="single_pass")
+    message = str(raised.value)
+    assert "clscan.partition_if: algorithm='single_pass' cannot" in message
+    assert "algorithm='automatic'" in message
+    assert "::" not in message
+    unchanged(a, x)
