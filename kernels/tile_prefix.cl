@@ -122,6 +122,15 @@ typedef uint carry_bits_t;
 #undef CLSCAN_LOOKBACK
 #define CLSCAN_LOOKBACK CLSCAN_WG
 #endif
+// Predecessors whose peeked status work-item 0 loads together when it combines them (take_news); 1
+// where the window is not a multiple of it.
+#ifndef CLSCAN_TAKE_CHUNK
+#define CLSCAN_TAKE_CHUNK 4
+#endif
+#if CLSCAN_LOOKBACK % CLSCAN_TAKE_CHUNK != 0
+#undef CLSCAN_TAKE_CHUNK
+#define CLSCAN_TAKE_CHUNK 1
+#endif
 
 // Slot layout: word 0 holds the ticket counter; tile t has its aggregate slot at
 // 1 + t * 2 * CLSCAN_WORDS and its inclusive-prefix slot right after it.
@@ -242,12 +251,36 @@ CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_new
   int state = CLSCAN_LOOK_ON;
   int taken = 0;
   carry_t acc = behind;
-  while (taken < CLSCAN_LOOKBACK && next - taken >= 0 && lb->peek_kind[taken] != CLSCAN_NOTHING) {
-    acc = carry_combine(lb->peek_value[taken], acc);
-    if (lb->peek_kind[taken++] == CLSCAN_PREFIX) {
-      state = CLSCAN_LOOK_DONE;
-      break;
+  // A chunk's kinds and values are loaded before any is examined, so that their local-memory
+  // latencies overlap. One predecessor at a time, this loop of work-item 0 was the longest step of a
+  // round, with the whole work-group waiting at the barrier behind it and every successor waiting for
+  // the prefix it publishes (docs/PERFORMANCE.md, session 19: 4 per chunk took int from 0.82 to 0.86
+  // of a copy at 2^28 on an H200).
+  for (int first = 0; first < CLSCAN_LOOKBACK; first += CLSCAN_TAKE_CHUNK) {
+    int kinds[CLSCAN_TAKE_CHUNK];
+    carry_t values[CLSCAN_TAKE_CHUNK];
+#pragma unroll
+    for (int j = 0; j < CLSCAN_TAKE_CHUNK; ++j) {
+      kinds[j] = lb->peek_kind[first + j];
+      values[j] = lb->peek_value[first + j];
     }
+    int ended = 0;
+#pragma unroll
+    for (int j = 0; j < CLSCAN_TAKE_CHUNK; ++j) {
+      if (!ended) {
+        if (next - (first + j) < 0 || kinds[j] == CLSCAN_NOTHING) {
+          ended = 1;
+        } else {
+          acc = carry_combine(values[j], acc);
+          ++taken;
+          if (kinds[j] == CLSCAN_PREFIX) {
+            state = CLSCAN_LOOK_DONE;
+            ended = 1;
+          }
+        }
+      }
+    }
+    if (ended) break;
   }
   *rounds_without_news = taken ? 0 : *rounds_without_news + 1;
   if (state == CLSCAN_LOOK_ON && *rounds_without_news > CLSCAN_SPIN_LIMIT) state = CLSCAN_FALL_BACK;
