@@ -123,9 +123,15 @@ typedef uint carry_bits_t;
 #define CLSCAN_LOOKBACK CLSCAN_WG
 #endif
 // Predecessors whose peeked status work-item 0 loads together when it combines them (take_news); 1
-// where the window is not a multiple of it.
+// where the window is not a multiple of it. 4 where the tile lives in local memory (GPUs, measured on
+// an H200); 1 where each work-item streams its run (CPUs: on PoCL 3.1, 4 took the 2^20 int scan from
+// a median 1.14 of a same-process copy to 0.94; docs/PERFORMANCE.md, session 19).
 #ifndef CLSCAN_TAKE_CHUNK
+#if CLSCAN_REREAD
+#define CLSCAN_TAKE_CHUNK 1
+#else
 #define CLSCAN_TAKE_CHUNK 4
+#endif
 #endif
 #if CLSCAN_LOOKBACK % CLSCAN_TAKE_CHUNK != 0
 #undef CLSCAN_TAKE_CHUNK
