@@ -202,15 +202,6 @@ inline int read_status(global status_t* status, ulong tile, uint tag, carry_t* v
 #define CLSCAN_RADIX (1 << CLSCAN_RADIX_BITS)
 #define CLSCAN_TREE_LEVELS 8
 #define CLSCAN_TREE_SLOTS (CLSCAN_TREE_LEVELS * CLSCAN_RADIX)
-// Totals of one level that read_levels loads together when it combines them: as CLSCAN_TAKE_CHUNK,
-// 4 where the tile lives in local memory (GPUs) and 1 on CPUs.
-#ifndef CLSCAN_LEVEL_CHUNK
-#if CLSCAN_REREAD
-#define CLSCAN_LEVEL_CHUNK 1
-#else
-#define CLSCAN_LEVEL_CHUNK 4
-#endif
-#endif
 #endif
 
 // The local memory of one work-group's walk (tile_exclusive_prefix): what the look-back work-items
@@ -479,24 +470,9 @@ CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, 
     local const uchar* present = lb->slot_present + level * CLSCAN_RADIX;
     int count = 0;
     carry_t sum = CLSCAN_CARRY_IDENTITY;
-    // Loaded a chunk at a time before combining, as in take_news, so that the loads' latencies
-    // overlap: this loop is the longest step of a round.
-    for (uint first = 0; first < digit; first += CLSCAN_LEVEL_CHUNK) {
-      carry_t chunk_value[CLSCAN_LEVEL_CHUNK];
-      int chunk_present[CLSCAN_LEVEL_CHUNK];
-#pragma unroll
-      for (uint c = 0; c < CLSCAN_LEVEL_CHUNK; ++c) {
-        const int wanted = first + c < digit;
-        chunk_value[c] = wanted ? values[first + c] : CLSCAN_CARRY_IDENTITY;
-        chunk_present[c] = wanted ? present[first + c] : 0;
-      }
-#pragma unroll
-      for (uint c = 0; c < CLSCAN_LEVEL_CHUNK; ++c) {
-        if (first + c < digit) {
-          count += chunk_present[c];
-          sum = first + c == 0 ? chunk_value[0] : carry_combine(sum, chunk_value[c]);
-        }
-      }
+    for (uint j = 0; j < digit; ++j) {
+      count += present[j];
+      sum = j == 0 ? values[0] : carry_combine(sum, values[j]);
     }
     lb->present[level] = count;
     if (count == (int)digit) lb->level_sum[level] = sum;
