@@ -82,32 +82,33 @@ inline uint tile_vector_index(uint vector_in_tile) {
   return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS;
 }
 
+// Vector j of the tile at `base`, of which `available` elements lie before n; elements at or past n
+// read as the identity.
+inline vec_t load_tile_vector(const global elem_t* base, ulong available, uint j) {
+  const ulong first = (ulong)j * CLSCAN_VEC;
+  if (first + CLSCAN_VEC <= available) {
+#if CLSCAN_ALIGNED
+    return ((const global vec_t*)base)[j];
+#else
+    return CLSCAN_VLOAD(j, base);
+#endif
+  }
+  elem_t part[CLSCAN_VEC];
+  for (int c = 0; c < CLSCAN_VEC; ++c)
+    part[c] = first + c < available ? base[first + c] : CLSCAN_IDENTITY;
+  return CLSCAN_VLOAD(0, part);
+}
+
 // Loads the tile that starts at element `tile_first` into local memory; elements at or past n read as
 // the identity. Every work-item must call.
 inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n, local vec_t* tile) {
   const uint lid = (uint)get_local_id(0);
-  const global elem_t* base = src + tile_first;
-  const ulong available = n - tile_first;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
-    const ulong first = (ulong)j * CLSCAN_VEC;
-    vec_t x;
-    if (first + CLSCAN_VEC <= available) {
-#if CLSCAN_ALIGNED
-      x = ((const global vec_t*)base)[j];
-#else
-      x = CLSCAN_VLOAD(j, base);
-#endif
-    } else {
-      elem_t part[CLSCAN_VEC];
-      for (int c = 0; c < CLSCAN_VEC; ++c)
-        part[c] = first + c < available ? base[first + c] : CLSCAN_IDENTITY;
-      x = CLSCAN_VLOAD(0, part);
-    }
-    tile[tile_vector_index(j)] = x;
+    tile[tile_vector_index(j)] = load_tile_vector(src + tile_first, n - tile_first, j);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }
