@@ -267,11 +267,11 @@ inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) 
 #define CLSCAN_BY_KEY_RUN_UNROLL 4
 #endif
 
-#ifndef CLSCAN_BY_KEY_FUSED_LOAD
-#define CLSCAN_BY_KEY_FUSED_LOAD 0
-#endif
+// How many vectors of keys and values the tile's load loop has in flight per unrolled step. On an H200
+// at 2^28, 8 beat 2, 4 and a full unroll (16 vectors) for int and float; double ran 1 % faster fully
+// unrolled (docs/PERFORMANCE.md, session 20).
 #ifndef CLSCAN_BY_KEY_LOAD_UNROLL
-#define CLSCAN_BY_KEY_LOAD_UNROLL 4
+#define CLSCAN_BY_KEY_LOAD_UNROLL 8
 #endif
 
 // The local memory of one tile (kernels declare it; the tile's function uses it).
@@ -305,16 +305,12 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
   // GPUs: values come in through local memory, coalesced, and keys become segment-start bits on the
   // way; each work-item then reads its run's values and segment starts from there.
   const ulong available = n - tile_first;
-#if CLSCAN_BY_KEY_FUSED_LOAD
+  // Each vector of values is loaded beside its keys, so that both streams' loads are in flight
+  // together (keys first, then values, was 2 … 3 % slower at 2^28).
   CLSCAN_UNROLL_BY(CLSCAN_BY_KEY_LOAD_UNROLL)
-#elif CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
-#pragma unroll
-#endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
-#if CLSCAN_BY_KEY_FUSED_LOAD
     const vec_t values = load_tile_vector(src + tile_first, available, j);
-#endif
     const head_bits_t bits =
         (ulong)j * CLSCAN_VEC < available ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n) : 0;
 #if CLSCAN_HEADS_IN_PADDING
@@ -322,15 +318,9 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #else
     locals->head_bits[head_index(j)] = bits;
 #endif
-#if CLSCAN_BY_KEY_FUSED_LOAD
     locals->tile_elements[tile_vector_index(j)] = values;
-#endif
   }
-#if CLSCAN_BY_KEY_FUSED_LOAD
   group_barrier(CLK_LOCAL_MEM_FENCE);
-#else
-  load_local_tile(src, tile_first, n, locals->tile_elements); // ends with a barrier
-#endif
   local vec_t* run_vectors = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
 #if CLSCAN_HEADS_IN_PADDING
   local const head_bits_t* run_heads = (local const head_bits_t*)(run_vectors + CLSCAN_RUN_VECTORS);
