@@ -268,8 +268,8 @@ inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) 
 #endif
 
 // How many vectors of keys and values the tile's load loop has in flight per unrolled step. On an H200
-// at 2^28 (docs/PERFORMANCE.md, session 20), 8 beat 2, 4 and 16 for int and float; 16 (the whole run
-// of the default shape) ran long and double about 1 % faster than 8.
+// at 2^28 (docs/PERFORMANCE.md, session 20), 8 was as fast as 4 and faster than 2 and 16 for int and
+// float; 16 (the whole run of the default shape) ran long and double about 1 % faster than 8.
 #ifndef CLSCAN_BY_KEY_LOAD_UNROLL
 #if CLSCAN_ELEM_SIZE == 8
 #define CLSCAN_BY_KEY_LOAD_UNROLL 16
