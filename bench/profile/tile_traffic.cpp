@@ -21,6 +21,8 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
+#include "../common/arguments.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -118,23 +120,11 @@ void check(cl_int status, const char* call) {
   }
 }
 
-// A decimal number, or 2^K.
-unsigned long parse_number(const std::string& flag, const std::string& text) {
-  if (text.rfind("2^", 0) == 0) {
-    const unsigned long power = parse_number(flag, text.substr(2));
-    if (power > 40) throw usage_error{flag + ": '" + text + "' is too large"};
-    return 1ul << power;
-  }
-  std::size_t used = 0;
-  unsigned long value = 0;
-  try {
-    value = std::stoul(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || text[0] == '-')
-    throw usage_error{flag + ": '" + text + "' is not a number"};
-  return value;
+// A count as bench::read_count reads it (digits or 2^E), or a usage_error that quotes it.
+unsigned long long parse_number(const std::string& flag, const std::string& text) {
+  const std::optional<unsigned long long> count = bench::read_count(text);
+  if (!count || *count == ULLONG_MAX) throw usage_error{flag + ": '" + text + "' is not a number or 2^E"};
+  return *count;
 }
 
 struct shape {
@@ -151,16 +141,16 @@ std::vector<shape> parse_shapes(const std::string& text) {
     const std::size_t c1 = item.find(':'), c2 = item.find(':', c1 == std::string::npos ? c1 : c1 + 1);
     if (c1 == std::string::npos || c2 == std::string::npos)
       throw usage_error{"--shapes: '" + item + "' is not WG:RUN_VECTORS:PER_SM[,PER_SM...]"};
-    const unsigned wg = parse_number("--shapes", item.substr(0, c1));
-    const unsigned run_vectors = parse_number("--shapes", item.substr(c1 + 1, c2 - c1 - 1));
+    const unsigned long long wg = parse_number("--shapes", item.substr(0, c1));
+    const unsigned long long run_vectors = parse_number("--shapes", item.substr(c1 + 1, c2 - c1 - 1));
     if (wg == 0 || wg > 1024 || run_vectors == 0 || run_vectors > 64)
       throw usage_error{"--shapes: '" + item + "': WG must be 1 to 1024, RUN_VECTORS 1 to 64"};
     std::size_t p = c2 + 1;
     while (p <= item.size()) {
       const std::size_t q = std::min(item.find(',', p), item.size());
-      const unsigned per_sm = parse_number("--shapes", item.substr(p, q - p));
+      const unsigned long long per_sm = parse_number("--shapes", item.substr(p, q - p));
       if (per_sm == 0 || per_sm > 32) throw usage_error{"--shapes: PER_SM must be 1 to 32"};
-      shapes.push_back({wg, run_vectors, per_sm});
+      shapes.push_back({unsigned(wg), unsigned(run_vectors), unsigned(per_sm)});
       p = q + 1;
     }
     pos = end + 1;
@@ -172,24 +162,17 @@ int run(int argc, char** argv) {
   std::size_t n = std::size_t(1) << 28;
   std::string shapes_text = "128:32:6", platform_name = "NVIDIA", dump_dir;
   bool ticket = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    auto value = [&] {
-      if (i + 1 >= argc) throw usage_error{flag + " needs a value"};
-      return std::string(argv[++i]);
-    };
-    if (flag == "--help" || flag == "-h") {
-      std::puts(
-          "usage: tile_traffic [--n N|2^K] [--shapes WG:RUN_VECTORS:PER_SM[,PER_SM...][;...]] [--ticket]\n"
-          "                    [--platform NAME] [--dump-ptx DIR]\n"
-          "  --n         elements (default 2^28), a multiple of every tile\n"
-          "  --shapes    tile shapes: work-group size, int2 vectors a work-item, work-groups per SM\n"
-          "              aimed at by padding local memory (default 128:32:6)\n"
-          "  --ticket    tiles in the order work-groups start, from an atomic counter\n"
-          "  --platform  a substring of the OpenCL platform's name (default NVIDIA)\n"
-          "  --dump-ptx  write each program's binary (PTX on NVIDIA) to DIR/INDEX.ptx");
-      return 0;
-    }
+  const char* const help =
+      "usage: tile_traffic [--n N|2^K] [--shapes WG:RUN_VECTORS:PER_SM[,PER_SM...][;...]] [--ticket]\n"
+      "                    [--platform NAME] [--dump-ptx DIR]\n"
+      "  --n         elements (default 2^28), a multiple of every tile\n"
+      "  --shapes    tile shapes: work-group size, int2 vectors a work-item, work-groups per SM\n"
+      "              aimed at by padding local memory (default 128:32:6)\n"
+      "  --ticket    tiles in the order work-groups start, from an atomic counter\n"
+      "  --platform  a substring of the OpenCL platform's name (default NVIDIA)\n"
+      "  --dump-ptx  write each program's binary (PTX on NVIDIA) to DIR/INDEX.ptx\n";
+  const auto fail = [](const std::string& message) { throw usage_error{message}; };
+  bench::for_each_flag(argc, argv, help, fail, [&](const std::string& flag, auto value) {
     if (flag == "--n")
       n = parse_number(flag, value());
     else if (flag == "--shapes")
@@ -201,8 +184,8 @@ int run(int argc, char** argv) {
     else if (flag == "--dump-ptx")
       dump_dir = value();
     else
-      throw usage_error{"unknown option '" + flag + "'"};
-  }
+      fail("unknown option '" + flag + "' (see --help)");
+  });
   const std::vector<shape> shapes = parse_shapes(shapes_text);
   for (const shape& s : shapes)
     if (n == 0 || n % (std::size_t(s.wg) * s.run_vectors * 2) != 0 || n % 4 != 0)
@@ -258,8 +241,7 @@ int run(int argc, char** argv) {
       clReleaseEvent(event);
       if (r >= 2) times.push_back((end - start) * 1e-3);
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return bench::median(times);
   };
   auto copy = [&] {
     cl_event event;
