@@ -122,7 +122,7 @@ inline elem_t keyed_output(elem_t x, uint head, elem_t* running, int exclusive, 
 // Float runs of CPUs (see CLSCAN_VECTOR_RUNS in tile_io.cl) are scanned 16 elements at a time, as
 // segments: one chain of dependent additions per run took float scans by key on PoCL 3.1 (2 cores) as
 // long as a serial loop. Doubles keep the element loop: in vectors of 16 they ran twice as slow there
-// (docs/PERFORMANCE.md, session 14).
+// (2026-11-23; docs/PERFORMANCE.md, "Defaults").
 #if CLSCAN_VECTOR_RUNS && CLSCAN_ELEM_SIZE == 4
 #define CLSCAN_VECTOR_KEYED_RUNS 1
 typedef int16 wide_heads_t;
@@ -262,13 +262,13 @@ inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) 
 // handle per unrolled step. Fully unrolled, as the other loops over a run are, the output loop took
 // int scans by key to 94 registers a work-item on an H200, 5 work-groups per SM. By 4 they take 80
 // (6 work-groups), and int sums at 2^28 ran at 0.484 of copy instead of 0.440. Float was unchanged
-// (docs/PERFORMANCE.md, session 14).
+// (2026-11-23; docs/PERFORMANCE.md, "Defaults").
 #ifndef CLSCAN_BY_KEY_RUN_UNROLL
 #define CLSCAN_BY_KEY_RUN_UNROLL 4
 #endif
 
 // How many vectors of keys and values the tile's load loop has in flight per unrolled step. On an H200
-// at 2^28 (docs/PERFORMANCE.md, session 20), 8 was as fast as 4 and faster than 2 and 16 for int and
+// at 2^28 (2026-11-24, docs/PERFORMANCE.md), 8 was as fast as 4 and faster than 2 and 16 for int and
 // float; 16 (the whole run of the default shape) ran long and double about 1 % faster than 8.
 #ifndef CLSCAN_BY_KEY_LOAD_UNROLL
 #if CLSCAN_ELEM_SIZE == 8

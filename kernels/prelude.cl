@@ -115,7 +115,7 @@ typedef elem_t vec_t;
 // tile_aggregate), which take pointers to a kernel's local variables, are always inlined into the
 // kernel: PoCL 5.0's kernel compiler (an asserting build) aborts the process, in isAutomaticLocal, on
 // a local variable that the kernel reaches only through a function the compiler left out of line;
-// the CPU single-pass kernel of float and double sums did that (session 9). The GPU tile functions of
+// the CPU single-pass kernel of float and double sums did that. The GPU tile functions of
 // tile_io.cl, never that large, stay plain inline.
 #define CLSCAN_LOCAL_FN inline __attribute__((always_inline))
 

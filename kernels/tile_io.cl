@@ -270,7 +270,7 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // the compiler, so element at a time each run was one chain of dependent additions (~4 cycles each):
 // on PoCL 3.1 (2-core AMD EPYC, AVX-512) float sums of 2^22 took 3.6 ms in two such passes, as long as
 // a serial std::inclusive_scan, where 16 lane totals in the reduce and a scan of each vector in four
-// shift-and-combine steps took 1.35 ms (docs/PERFORMANCE.md, "Session 9"). Integer runs keep the
+// shift-and-combine steps took 1.35 ms (docs/PERFORMANCE.md, "Defaults"). Integer runs keep the
 // element loops: the compiler vectorizes their reduce itself, their scan already runs at memory
 // speed, and the vector scan measured no faster there. The shifted-in lanes take the identity, which
 // leaves every element exact (-0.0 for sums, NaN for fmin / fmax). Custom operators are written for

@@ -125,7 +125,7 @@ typedef uint carry_bits_t;
 // Predecessors whose peeked status work-item 0 loads together when it combines them (take_news); 1
 // where the window is not a multiple of it. 4 where the tile lives in local memory (GPUs, measured on
 // an H200); 1 where each work-item streams its run (CPUs: on PoCL 3.1, 4 took the 2^20 int scan from
-// a median 1.14 of a same-process copy to 0.94; docs/PERFORMANCE.md, session 19).
+// a median 1.14 of a same-process copy to 0.94; docs/PERFORMANCE.md, "Defaults").
 #ifndef CLSCAN_TAKE_CHUNK
 #if CLSCAN_REREAD
 #define CLSCAN_TAKE_CHUNK 1
@@ -260,7 +260,7 @@ CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_new
   // A chunk's kinds and values are loaded before any is examined, so that their local-memory
   // latencies overlap. One predecessor at a time, this loop of work-item 0 was the longest step of a
   // round, with the whole work-group waiting at the barrier behind it and every successor waiting for
-  // the prefix it publishes (docs/PERFORMANCE.md, session 19: 4 per chunk took int from 0.82 to 0.86
+  // the prefix it publishes (docs/PERFORMANCE.md, "Defaults": 4 per chunk took int from 0.82 to 0.86
   // of a copy at 2^28 on an H200).
   for (int first = 0; first < CLSCAN_LOOKBACK; first += CLSCAN_TAKE_CHUNK) {
     int kinds[CLSCAN_TAKE_CHUNK];

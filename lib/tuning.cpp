@@ -166,7 +166,7 @@ bool apply_tuned_shape(const device_capabilities& caps, element_type type, algor
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo) {
   // GPU single-pass scans of up to 1 MiB run on smaller tiles, so that more work-groups share the
   // work: on an H100, 2^16 int sums took 9.0 us with 16 KiB tiles and 14.1 us with 40 KiB ones. On an
-  // H200 (session 9, three rounds) the 32 KiB tiles of large inputs were as fast at 2^18 (11.5-12.7
+  // H200 (2026-11-23, three rounds) the 32 KiB tiles of large inputs were as fast at 2^18 (11.5-12.7
   // against 11.3-14.2 us) and faster from 2^20 on: 2^21 18.5-19.2 against 20.8-23.3 us, 2^22
   // 24.8-25.0 against 28.9-30.8 us (docs/PERFORMANCE.md). The limit was 16 MiB before.
   return caps.is_gpu() && algo == algorithm::single_pass ? std::size_t{1} << 20 : 0;
@@ -176,8 +176,8 @@ std::size_t by_key_small_input_bytes(const device_capabilities& caps) {
   // Scans by key read a key beside every value and do more per element, and 32 KiB tiles of values
   // leave a 4 MiB input (2^20 ints) with 128 tiles, fewer than one per SM of an H200. There, 2^20 int
   // values took 20 us on the small-input shape against 25 us (two rounds); at 2^22 the small one was
-  // slower (42 against 37 us; session 12, docs/PERFORMANCE.md). Since the fixed tree takes mid sizes
-  // (fixed_order_tiles), 8 MiB inputs are faster on small tiles too (H200, session 16, one of three
+  // slower (42 against 37 us; 2026-11-23, docs/PERFORMANCE.md). Since the fixed tree takes mid sizes
+  // (fixed_order_tiles), 8 MiB inputs are faster on small tiles too (H200, 2026-11-24, one of three
   // runs, three rounds): 2^21 ints 24.5-29.5 us against 27.7-32.5, 2^21 floats 24.9-28.4 against 27.2-31.7,
   // 2^20 longs 23.5-28.0 against 26.5-29.8; 2^20 doubles were mixed.
   return 8 * small_input_bytes(caps, algorithm::single_pass);
@@ -187,14 +187,14 @@ tile_range fixed_order_tiles(const device_capabilities& caps) {
   // When every tile of a scan is resident at once, the fixed tree of radix 16 bounds how long a tile
   // waits (one published total per level) where the nearest-first look-back may walk back over many
   // tiles that have published only their own totals. On an H200 (132 SMs, six work-groups each;
-  // session 15, six rounds on two machines, docs/PERFORMANCE.md) int sums of 2^22 elements (512 tiles)
+  // 2026-11-23, six rounds on two machines, docs/PERFORMANCE.md) int sums of 2^22 elements (512 tiles)
   // took a median 22.5 us on the tree against 26.4, float 23.0 against 25.6, and long sums of 2^21
   // (512 tiles of 4096) 27.3 against 30.9; double was mixed (faster at 2^21, slower at 2^20 and 2^22).
   // On an H100 (132 SMs, three rounds) ints of 2^21 took 17.5-18.2 against 19.2-19.3 us, 2^22
   // 24.0-24.5 against 26.7-27.1. At 2^23 ints (1024 tiles) the tree ran level on the H200 and 2.5 %
   // slower on the H100, and at 2^20 ints (128 tiles, fewer than the SMs) it lost on the H200 (18.0
   // against 15.4 us). So: more tiles than compute units, at most four per compute unit. The other
-  // one-pass calls gain alike (H200, session 16, three rounds): select_if int 2^22 22.9-23.2 against
+  // one-pass calls gain alike (H200, 2026-11-24, three rounds): select_if int 2^22 22.9-23.2 against
   // 25.5-28.5 us, unique int 2^22 25.2-27.3 against 27.5-28.2, inclusive_by_key int 2^22 33.7-34.4
   // against 37.9-38.5 and 2^20 (256 small tiles) 18.4-18.6 against 20.3-20.4. Other GPUs have not
   // been measured.
@@ -256,7 +256,7 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   while (local_memory_bytes(shape, caps, type, algo) > caps.local_mem_size && shape.work_group_size > 1)
     shape.work_group_size /= 2;
   // Enough predecessors per round that a round usually reaches a published prefix, few enough that
-  // work-item 0 combines them quickly: on an H200 (session 17, docs/PERFORMANCE.md) int sums at 2^28
+  // work-item 0 combines them quickly: on an H200 (2026-11-24, docs/PERFORMANCE.md) int sums at 2^28
   // ran at 0.795 of copy with 4, 0.822 with 8, 0.826 with 16, 0.799 with 32 and 0.640 with 128; float
   // and double alike. At most a work-group, since each work-item reads one.
   shape.lookback = std::min<std::size_t>(shape.work_group_size, 16);
@@ -264,7 +264,7 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   // types: compilers reassociate integer sums themselves, but not floating-point ones, whose run
   // was one chain of 64 dependent adds. On an H200 (2^28, ratio to copy) float sums went from 0.58 to
   // 0.79 and double from 0.63 to 0.78 with two chains (four: 0.79 / 0.77, eight: 0.68 / 0.75); int
-  // and long lost 3% and 6% with two, so they keep one (docs/PERFORMANCE.md, session 9).
+  // and long lost 3% and 6% with two, so they keep one (docs/PERFORMANCE.md, "Defaults").
   const std::size_t run_vectors = shape.items_per_thread / shape.vector_width;
   if (caps.is_gpu() && algo == algorithm::single_pass && is_floating(type) && run_vectors % 2 == 0)
     shape.run_lanes = 2;

@@ -1,7 +1,7 @@
 // cub_bench: cub::DeviceScan::InclusiveSum, cub::DeviceSelect::If ("x > 0"),
 // cub::DeviceScan::InclusiveSumByKey or cub::DeviceReduce::Sum timed against cudaMemcpyAsync (device to
 // device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
-// docs/PERFORMANCE.md can put CUB beside clscan measured in the same GPU session. Not part of clscan's build
+// docs/PERFORMANCE.md can put CUB beside clscan measured in the same run. Not part of clscan's build
 // or CI: bench/cub/README.md.
 #include "../common/arguments.hpp"
 

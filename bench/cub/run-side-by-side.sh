@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# clscan and CUB side by side, in one GPU session: builds cub_bench into a clscan build directory, then
+# clscan and CUB side by side, in one run: builds cub_bench into a clscan build directory, then
 # for each primitive and type runs clscan-bench (on the NVIDIA OpenCL platform) and cub_bench with the
 # same --primitive, sizes and repetitions, writes both CSVs (and their stderr) to OUT_DIR, and prints a
 # compact table, also saved as OUT_DIR/side-by-side.txt.

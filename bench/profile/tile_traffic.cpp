@@ -1,6 +1,6 @@
 // tile_traffic: how fast a scan by key's memory traffic (int keys and int values in, int values out) can
 // run with no scan at all, beside a clEnqueueCopyBuffer of the values in the same process. It sets a
-// ceiling for inclusive_by_key's ratio to a copy (docs/PERFORMANCE.md, session 21).
+// ceiling for inclusive_by_key's ratio to a copy (docs/PERFORMANCE.md, "Why it stops here").
 //
 // Kernels (all int, the input n a multiple of every tile):
 // - copy_vec4: a copy of the values by a kernel, to check that kernel timing and the copy agree;

@@ -24,7 +24,7 @@
 // events too, where the implementation ends the commands a failure terminates (NVIDIA 580, PoCL 5.0
 // and Mesa rusticl 22.3 do; PoCL 3.1 aborts the process while it fails them). The totals take the
 // host path in one context too: on two H200s in one NVIDIA context, copying them device to device
-// behind the reduces' events made 2 x 2^29 take 3000 us against 2000 us (docs/SCALING.md, session 9).
+// behind the reduces' events made 2 x 2^29 take 3000 us against 2000 us (2026-11-23, docs/PERFORMANCE.md).
 #pragma once
 
 #include <clscan/scan.hpp>
