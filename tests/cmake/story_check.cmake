@@ -1,7 +1,7 @@
-# The product speaks of itself only: fails where a tracked text file of the checkout tells the story of
-# its making ("session 9", "in an earlier session") or points at scripts that are not in it (the GPU
-# machine's ".gpu/..." helpers, "../shared/..."). A measurement is cited by its document section,
-# commit or date instead. Allowed: pytest's scope="session" and MPI's sessions.
+# The product speaks of itself only: fails where a text file of the checkout tells the story of
+# its making (the word "session" with a number, "in an earlier session") or points at scripts that are
+# not in it (the GPU machine's ".gpu/..." helpers, "../shared/..."). A measurement is cited by its
+# document section, commit or date instead. Allowed: pytest's scope="session" and MPI's sessions.
 #
 # Usage: cmake -DSOURCE_DIR=<clscan checkout> -P story_check.cmake
 if(NOT SOURCE_DIR)
