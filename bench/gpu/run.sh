@@ -8,7 +8,9 @@
 # OUT_DIR defaults to $OUT, BUILD_DIR to build-gpu (built here: do not carry one made on another machine).
 # CLSCAN_GPU_SETUP: a script the GPU machine provides to make OpenCL usable there (an ICD loader, the
 # NVIDIA ICD registered); it runs first, with bash. Environment: REPS (20), SIZES (2^20,2^24,2^28),
-# PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or more GPUs are visible.
+# STEPS (default "scan select-by_key reduce partition-unique deterministic": which steps run; about 15
+# minutes in all on an H100), PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or
+# more GPUs are visible.
 # Exit status: non-zero when a step failed (its .err file says why); later steps still run.
 set -uo pipefail
 out=${1:-${OUT:-}}
@@ -21,7 +23,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 mkdir -p "$out"
 reps=${REPS:-20}
 sizes=${SIZES:-2^20,2^24,2^28}
+steps=" ${STEPS:-scan select-by_key reduce partition-unique deterministic} "
 status=0
+wanted() { [[ $steps == *" $1 "* ]]; }
 step() { # step NAME COMMAND...: runs one step, its output into OUT_DIR/NAME.log, its errors into NAME.err
   local name=$1
   shift
@@ -50,17 +54,17 @@ step info "$build/tools/clscan-info"
 
 # Scans of every type, select_if and scans by key, and reduce: clscan beside CUB in one process each.
 export REPS=$reps
-step scan env PRIMITIVES=scan TYPES="int uint float long ulong double" SIZES="$sizes" \
+wanted scan && step scan env PRIMITIVES=scan TYPES="int uint float long ulong double" SIZES="$sizes" \
   bench/cub/run-side-by-side.sh "$out/scan" "$build"
-step select-by_key env PRIMITIVES="select by_key" TYPES="int float long double" SIZES="$sizes" \
+wanted select-by_key && step select-by_key env PRIMITIVES="select by_key" TYPES="int float long double" SIZES="$sizes" \
   bench/cub/run-side-by-side.sh "$out/prim" "$build"
-step reduce env PRIMITIVES=reduce TYPES="int float double" SIZES="$sizes,2^30" \
+wanted reduce && step reduce env PRIMITIVES=reduce TYPES="int float double" SIZES="$sizes,2^30" \
   bench/cub/run-side-by-side.sh "$out/reduce" "$build"
 # Calls CUB has no counterpart for in bench/cub, and deterministic scans against the default.
-for p in partition unique; do
+wanted partition-unique && for p in partition unique; do
   step "$p" "$build/tools/clscan-bench" --primitive "$p" --type int --sizes "$sizes" --reps "$reps" --csv
 done
-for t in float double; do
+wanted deterministic && for t in float double; do
   step "deterministic-$t" "$build/tools/clscan-bench" --type "$t" --sizes 2^24,2^26,2^28 --reps "$reps" --csv
   step "deterministic-$t-on" "$build/tools/clscan-bench" --type "$t" --sizes 2^24,2^26,2^28 --reps "$reps" \
     --csv --deterministic
