@@ -8,8 +8,8 @@
 # OUT_DIR defaults to $OUT, BUILD_DIR to build-gpu (built here: do not carry one made on another machine).
 # CLSCAN_GPU_SETUP: a script the GPU machine provides to make OpenCL usable there (an ICD loader, the
 # NVIDIA ICD registered); it runs first, with bash. Environment: REPS (20), SIZES (2^20,2^24,2^28),
-# STEPS (default "scan select-by_key reduce partition-unique deterministic": which steps run; about 15
-# minutes in all on an H100), PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or
+# STEPS (default "scan select-by_key reduce partition-unique deterministic": which steps run; about 12
+# minutes in all on an H100, the build included), PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or
 # more GPUs are visible.
 # Exit status: non-zero when a step failed (its .err file says why); later steps still run.
 set -uo pipefail
