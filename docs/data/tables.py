@@ -24,7 +24,8 @@ figure (one implementation, one series, one size):
 - impl: clscan, or the one reference it is compared with in the same run (CUB, std::inclusive_scan,
   ...); a file names at most one reference.
 - value: the figure as measured (text: a range such as 0.925-0.926 is allowed); unit: ratio, us or ms.
-- commit, date: the run that measured it (the commit that recorded the run, its date).
+- commit, date: the run that measured it: the tree measured, or for older runs the commit that
+  recorded the figures (its own or its parent's tree is the code measured), and the run's date.
 
 A cell shows "clscan / reference"; a missing figure is "—". Where the two figures of a cell come
 from different runs the cell carries a dagger, and the runs are listed under the table.
@@ -145,6 +146,12 @@ def render(path):
                     label = f"{row['impl']} {label}"
             if label not in what:
                 what.append(label)
+        if len(runs) > 1 and len(what) == len(series):
+            # The run covers every column: the rows it gave say more.
+            what = []
+            for row in members:
+                if row["n"] not in what:
+                    what.append(row["n"])
         listed.append(f"{date} at {commit} ({', '.join(what)})")
     out += ["", f"{meta['device']}; {meta['driver']}. Runs: " + "; ".join(listed) + "."]
     if mixed:
