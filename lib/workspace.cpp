@@ -82,6 +82,15 @@ cl_int execution_status(cl_event event) {
   return status;
 }
 
+void temporaries::keep(std::vector<cl::Event>&& events) {
+  events_in_flight.erase(
+      std::remove_if(events_in_flight.begin(), events_in_flight.end(),
+                     [](const cl::Event& e) { return execution_status(e()) <= CL_COMPLETE; }),
+      events_in_flight.end());
+  for (cl::Event& event : events)
+    events_in_flight.push_back(std::move(event));
+}
+
 namespace {
 
 // True when no command uses `set` any more: its last command has completed or was terminated (on an

@@ -136,8 +136,23 @@ local_part prepare(const cl::CommandQueue& queue, const cl::Buffer& data, std::s
   const cl::Event reduced =
       clscan::detail::enqueue_reduce(queue, data, part.scratch, n_local, reduce_request);
   const std::vector<cl::Event> after_reduce{reduced};
-  check_cl(queue.enqueueReadBuffer(part.scratch, CL_TRUE, 0, element_size, record.total, &after_reduce),
-           "clEnqueueReadBuffer");
+  cl::Event read;
+  check_cl(
+      queue.enqueueReadBuffer(part.scratch, CL_TRUE, 0, element_size, record.total, &after_reduce, &read),
+      "clEnqueueReadBuffer");
+  // A blocking read can return success although the reduce it waited for failed (an event of the
+  // caller's wait list that failed after the call; PoCL and rusticl alike): the total it read is not
+  // this rank's, and the failure must travel in the exchange like any other.
+  for (const auto& [event, what] :
+       {std::pair<const cl::Event*, const char*>{&reduced, "the local reduce"},
+        std::pair<const cl::Event*, const char*>{&read, "the local total's read"}}) {
+    cl_int event_status = CL_COMPLETE;
+    check_cl(event->getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &event_status), "clGetEventInfo");
+    if (event_status < 0)
+      throw opencl_error(event_status, what,
+                         "clscan::mpi: this rank's total was not made (an event of options::wait_list "
+                         "failed after the call); nothing was written");
+  }
   record.has_total = 1;
   return part;
 }
