@@ -129,28 +129,32 @@ def test_wait_for_that_fails_while_the_call_waits(context, queue, call):
     are exact."""
     x = sample(np.int32, 600_000, seed=36) % 3
     a = cla.to_device(queue, x)
+
+    def run(array, wait_for=None):
+        if call == "reduce":
+            return clscan.reduce(array, wait_for=wait_for)
+        if call == "unique":
+            return clscan.unique(array, algorithm="three_stage", wait_for=wait_for)
+        return getattr(clscan, call)(array, "x > 0", algorithm="three_stage", wait_for=wait_for)
+
+    # Built first, so that the call is waiting for its result when the event fails.
+    run(cla.to_device(queue, x))
     failing = cl.UserEvent(context)
-    timer = threading.Timer(0.3, failing.set_status, (-1,))
+    timer = threading.Timer(0.5, failing.set_status, (-1,))
     timer.start()
     try:
         with pytest.raises(clscan.OpenCLError):
-            if call == "reduce":
-                clscan.reduce(a, wait_for=[failing])
-            elif call == "unique":
-                clscan.unique(a, algorithm="three_stage", wait_for=[failing])
-            else:
-                getattr(clscan, call)(a, "x > 0", algorithm="three_stage", wait_for=[failing])
+            run(a, [failing])
     finally:
         timer.join()
 
     b = cla.to_device(queue, x)  # `a` holds the failed event among its events
     if call == "reduce":
-        assert clscan.reduce(b) == x.sum(dtype=np.int32)
+        assert run(b) == x.sum(dtype=np.int32)
         return
     # The same algorithm as the failed call: whether a first three-stage selection on a fresh context
     # misleads later automatic ones is a matter of the call order, not of the failure.
-    out, count = (clscan.unique(b, algorithm="three_stage") if call == "unique"
-                  else getattr(clscan, call)(b, "x > 0", algorithm="three_stage"))
+    out, count = run(b)
     if call == "unique":
         expected = x[np.concatenate(([True], x[1:] != x[:-1]))]
     else:
