@@ -136,15 +136,15 @@ local_part prepare(const cl::CommandQueue& queue, const cl::Buffer& data, std::s
   // The rank's own call with nothing to scan: the library's checks of the queue, buffer, offsets,
   // wait list and request, without touching the buffer.
   local_part part;
+  clscan::detail::prepare_scan(queue, data, data, 0, request); // n = 0: the checks alone
+  check_slice(queue, data, n_local, request);
   const bool total = contributes_total(n_local, place.rank, request);
   if (total && request.wait_list && !request.wait_list->empty()) {
     // The call waits for its total, and so for the wait list, anyway: waited for before anything is
     // enqueued, a wait event that fails is this rank's failure, with nothing of clscan's behind it.
-    clscan::detail::prepare_scan(queue, data, data, 0, request); // the checks of the wait list
     wait_for_wait_list(*request.wait_list);
   }
   part.marker = clscan::detail::enqueue_scan(queue, data, data, 0, request);
-  check_slice(queue, data, n_local, request);
   if (!total) return part;
 
   const std::size_t element_size = size_of(request.type);
