@@ -4,6 +4,7 @@
 // were. Only the runtime's enqueue calls themselves can still fail after that (e.g.
 // CL_OUT_OF_RESOURCES): commands enqueued before such a failure still run, which in place can leave
 // the buffer partly scanned.
+#include "api.hpp"
 #include "algorithms/algorithm_unit.hpp"
 #include "arguments.hpp"
 #include "dispatch.hpp"
@@ -34,10 +35,11 @@ bool waits_pending(const cl_event* events, cl_uint count) {
 // where the plan needs a verdict it does not have yet), the program, a set of temporaries and the
 // launch. `plan` is called with the workspace locked; `operands` lacks only what the plan decides.
 // Without a verdict_type (reduce) no verdict is looked up, and the planner must always plan.
+// `prepare_only`: the plan and the program, nothing enqueued (an empty event returned).
 template <typename Planner>
 cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& call, workspace& ws,
                           std::optional<element_type> verdict_type, scan_operands operands,
-                          const Planner& plan_with) {
+                          const Planner& plan_with, bool prepare_only = false) {
   std::unique_lock<std::mutex> lock(ws.mutex);
   std::optional<scan_plan> plan =
       plan_with(verdict_type ? known_single_pass_verdict(ws.caps, *verdict_type) : nullptr);
@@ -52,6 +54,7 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
     plan = plan_with(&verdict);
   }
   const compiled_variant& kernels = ws.variant(plan->key);
+  if (prepare_only) return cl::Event();
   operands.small_inputs = plan->small_inputs;
   operands.small_class_tiles = plan->small_class_tiles;
   operands.algo = plan->algo;
@@ -59,20 +62,24 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   // A set of temporaries that another call's pending command may still use is never taken, so the
   // call waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  operands.waits_pending = plan->algo == algorithm::single_pass && waits_pending(call.waits, call.wait_count);
+  const bool pending = waits_pending(call.waits, call.wait_count);
+  operands.waits_pending = plan->algo == algorithm::single_pass && pending;
 
-  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count);
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, pending);
   try {
     unit_of(plan->key).enqueue(ws, temps, kernels, operands, launch);
   } catch (...) {
     // Commands enqueued before the failure may still run on these temporaries, and no event tells
     // when they end: give the set up (OpenCL keeps its buffers alive for those commands), so that no
     // later call shares it.
+    std::vector<cl::Event> enqueued = launch.take_events();
     temps = temporaries{};
+    temps.keep(std::move(enqueued));
     throw;
   }
 
   cl::Event done = launch.finish();
+  temps.keep(launch.take_events());
   temps.last_event = done;
   if (temps.last_queue() != call.queue) temps.last_queue = queue;
   return done;
@@ -108,20 +115,24 @@ scan_operands operands_of(const cl::Buffer& in, const cl::Buffer& out, std::size
 
 } // namespace
 
-cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                       std::size_t n, const scan_request& request) {
+namespace {
+
+cl::Event scan_call(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t n,
+                    const scan_request& request, bool prepare_only) {
   const checked_call call = check_arguments(queue, in, out, n, request);
-  if (n == 0) return enqueue_marker(call);
+  if (n == 0) return prepare_only ? cl::Event() : enqueue_marker(call);
 
   // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
   const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
   workspace& ws = *held;
   const std::size_t alignment = vector_alignment(call, request, ws);
-  return enqueue_planned(queue, call, ws, request.type, operands_of(in, out, n, request),
-                         [&](const single_pass_qualification* verdict) {
-                           return plan_scan(ws, request, n, alignment, verdict);
-                         });
+  return enqueue_planned(
+      queue, call, ws, request.type, operands_of(in, out, n, request),
+      [&](const single_pass_qualification* verdict) { return plan_scan(ws, request, n, alignment, verdict); },
+      prepare_only);
 }
+
+} // namespace
 
 cl::Event enqueue_primitive(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer* aux,
                             const cl::Buffer& out, const cl::Buffer* count, std::size_t n,
@@ -150,10 +161,13 @@ cl::Event enqueue_primitive(const cl::CommandQueue& queue, const cl::Buffer& in,
                          });
 }
 
-cl::Event enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                         std::size_t n, const scan_request& request) {
+namespace {
+
+cl::Event reduce_call(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                      std::size_t n, const scan_request& request, bool prepare_only) {
   const checked_call call = check_reduce_arguments(queue, in, out, n, request);
   const std::size_t element_size = size_of(request.type);
+  if (n == 0 && prepare_only) return cl::Event();
   if (n == 0) {
     // The total of nothing is the initial value, or the identity: written, as any total is.
     cl_event written = nullptr;
@@ -181,10 +195,34 @@ cl::Event enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& in, co
   // Only the input is read in vectors.
   const std::size_t alignment =
       address_alignment(call.in, request.in_offset * element_size, ws.base_alignment);
-  return enqueue_planned(queue, call, ws, std::nullopt, operands_of(in, out, n, request),
-                         [&](const single_pass_qualification* /*verdict*/) {
-                           return std::optional<scan_plan>(plan_reduce(ws, request, alignment));
-                         });
+  return enqueue_planned(
+      queue, call, ws, std::nullopt, operands_of(in, out, n, request),
+      [&](const single_pass_qualification* /*verdict*/) {
+        return std::optional<scan_plan>(plan_reduce(ws, request, alignment));
+      },
+      prepare_only);
+}
+
+} // namespace
+
+cl::Event enqueue_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                       std::size_t n, const scan_request& request) {
+  return scan_call(queue, in, out, n, request, false);
+}
+
+cl::Event enqueue_reduce(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                         std::size_t n, const scan_request& request) {
+  return reduce_call(queue, in, out, n, request, false);
+}
+
+void prepare_scan(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t n,
+                  const scan_request& request) {
+  static_cast<void>(scan_call(queue, in, out, n, request, true));
+}
+
+void prepare_reduce(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, std::size_t n,
+                    const scan_request& request) {
+  static_cast<void>(reduce_call(queue, in, out, n, request, true));
 }
 
 } // namespace clscan::detail

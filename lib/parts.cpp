@@ -7,6 +7,7 @@
 // before it are in host memory, so that the caller's thread never waits.
 // What runs behind that gate is the later part's critical path: it is kept to the write of the totals,
 // the carry's reduce where there is one, and the scan.
+#include "api.hpp"
 #include "arguments.hpp"
 #include "error_check.hpp"
 
@@ -15,6 +16,7 @@
 #include <clscan/reduce.hpp>
 
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,6 +38,9 @@ struct totals_exchange {
   std::vector<cl::UserEvent> gates; // gates[k] for k >= 1; gates[0] unused
   std::size_t opened = 1;           // gates 1 .. opened - 1 are set
   cl_int failure = CL_SUCCESS;
+  std::vector<cl::Event> writes; // the writes behind gates 1.., held until they end
+  bool writes_enqueued = false;
+  std::condition_variable writes_handed;
 
   // Opens the gates that can open now, after `status` for total `index`.
   void on_read(std::size_t index, cl_int status) {
@@ -49,6 +54,22 @@ struct totals_exchange {
       open(lock, gates.size(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     else
       open(lock, std::min(ready + 1, gates.size()), CL_COMPLETE);
+  }
+
+  // The events of the writes behind the gates, once all are enqueued (see watch_reads): waits until
+  // the enqueueing thread has handed them over. Taken once.
+  std::vector<cl::Event> take_writes() {
+    std::unique_lock<std::mutex> lock(mutex);
+    writes_handed.wait(lock, [this] { return writes_enqueued; });
+    return std::move(writes);
+  }
+  void hand_over_writes(std::vector<cl::Event> enqueued) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      writes = std::move(enqueued);
+      writes_enqueued = true;
+    }
+    writes_handed.notify_all();
   }
 
   // Opens every gate still shut, with `status`.
@@ -99,6 +120,11 @@ void on_complete(cl_event event, void(CL_CALLBACK* callback)(cl_event, cl_int, v
 // no implementation tried calls the callbacks of a command that a failure terminates. One thread per
 // call, not one shared: a call whose reads wait for an event that never completes must not hold up
 // other calls' gates. When no thread can be started, the reads' callbacks open the gates instead.
+//
+// The thread also holds the events of the writes behind the gates until each has ended: PoCL 3.1
+// aborts the process ("PTHREAD ERROR in pocl_update_event_failed()") when a failed gate's failure
+// reaches a command whose event has been released, and no callback tells when a failed command ends.
+// The writes are handed over once enqueued (`writes_enqueued`); until then the reads alone are watched.
 void watch_reads(const std::shared_ptr<totals_exchange>& exchange, const std::vector<cl::Event>& reads) {
   if (reads.empty()) return; // one part: no gate
   try {
@@ -113,6 +139,11 @@ void watch_reads(const std::shared_ptr<totals_exchange>& exchange, const std::ve
           status = CL_OUT_OF_RESOURCES;
         exchange->on_read(k, status);
         if (status < 0) break; // every gate is open now, failed
+      }
+      // Every gate is open now (complete or failed), so every write ends.
+      for (cl::Event& write : exchange->take_writes()) {
+        cl_event handle = write();
+        static_cast<void>(clWaitForEvents(1, &handle));
       }
     }).detach();
   } catch (const std::system_error&) {
@@ -198,6 +229,32 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
                                " overlap");
   }
 
+  // Every program every part needs, built or loaded before anything is enqueued: a build_error must
+  // not come after an earlier part was scanned in place.
+  for (std::size_t k = 0; k < count; ++k) {
+    part_call& call = calls[k];
+    call.work = cl::Buffer(cl::Context(call.context, true), CL_MEM_READ_WRITE, (2 + k) * element_size);
+    if (k + 1 < count) {
+      scan_request total = call.request;
+      total.out_offset = 0;
+      prepare_reduce(parts[k].queue, parts[k].buffer, call.work, parts[k].n, total);
+    }
+    scan_request scan = call.request;
+    if (k > 0) {
+      if (k > 1) {
+        scan_request carry = call.request;
+        carry.in_offset = 2;
+        carry.out_offset = 1;
+        carry.wait_list = nullptr;
+        prepare_reduce(parts[k].queue, call.work, call.work, k, carry);
+      }
+      scan.has_initial_buffer = true;
+      scan.initial_buffer = call.work();
+      scan.initial_buffer_offset = k == 1 ? 2 : 1;
+    }
+    prepare_scan(parts[k].queue, parts[k].buffer, parts[k].buffer, parts[k].n, scan);
+  }
+
   auto exchange = std::make_shared<totals_exchange>();
   exchange->bytes.resize((count - 1) * element_size);
   exchange->read_done.assign(count - 1, false);
@@ -209,7 +266,6 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
     // Totals of every part but the last, read into host memory as each is ready.
     for (std::size_t k = 0; k < count; ++k) {
       part_call& call = calls[k];
-      call.work = cl::Buffer(cl::Context(call.context, true), CL_MEM_READ_WRITE, (2 + k) * element_size);
       if (k + 1 == count) break;
       scan_request total = call.request; // part 0 keeps the caller's initial value, the others have none
       total.out_offset = 0;
@@ -226,6 +282,7 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
     watch_reads(exchange, reads);
 
     std::vector<cl::Event> done(count);
+    std::vector<cl::Event> writes;
     for (std::size_t k = 0; k < count; ++k) {
       part_call& call = calls[k];
       // In place, the part's total must be read before its scan overwrites it (out-of-order queues).
@@ -237,6 +294,7 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
                                    k * element_size, exchange->bytes.data(), 1, &gate, &written),
               "clEnqueueWriteBuffer");
         const cl::Event written_event(written);
+        writes.push_back(written_event);
         on_complete(written, release_exchange, exchange, k);
 
         if (k == 1) {
@@ -258,12 +316,14 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
     }
     for (const part& p : parts)
       check(clFlush(p.queue()), "clFlush");
+    exchange->hand_over_writes(std::move(writes));
     return done;
   } catch (...) {
     // Commands already enqueued behind a gate must not wait forever. They write only this call's own
     // buffers (the parts they precede were not enqueued), so they may as well run; a failed gate
     // would also take PoCL 3.1 down (pocl_update_event_failed aborts on a pthread error).
     exchange->open_all(CL_COMPLETE);
+    exchange->hand_over_writes({});
     throw;
   }
 }

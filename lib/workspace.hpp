@@ -42,6 +42,14 @@ struct temporaries {
   cl::Event unconfirmed_launch;
   bool unconfirmed_launch_cleared = false;
 
+  // The events clscan's commands on this set were given, kept until each has ended: PoCL 3.1 aborts
+  // the process ("PTHREAD ERROR in pocl_update_event_failed()") when a wait event's failure reaches a
+  // command whose event the application has released, so none is released while it may still fail
+  // (an implementation calls no callback of a command that a failure terminates, so none can tell).
+  // keep() drops those that have ended, so the list holds only commands still in flight.
+  void keep(std::vector<cl::Event>&& events);
+  std::vector<cl::Event> events_in_flight;
+
 private:
   std::vector<std::pair<cl::Buffer, std::size_t>> buffers_;
 };

@@ -207,6 +207,17 @@ std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::ui
   return owned_handle(done);
 }
 
+// Throws clscan::opencl_error when `event` (terminal by now) failed.
+void throw_if_failed(const cl::Event& event, const char* what) {
+  cl_int status = CL_COMPLETE;
+  const cl_int queried = event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+  if (queried != CL_SUCCESS) throw clscan::opencl_error(queried, "clGetEventInfo");
+  if (status < 0)
+    throw clscan::opencl_error(status, what,
+                               "it did not complete (an event of wait_for failed after the call?); the "
+                               "result is not returned");
+}
+
 // A cl_ulong buffer in the queue's context for a count that is read back at once.
 cl::Buffer scratch_count_buffer(const cl::CommandQueue& queue) {
   cl_int status = CL_SUCCESS;
@@ -264,8 +275,13 @@ py::tuple run_selection(const std::string& kind, const std::string& type, std::u
     }
     if (read_back) {
       const std::vector<cl::Event> selection_done{event};
+      // No event of its own for the read: one released right after the read could still be in PoCL
+      // 3.1's hands if a failed wait event reached it, which aborts the process.
       const cl_int status =
           queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected, &selection_done);
+      // A blocking read can return success although the selection it waited for failed (an event of
+      // wait_for that failed after the call): the count it read is not the selection's.
+      throw_if_failed(event, "the selection");
       if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clEnqueueReadBuffer");
     }
     return event;

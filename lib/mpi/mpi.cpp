@@ -11,6 +11,8 @@
 // written to any rank's buffer.
 #include "rank_records.hpp"
 
+#include "../api.hpp"
+
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>
 #include <clscan/mpi.hpp>
@@ -108,6 +110,21 @@ scan_request without_initial(scan_request request) {
   return request;
 }
 
+// Waits for `events` (checked: valid, of the queue's context); throws when one of them failed.
+void wait_for_wait_list(const std::vector<cl::Event>& events) {
+  std::vector<cl_event> handles;
+  for (const cl::Event& event : events)
+    handles.push_back(event());
+  static_cast<void>(clWaitForEvents(cl_uint(handles.size()), handles.data()));
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    cl_int status = CL_COMPLETE;
+    check_cl(events[i].getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status), "clGetEventInfo");
+    if (status < 0)
+      throw opencl_error(status, "options::wait_list[" + std::to_string(i) + "]",
+                         "clscan::mpi: an event this rank's total waits for failed; nothing was enqueued");
+  }
+}
+
 // What a rank prepares before the exchange.
 struct local_part {
   cl::Event marker;   // n_local == 0: the call's result
@@ -119,9 +136,16 @@ local_part prepare(const cl::CommandQueue& queue, const cl::Buffer& data, std::s
   // The rank's own call with nothing to scan: the library's checks of the queue, buffer, offsets,
   // wait list and request, without touching the buffer.
   local_part part;
-  part.marker = clscan::detail::enqueue_scan(queue, data, data, 0, request);
+  clscan::detail::prepare_scan(queue, data, data, 0, request); // n = 0: the checks alone
   check_slice(queue, data, n_local, request);
-  if (!contributes_total(n_local, place.rank, request)) return part;
+  const bool total = contributes_total(n_local, place.rank, request);
+  if (total && request.wait_list && !request.wait_list->empty()) {
+    // The call waits for its total, and so for the wait list, anyway: waited for before anything is
+    // enqueued, a wait event that fails is this rank's failure, with nothing of clscan's behind it.
+    wait_for_wait_list(*request.wait_list);
+  }
+  part.marker = clscan::detail::enqueue_scan(queue, data, data, 0, request);
+  if (!total) return part;
 
   const std::size_t element_size = size_of(request.type);
   cl::Context context;
@@ -138,6 +162,12 @@ local_part prepare(const cl::CommandQueue& queue, const cl::Buffer& data, std::s
   const std::vector<cl::Event> after_reduce{reduced};
   check_cl(queue.enqueueReadBuffer(part.scratch, CL_TRUE, 0, element_size, record.total, &after_reduce),
            "clEnqueueReadBuffer");
+  // A blocking read can return success although the reduce it waited for failed: the total it read
+  // is not this rank's, and the failure must travel in the exchange like any other.
+  cl_int reduce_status = CL_COMPLETE;
+  check_cl(reduced.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &reduce_status), "clGetEventInfo");
+  if (reduce_status < 0)
+    throw opencl_error(reduce_status, "the local reduce", "clscan::mpi: this rank's total was not made");
   record.has_total = 1;
   return part;
 }

@@ -21,6 +21,12 @@ add_test(NAME rusticl-parts-failed-wait COMMAND clscan-tests "[parts-failed-wait
 set_tests_properties(rusticl-parts-failed-wait PROPERTIES LABELS "rusticl" TIMEOUT 300
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};parts-failed-wait: skipped: "
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-parts-failed-wait")
+# Scans and every other call kind whose wait list fails after the call (rusticl runs an in-order
+# queue's commands behind a failed one unless they wait for its event themselves).
+add_test(NAME rusticl-failed-wait-calls COMMAND clscan-tests "[failed-wait],[failed-wait-chain],[failed-wait-calls]")
+set_tests_properties(rusticl-failed-wait-calls PROPERTIES LABELS "rusticl" TIMEOUT 600
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};robustness: skipped:"
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-failed-wait-calls")
 # The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
 # (lib/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
 # built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.

@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -329,6 +331,40 @@ void error_cases(const device_env& dev) {
     fail(std::string("an operator that does not compile: unexpected exception ") + e.what());
   }
   if (!unchanged(dev, buffer, image)) fail("a call whose operator did not compile changed the buffer");
+
+  // Rank 0's wait list fails after its call: its total is not made, so it throws, and every other rank
+  // throws rank_error naming it rather than scanning from a total it never had.
+  if (world_size > 1) {
+    ++cases;
+    clscan::options<T> gated = opts;
+    std::optional<cl::UserEvent> gate;
+    std::thread failer;
+    if (world_rank == 0) {
+      gate.emplace(dev.context);
+      gated.wait_list = {*gate};
+      failer = std::thread([&gate] {
+        // Late enough that the call waits for its total by then (failing the event while the call
+        // still enqueues is a race with PoCL 3.1's own propagation of the failure).
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        gate->setStatus(-1);
+      });
+    }
+    try {
+      clscan::mpi::inclusive<T>(MPI_COMM_WORLD, dev.queue, buffer, 100, gated).wait();
+      fail("a wait list that fails on rank 0: no exception");
+    } catch (const clscan::mpi::rank_error& e) {
+      if (world_rank == 0 || e.failed_rank() != 0)
+        fail(std::string("a wait list that fails on rank 0: rank_error ") + e.what());
+    } catch (const clscan::error& e) {
+      // Rank 0: its own error (opencl_error; invalid_argument where the event failed before the call).
+      if (world_rank != 0)
+        fail(std::string("a rank whose wait list held did not throw rank_error: ") + e.what());
+    } catch (const std::exception& e) {
+      fail(std::string("a wait list that fails on rank 0: unexpected exception ") + e.what());
+    }
+    if (failer.joinable()) failer.join();
+    if (!unchanged(dev, buffer, image)) fail("a call whose wait list failed changed the buffer");
+  }
 
   if (world_size > 1) {
     ++cases;

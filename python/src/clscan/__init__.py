@@ -158,6 +158,15 @@ def _command_queue(array, queue):
     return queue
 
 
+def _same_context(queue, **arrays):
+    """Checks that each named array (None for one not given) lives in the queue's context. Checked
+    here, before the arrays' events join the wait list, so that the message names the argument the
+    caller gave rather than an event of the wait list."""
+    for name, array in arrays.items():
+        if array is not None and array.context != queue.context:
+            raise InvalidArgumentError(f"clscan: {name} belongs to another context than the queue")
+
+
 def _wait_list(wait_for, arrays):
     """The user's events, then those PyOpenCL recorded on the arrays (Array.events), as PyOpenCL's
     own operations wait for them."""
@@ -230,6 +239,14 @@ def _operator(dtype, op, custom_op, custom_identity, initial):
     return op, custom_op or "", custom_identity, initial
 
 
+def _raise_if_failed(event, what):
+    """Raises OpenCLError when `event`, terminal by now, failed."""
+    status = event.command_execution_status
+    if status < 0:
+        raise OpenCLError(f"{what} failed: status {status}: it did not complete (an event of wait_for "
+                          "failed after the call?); the result is not returned", status, what)
+
+
 def _add_event(event, arrays):
     """Adds `event` to the events of each array (once), so that PyOpenCL's own operations on them
     wait for it: readers of an output wait for the result, and a later write to an input (on an
@@ -250,6 +267,7 @@ def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic
                                                        initial)
     _check_algorithm(algorithm)
 
+    _same_context(queue, ary=ary, out=out)
     waits = _wait_list(wait_for, (source.array, target.array))
     if ary.size == 0:
         # Nothing to scan and no buffer to pass (PyOpenCL allocates none for empty arrays).
@@ -286,6 +304,7 @@ def _scan_by_key(kind, keys, ary, out, op, custom_op, custom_identity, initial, 
                                                        initial)
     _check_algorithm(algorithm)
 
+    _same_context(queue, keys=keys, ary=ary, out=out)
     waits = _wait_list(wait_for, (source.array, key_source.array, target.array))
     n = ary.size
     if n == 0:
@@ -345,6 +364,7 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
     _check_algorithm(algorithm)
 
     arrays = (source.array, flags, out, count_out)
+    _same_context(queue, ary=ary, flags=flags, out=out, count_out=count_out)
     waits = _wait_list(wait_for, [a for a in arrays if a is not None])
     count = 0
     if ary.size == 0:
@@ -607,6 +627,7 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
     target = _one_element(out, "out", ary.dtype)
 
     arrays = [a for a in (ary, out, initial_array) if a is not None]
+    _same_context(queue, ary=ary, out=out, initial=initial_array)
     waits = _wait_list(wait_for, arrays)
     # An empty array has no buffer (PyOpenCL allocates none): the output's, of which nothing is read,
     # stands in for it.
@@ -620,7 +641,15 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
     _add_event(event, arrays)
     if not wait_for_result:
         return event
-    return out.get(queue)[0]
+    try:
+        total = out.get(queue)[0]
+    except cl.Error:
+        _raise_if_failed(event, "the reduce")
+        raise
+    # The read can also succeed although the reduce it waited for failed (an event of wait_for that
+    # failed after the call): the value it read is not the total.
+    _raise_if_failed(event, "the reduce")
+    return total
 
 
 def select_device():
