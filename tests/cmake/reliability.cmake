@@ -96,6 +96,16 @@ endforeach()
 set_tests_properties(oclgrind-narrow-status PROPERTIES
     ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_NARROW_STATUS=1")
 
+# The radix sort's kernels (kernels/sort.cl) on small inputs. Oclgrind's device is not a CPU, so this
+# runs the sort's GPU tile shape (work-groups ranking keys in local memory); the CPU shape (one
+# work-item per tile) runs on PoCL and rusticl.
+add_test(NAME oclgrind-sort
+         COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-sort.log
+                 -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake
+                 -- ${CLSCAN_OCLGRIND_OPTIONS} $<TARGET_FILE:clscan-tests> "[sort-oclgrind]")
+set_tests_properties(oclgrind-sort PROPERTIES LABELS "oclgrind" TIMEOUT 900 FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
+    ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-sort")
+
 # Canaries: kernels with one deliberate fault each (tests/reliability/oclgrind_canary.cl), run the same way with
 # the same options. Each passes only when Oclgrind reports its fault in a form that matches the
 # expression beside it (the driver's EXPECT mode), so each fails when Oclgrind is missing, when the

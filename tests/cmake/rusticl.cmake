@@ -10,7 +10,7 @@ set(CLSCAN_RUSTICL_ENV RUSTICL_ENABLE=llvmpipe CLSCAN_PLATFORM=rusticl)
 set(CLSCAN_RUSTICL_MISSING "no OpenCL device matches CLSCAN_PLATFORM='rusticl'")
 
 # Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
-foreach(area scan types errors fuzz select by_key reduce parts)
+foreach(area scan types errors fuzz select by_key reduce parts sort)
   add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
   set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
       SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
@@ -34,6 +34,11 @@ add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
 set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-tree")
+# The sort's GPU tile shape (lib/tuning.cpp sort_tuning), which llvmpipe, a CPU device, does not take.
+add_test(NAME rusticl-sort-gpu-shape COMMAND clscan-tests "[sort]")
+set_tests_properties(rusticl-sort-gpu-shape PROPERTIES LABELS "rusticl" TIMEOUT 900
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-sort-gpu-shape")
 add_test(NAME rusticl-cache COMMAND clscan-tests "[cache]~[driver-rejects-binary]")
 set_tests_properties(rusticl-cache PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
