@@ -23,7 +23,8 @@ def keys(dtype, n, seed):
         x = rng.integers(0, np.iinfo(bits).max, size=n, dtype=bits, endpoint=True).view(dtype)
         x = np.where(np.isnan(x), dtype.type(1.5), x)  # random NaNs only where placed below
         sign = np.iinfo(bits).max ^ (np.iinfo(bits).max >> 1)
-        quiet = (np.iinfo(bits).max >> 1) ^ (np.iinfo(bits).max >> (2 + (11 if dtype.itemsize == 8 else 8)))
+        exponent_bits = 11 if dtype.itemsize == 8 else 8
+        quiet = (np.iinfo(bits).max >> 1) ^ (np.iinfo(bits).max >> (2 + exponent_bits))
         specials = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -2.0, np.finfo(dtype).tiny / 4,
                              -np.finfo(dtype).tiny / 2], dtype=dtype)
         pick = rng.integers(0, 12, size=n)
@@ -154,7 +155,8 @@ def test_small_and_multidimensional(queue):
     one = cla.to_device(queue, np.array([np.nan], np.float32))
     same_bits(clscan.sort(one).get(), np.array([np.nan], np.float32))
     same_bits(clscan.argsort(one).get(), np.zeros(1, np.int64))
-    x = keys(np.float64 if queue.device.double_fp_config else np.float32, 3 * 1001, seed=76).reshape(3, 1001)
+    dtype = np.float64 if queue.device.double_fp_config else np.float32
+    x = keys(dtype, 3 * 1001, seed=76).reshape(3, 1001)
     a = cla.to_device(queue, x)
     same_bits(clscan.sort(a, axis=None).get(), np.sort(x, axis=None, kind="stable"))
     same_bits(clscan.argsort(a, axis=None).get(), np.argsort(x, axis=None, kind="stable"))

@@ -690,7 +690,8 @@ def _sort_call(kind, keys, keys_out, values, values_out, descending, begin_bit, 
         _same_layout(values, "values", keys)
     if values_out is not None:
         if kind == "sorted_order":
-            value_target = _Operand(values_out, "out", _INDEX_TYPE, "indices must be int64, uint64, int32 or uint32")
+            value_target = _Operand(values_out, "out", _INDEX_TYPE,
+                                    "indices must be int64, uint64, int32 or uint32")
             if values_out.dtype.itemsize == 4 and keys.size > np.iinfo(values_out.dtype).max + 1:
                 raise InvalidArgumentError(
                     f"clscan: {keys.size} keys have indices past {values_out.dtype}; use int64")
@@ -789,7 +790,8 @@ def argsort(ary, *, axis=-1, descending=False, begin_bit=0, end_bit=None, dtype=
     if out is None:
         dtype = np.dtype(dtype)
         if dtype not in _INDEX_TYPE:
-            raise InvalidArgumentError(f"clscan: argsort's dtype is {dtype}; use int64, uint64, int32 or uint32")
+            raise InvalidArgumentError(
+                f"clscan: argsort's dtype is {dtype}; use int64, uint64, int32 or uint32")
         out = _new_like(ary, queue_, dtype)
     _sort_call("sorted_order", ary, None, None, out, descending, begin_bit, end_bit, algorithm, wait_for,
                queue)
@@ -822,8 +824,8 @@ def sort_by_key(keys, values, keys_out=None, values_out=None, *, descending=Fals
         keys_out = _new_like(keys, queue_)
     if values_out is None:
         values_out = _new_like(values, queue_)
-    _sort_call("sort_by_key", keys, keys_out, values, values_out, descending, begin_bit, end_bit, algorithm,
-               wait_for, queue)
+    _sort_call("sort_by_key", keys, keys_out, values, values_out, descending, begin_bit, end_bit,
+               algorithm, wait_for, queue)
     flat = lambda a: a if a.ndim == 1 else a.reshape(a.size)  # noqa: E731
     return flat(keys_out), flat(values_out)
 
