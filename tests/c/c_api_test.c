@@ -11,7 +11,7 @@
  *                             order, bit for bit (NaN, -0.0, infinities, denormals), value and index
  *                             types, offsets, in place, descending, bit ranges; their failures
  *   c_api_test unsupported    under CLSCAN_DEVICE_LIMITS=no_fp64: CLSCAN_TYPE_FLOAT64 elements or keys
- *                             -> CLSCAN_UNSUPPORTED
+ *                             (of scans, selections, scans by key and sorts) -> CLSCAN_UNSUPPORTED
  *   c_api_test opencl-error   temporaries past the allocation limit -> CLSCAN_OPENCL_ERROR
  *                             (tests/CMakeLists.txt sets the environment that forces it)
  *   c_api_test no-device      under a CLSCAN_PLATFORM that matches nothing -> CLSCAN_DEVICE_NOT_FOUND
@@ -2084,6 +2084,11 @@ static void test_unsupported(void) {
     EXPECT_UNSUPPORTED("scan by float64 keys",
                        clscan_exclusive_by_key(queue, buffer, CLSCAN_TYPE_FLOAT64, other, other, n,
                                                CLSCAN_TYPE_INT32, NULL, &event));
+    EXPECT_UNSUPPORTED("sort of float64 keys",
+                       clscan_sort(queue, buffer, other, n, CLSCAN_TYPE_FLOAT64, NULL, &event));
+    EXPECT_UNSUPPORTED("sort_by_key of float64 values",
+                       clscan_sort_by_key(queue, other, buffer, other, buffer, n, CLSCAN_TYPE_INT32,
+                                          CLSCAN_TYPE_FLOAT64, NULL, &event));
 #undef EXPECT_UNSUPPORTED
     clReleaseMemObject(count);
     clReleaseMemObject(other);
