@@ -968,6 +968,14 @@ template <typename K, typename V> outcome run_sort_case(const sort_case& c) {
           : expected_image(values_out_before, c.values_out_offset, sorted_values);
 
   std::vector<cl::Event> uploads;
+  // The uploads read the host images above until they complete: a case that ends before its call has
+  // waited for them (a refusal, a failed check) waits here, before the images go.
+  struct upload_wait {
+    const std::vector<cl::Event>& events;
+    ~upload_wait() {
+      if (!events.empty()) cl::Event::waitForEvents(events);
+    }
+  } const wait_at_exit{uploads};
   const auto make = [&](const auto& image) {
     using T = typename std::decay_t<decltype(image)>::value_type;
     cl::Buffer buffer(e.context, CL_MEM_READ_WRITE, image.size() * sizeof(T));
