@@ -11,7 +11,7 @@
  *                             order, bit for bit (NaN, -0.0, infinities, denormals), value and index
  *                             types, offsets, in place, descending, bit ranges; their failures
  *   c_api_test unsupported    under CLSCAN_DEVICE_LIMITS=no_fp64: CLSCAN_TYPE_FLOAT64 elements or keys
- *                             (of scans, selections, scans by key and sorts) -> CLSCAN_UNSUPPORTED
+ *                             -> CLSCAN_UNSUPPORTED
  *   c_api_test opencl-error   temporaries past the allocation limit -> CLSCAN_OPENCL_ERROR
  *                             (tests/CMakeLists.txt sets the environment that forces it)
  *   c_api_test no-device      under a CLSCAN_PLATFORM that matches nothing -> CLSCAN_DEVICE_NOT_FOUND
@@ -1903,14 +1903,12 @@ static sort_case make_sort(int call, clscan_type key_type, clscan_type value_typ
 
 static void test_sorts(void) {
   const size_t sizes[] = {0, 1, 1000, 10007};
-  const int has_fp64 = device_has_fp64();
   size_t t, z;
   int call;
   sort_case c;
-  if (!has_fp64) printf("c-api: float64 sorts not run: the device has no fp64\n");
-  /* Every key type and every call, ascending and descending, out of place with offsets. */
+  /* Every key type and every call, ascending and descending, out of place with offsets. Keys and values
+   * move as their bits: float64 needs no fp64. */
   for (t = 0; t < sizeof all_types / sizeof all_types[0]; ++t) {
-    if (all_types[t] == CLSCAN_TYPE_FLOAT64 && !has_fp64) continue;
     for (z = 0; z < sizeof sizes / sizeof sizes[0]; ++z)
       for (call = 0; call <= 2; ++call) {
         c = make_sort(call, all_types[t], call == 2 ? CLSCAN_TYPE_UINT32 : CLSCAN_TYPE_UINT32, sizes[z]);
@@ -1924,7 +1922,6 @@ static void test_sorts(void) {
   }
   /* Every value type (64-bit ones past bit 32), and 64-bit indices. */
   for (t = 0; t < sizeof all_types / sizeof all_types[0]; ++t) {
-    if (all_types[t] == CLSCAN_TYPE_FLOAT64 && !has_fp64) continue;
     c = make_sort(1, CLSCAN_TYPE_FLOAT32, all_types[t], 10007);
     run_sort(&c);
   }
@@ -2084,11 +2081,6 @@ static void test_unsupported(void) {
     EXPECT_UNSUPPORTED("scan by float64 keys",
                        clscan_exclusive_by_key(queue, buffer, CLSCAN_TYPE_FLOAT64, other, other, n,
                                                CLSCAN_TYPE_INT32, NULL, &event));
-    EXPECT_UNSUPPORTED("sort of float64 keys",
-                       clscan_sort(queue, buffer, other, n, CLSCAN_TYPE_FLOAT64, NULL, &event));
-    EXPECT_UNSUPPORTED("sort_by_key of float64 values",
-                       clscan_sort_by_key(queue, other, buffer, other, buffer, n, CLSCAN_TYPE_INT32,
-                                          CLSCAN_TYPE_FLOAT64, NULL, &event));
 #undef EXPECT_UNSUPPORTED
     clReleaseMemObject(count);
     clReleaseMemObject(other);

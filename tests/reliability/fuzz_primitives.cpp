@@ -858,16 +858,13 @@ std::string describe(const sort_case& c) {
   return out.str();
 }
 
-std::vector<sort_family> sort_family_pool(std::uint64_t seed, std::uint64_t cases, bool fp64) {
+std::vector<sort_family> sort_family_pool(std::uint64_t seed, std::uint64_t cases) {
   splitmix64 r{seed ^ 0x50e7'f4b1'1e5ull};
   const algorithm algorithms[] = {algorithm::automatic, algorithm::single_pass, algorithm::three_stage};
   const std::size_t count = std::max<std::size_t>(4, static_cast<std::size_t>(cases / 10));
   std::vector<sort_family> pool;
-  const auto any_type = [&] {
-    int t = static_cast<int>(r.next() % type_count);
-    if (t == t_double && !fp64) t = t_float;
-    return t;
-  };
+  // cl_double too without fp64: the sorts move keys and values as their bits.
+  const auto any_type = [&] { return static_cast<int>(r.next() % type_count); };
   for (std::size_t i = 0; i < count; ++i) {
     sort_family f;
     // The first three: one per call.
@@ -1068,13 +1065,11 @@ TEST_CASE("fuzz: random sorts match std::stable_sort in numpy's order", "[fuzz][
   const std::uint64_t cases =
       env_number("CLSCAN_FUZZ_SORT_CASES").value_or(scan_cases ? *scan_cases / 3 : 60);
   const std::optional<std::uint64_t> replay = env_number("CLSCAN_FUZZ_REPLAY");
-  const bool fp64 = clscan::capabilities(env().device).fp64;
   const bool verbose = env_number("CLSCAN_FUZZ_VERBOSE").value_or(0) != 0;
-  const std::vector<sort_family> pool = sort_family_pool(seed, cases, fp64);
+  const std::vector<sort_family> pool = sort_family_pool(seed, cases);
   std::cout << "fuzz sorts: device '" << env().device_name << "', seed " << hex(seed) << ", "
             << (replay ? "replaying case " + std::to_string(*replay) : std::to_string(cases) + " cases")
-            << " (CLSCAN_FUZZ_SORT_CASES) from " << pool.size() << " program families"
-            << (fp64 ? "" : "; no fp64: cl_double is not drawn") << std::endl;
+            << " (CLSCAN_FUZZ_SORT_CASES) from " << pool.size() << " program families" << std::endl;
   std::map<std::string, std::size_t> counts; // "call algorithm" -> cases
   std::vector<std::string> failures;
   std::size_t failed = 0, run = 0, refused = 0;

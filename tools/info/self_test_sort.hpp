@@ -1,6 +1,6 @@
 // clscan-info --self-test of the sorts: clscan::sort (out of place ascending, in place descending),
 // sort_by_key (every value type once) and sorted_order (cl_uint indices, and cl_ulong ones for one key
-// type) of keys of every type the device has, at 1, 1000 and 100003 keys holding -0.0, +0.0,
+// type) of keys of every type (double too: no fp64 needed), at 1, 1000 and 100003 keys holding -0.0, +0.0,
 // infinities, NaNs, denormals and equal keys, compared bit for bit with std::stable_sort in numpy's order
 // (tools/common/sort_reference.hpp). Outputs lie between poisoned guards and inputs must come back
 // unchanged, as in self_test_primitives.hpp, whose helpers these checks use. Included by self_test.cpp
@@ -154,15 +154,13 @@ inline void check_every_type(const clscan::device_capabilities& caps, const devi
   check_sorts<cl_long, cl_ulong, cl_ulong>(caps, dc, algo, r);
   check_sorts<cl_ulong, cl_long, cl_uint>(caps, dc, algo, r);
   check_sorts<cl_float, cl_float, cl_uint>(caps, dc, algo, r);
-  if (caps.fp64)
-    check_sorts<cl_double, cl_double, cl_uint>(caps, dc, algo, r);
-  else
-    r.skipped.emplace_back("sorts of double keys and values: the device has no fp64");
+  check_sorts<cl_double, cl_double, cl_uint>(caps, dc, algo, r); // bits only: no fp64 needed
 }
 
 } // namespace detail
 
-// The sorts on `algo` for every key type of the device (cl_double where it has fp64); each value type
+// The sorts on `algo` for every key type (cl_double too: keys and values move as their bits, with no
+// fp64); each value type
 // is moved once. Exceptions propagate, with r.running naming the check, but for a single_pass sort that
 // the device refuses (unsupported_error, as where it has no single-pass verdict): that is reported as
 // skipped with the library's reason, and the checks before it stand.
