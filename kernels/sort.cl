@@ -90,7 +90,11 @@ sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong ti
     for (uint p = 0; p < passes; ++p) {
       const uint shift = begin_bit + 8 * p;
       const uint bits = min(8U, end_bit - shift);
+#if CLSCAN_WG == 1
+      ++counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))];
+#else
       atomic_inc(&counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))]);
+#endif
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -108,7 +112,8 @@ sort_histogram_total(const global uint* partials, uint groups, uint passes, ulon
   local uint any[8];
   local offset_t totals[SORT_RADIX];
   const uint lid = get_local_id(0);
-  if (lid < 8) any[lid] = 0;
+  for (uint p = lid; p < 8; p += CLSCAN_WG)
+    any[p] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint p = 0; p < passes; ++p) {
     for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
@@ -128,7 +133,8 @@ sort_histogram_total(const global uint* partials, uint groups, uint passes, ulon
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid < passes) trivial[lid] = any[lid];
+  for (uint p = lid; p < passes; p += CLSCAN_WG)
+    trivial[p] = any[p];
 }
 
 // Counts the digits of one tile: counts[digit * tiles + tile]. Nothing in a trivial pass.
@@ -148,7 +154,11 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
+#if CLSCAN_WG == 1
+    ++hist[digit_of(keys[j], descending, shift, mask)];
+#else
     atomic_inc(&hist[digit_of(keys[j], descending, shift, mask)]);
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
@@ -246,6 +256,25 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
     return;
   }
 
+#if CLSCAN_WG == 1
+  // One work-item per tile (CPUs): it scatters its keys in input order, which is stable by itself.
+  local offset_t next[SORT_RADIX];
+  for (uint d = 0; d < SORT_RADIX; ++d)
+    next[d] = offsets[d * tiles + tile];
+  dst += dst_offset;
+#if CLSCAN_SORT_VALUE_SIZE
+  values_dst += values_dst_offset;
+#endif
+  for (uint j = 0; j < count; ++j) {
+    const key_bits key = src[j];
+    const ulong to = (ulong)(next[digit_of(key, descending, shift, mask)]++);
+    if (write_keys) dst[to] = key;
+#if CLSCAN_SORT_VALUE_SIZE
+    if (values_mode == 1) values_dst[to] = values_src[j];
+    if (values_mode == 2) values_dst[to] = (value_bits)(first + j);
+#endif
+  }
+#else
   local uchar digits[2][SORT_TILE];
   local ushort positions[2][SORT_TILE];
   local uint counters[SORT_ROUND_BINS * CLSCAN_WG];
@@ -309,4 +338,5 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
     if (values_mode == 2) values_dst[to] = (value_bits)(first + from);
 #endif
   }
+#endif
 }

@@ -26,14 +26,16 @@
 // types builds and allocates nothing.
 //
 // Memory beside the user's buffers, held per (context, device) like the scans' temporaries and
-// reused by later sorts (one set per sort in flight on the device at once):
-//   n * sizeof(K)                 a second key buffer (the passes ping-pong)
-//   + n * sizeof(V)               a second value buffer (sort_by_key; sizeof(I) for sorted_order)
-//   + tiles * 256 * 4 (or * 8)    per-tile digit counts or status words of one pass (ulong where
-//                                 n >= 2^32); tiles = ceil(n / tile size), a tile being 512 to 8192
-//                                 keys depending on the device, so this is under n bytes
-//   + passes * 256 * 8 + 64       the digit histograms of every pass, a ticket counter and flags
-// where passes = ceil((end_bit - begin_bit) / 8). Roughly n * (sizeof(K) + sizeof(V)) + n bytes.
+// reused by later sorts (one set per sort in flight on the device at once), grown to the largest call:
+//   n * sizeof(K)               a second key buffer (the passes ping-pong); sorted_order, which never
+//                               writes its keys, two of them when it makes three passes or more
+//   + n * sizeof(V)             a second value buffer (sort_by_key; sizeof(I) for sorted_order)
+//   + tiles * 256 * (4 + 4)     per-tile digit counts and their offsets (4 + 8 where n >= 2^32),
+//                               tiles = ceil(n / tile): 16384 keys on CPUs, 4096 on GPUs
+//   + groups * passes * 256 * 4 the histogram's partial counts (groups: 4 per compute unit at most)
+//   + 32                        a flag per pass
+// where passes = ceil((end_bit - begin_bit) / 8). For 32-bit keys on a GPU that is about
+// n * (4 + sizeof(V) + 0.5) bytes.
 #pragma once
 
 #include <clscan/options.hpp>
@@ -54,9 +56,9 @@ template <typename K = cl_uint> struct sort_options {
   // Element offsets into the buffers (values_in/out_offset: of sort_by_key's values, or of
   // sorted_order's indices as values_out_offset).
   std::size_t keys_in_offset = 0, keys_out_offset = 0, values_in_offset = 0, values_out_offset = 0;
-  // automatic: single_pass where the device qualifies for it (a verdict of the sort's own, stored like
-  // the scans'), else three_stage. single_pass: one kernel per 8-bit digit pass, tiles chained by
-  // decoupled look-back; three_stage: count, scan of the tile-by-digit counts, scatter per pass.
+  // three_stage: per 8-bit digit pass, count each tile's digits, scan the tile-by-digit counts, scatter;
+  // runs on any device. single_pass (one kernel per pass, tiles chained by decoupled look-back) is not
+  // available yet and throws clscan::unsupported_error; automatic runs three_stage.
   clscan::algorithm algorithm = clscan::algorithm::automatic;
   // Events the sort waits for before it reads its inputs.
   std::vector<cl::Event> wait_list;

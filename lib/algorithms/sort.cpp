@@ -38,7 +38,9 @@ constexpr unsigned max_passes = 8;
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
                                element_type /*type*/) {
   const std::size_t wg = shape.work_group_size, tile = wg * shape.items_per_thread;
-  const std::size_t scatter = tile * 2 + tile * 2 * 2 + 16 * wg * 4 + wg * 4 + radix * 8;
+  // One work-item per tile scatters in input order, with only its digits' next offsets.
+  const std::size_t scatter =
+      wg == 1 ? radix * 8 : tile * 2 + tile * 2 * 2 + 16 * wg * 4 + wg * 4 + radix * 8;
   return std::max<std::size_t>(scatter, max_passes * radix * 4);
 }
 

@@ -1,5 +1,5 @@
-// A repeated call (the scans, reduce, select_if, inclusive_by_key) must cost only its enqueues: after
-// the first call of a kind (which builds or loads its kernels and allocates its temporaries), later
+// A repeated call (the scans, reduce, select_if, inclusive_by_key, sort_by_key) must cost only its enqueues:
+// after the first call of a kind (which builds or loads its kernels and allocates its temporaries), later
 // calls of that kind allocate no host memory and build, load and log nothing. This program counts the
 // operator new calls a call makes on the calling thread (the allocation counter is replaced for this
 // whole executable, which is why it is not part of clscan-tests) and listens to clscan's log, over many
@@ -302,6 +302,65 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
   return problems;
 }
 
+// clscan::sort_by_key repeated as the scans are, in place (a temporary copy first: three passes) and
+// out of place: no allocation and no log event after the first call, and the stable sorted result.
+std::string run_sort(const cl::Context& context, const cl::Device& device, bool in_place) {
+  const cl::CommandQueue queue(context, device);
+  const std::size_t n = 200'000;
+  std::vector<cl_uint> keys(n), values(n);
+  std::mt19937 random(17);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<cl_uint>(random());
+    values[i] = static_cast<cl_uint>(i);
+  }
+  cl::Buffer k(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint)),
+      v(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+  cl::Buffer ko(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint)),
+      vo(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+  clscan::sort_options<cl_uint> options;
+  options.end_bit = 24;
+  const auto call = [&] {
+    return in_place ? clscan::sort_by_key<cl_uint, cl_uint>(queue, k, v, k, v, n, options)
+                    : clscan::sort_by_key<cl_uint, cl_uint>(queue, k, v, ko, vo, n, options);
+  };
+  const auto reset = [&] {
+    queue.enqueueWriteBuffer(k, CL_TRUE, 0, n * sizeof(cl_uint), keys.data());
+    queue.enqueueWriteBuffer(v, CL_TRUE, 0, n * sizeof(cl_uint), values.data());
+  };
+  reset();
+  call().wait(); // builds or loads the kernels and allocates the temporaries
+  std::size_t counted = 0;
+  const int events_before = log_events.load();
+  for (int i = 0; i < repeats; ++i) {
+    reset();
+    counting = true;
+    allocations = 0;
+    cl::Event done = call();
+    counting = false;
+    counted += allocations;
+    done.wait();
+  }
+  const int events = log_events.load() - events_before;
+
+  std::vector<cl_uint> order(n);
+  std::iota(order.begin(), order.end(), cl_uint{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](cl_uint a, cl_uint b) { return (keys[a] & 0xFFFFFF) < (keys[b] & 0xFFFFFF); });
+  std::vector<cl_uint> got_keys(n), got_values(n);
+  queue.enqueueReadBuffer(in_place ? k : ko, CL_TRUE, 0, n * sizeof(cl_uint), got_keys.data());
+  queue.enqueueReadBuffer(in_place ? v : vo, CL_TRUE, 0, n * sizeof(cl_uint), got_values.data());
+  bool right = true;
+  for (std::size_t i = 0; i < n; ++i)
+    right = right && got_values[i] == order[i] && got_keys[i] == keys[order[i]];
+
+  std::string problems;
+  if (counted)
+    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
+  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
+  if (!right) problems += "wrong result; ";
+  return problems;
+}
+
 // clscan::reduce repeated as the scans are, at a size of several work-group ranges (two launches and
 // a temporary) and one that one work-group reads, with an initial value on the device: no allocation
 // and no log event after the first call, and the right total.
@@ -437,6 +496,12 @@ int main(int argc, char** argv) {
     for (const std::size_t n : {std::size_t{3'000'000}, std::size_t{1000}}) {
       const std::string name = "reduce, initial on the device, n = " + std::to_string(n);
       const std::string problems = run_reduce(context, device, n);
+      std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
+      failed += !problems.empty();
+    }
+    for (const bool in_place : {false, true}) {
+      const std::string name = std::string("sort_by_key, ") + (in_place ? "in place" : "out of place");
+      const std::string problems = run_sort(context, device, in_place);
       std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();
     }
