@@ -232,7 +232,7 @@ std::string algorithm_name(algorithm algo) {
 
 // Run with CLSCAN_FIRST_CALL=<kind>: that kind first, on three_stage where it can be chosen (reduce and
 // partition_if have no choice), then every kind on automatic. Prints "result: ok" when all are exact.
-TEST_CASE("first call child: one kind first, then every kind", "[.first-call-child]") {
+TEST_CASE("first call child: one kind first then every kind", "[.first-call-child]") {
   const char* first = std::getenv("CLSCAN_FIRST_CALL");
   REQUIRE(first);
   const std::size_t n = 600'000; // beyond the tiles of every shape on PoCL and llvmpipe
@@ -267,7 +267,7 @@ TEST_CASE("first call: whatever kind comes first, every later call of every kind
   for (const bool broken_single_item_groups : {false, true}) {
     for (const char* first : call_kinds) {
       child_spec spec;
-      spec.command = {self_executable(), "first call child: one kind first, then every kind"};
+      spec.command = {self_executable(), "first call child: one kind first then every kind"};
       spec.env["CLSCAN_FIRST_CALL"] = std::string(first);
       spec.env["CLSCAN_QUALIFY"] = std::string("1");
       spec.env["CLSCAN_CACHE_DIR"] = cache;
