@@ -1671,32 +1671,28 @@ static void test_unsupported(void) {
 
 /* Run with CLSCAN_TUNING=wg=1,items=2,vec=1 (two-element tiles) and, on PoCL, POCL_MEMORY_LIMIT=1
  * (256 MiB per buffer): a forced single-pass scan of n cl_int then needs status words of 8n bytes, past
- * the allocation limit, while its 4n bytes of data fit (as tests/reliability/faults_resources.cpp). The
- * data takes half the allocation limit: on a CPU device, whose memory is the host's, at most 256 MiB;
- * on a GPU up to a quarter of its memory (10 GB on an 80 GB GPU), read back in parts. */
+ * the allocation limit, while its 4n bytes of data fit (as tests/reliability/faults_resources.cpp). */
 static void test_opencl_error(void) {
   cl_ulong max_alloc = 0, global_memory = 0;
-  cl_device_type type = 0;
-  size_t n, bytes, i, start;
-  size_t budget = (size_t)256 << 20;
-  const size_t part_bytes = (size_t)64 << 20;
+  size_t n, bytes, i;
+  const size_t budget = (size_t)256 << 20;
   const cl_int pattern = 0x5ca9;
   cl_int* after;
   cl_mem buffer;
   cl_event event = (cl_event)&event;
   clscan_options options = CLSCAN_OPTIONS_INIT;
   clscan_status status;
-  int changed = 0;
   REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL));
   REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_memory, &global_memory, NULL));
-  REQUIRE_CL(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL));
-  if ((type & CL_DEVICE_TYPE_GPU) && global_memory / 4 <= (cl_ulong)(size_t)-1)
-    budget = (size_t)(global_memory / 4);
   n = (size_t)(max_alloc / 8 + 1);
   bytes = n * sizeof(cl_int);
   if (bytes > budget || 2 * (cl_ulong)bytes > global_memory) {
-    printf("c-api: skipped: the data would take %zu bytes (allocation limit %llu, %s budget %zu)\n", bytes,
-           (unsigned long long)max_alloc, (type & CL_DEVICE_TYPE_GPU) ? "GPU" : "host memory", budget);
+    /* Not raised for GPUs with more memory: on an 80 GB H100 (10 GB of data) NVIDIA's compiler did not
+     * build the one-work-item single-pass program this needs (CL_UNKNOWN_ERROR), a failure of another
+     * kind than the one under test. */
+    printf("c-api: skipped: the temporaries pass the allocation limit (%llu bytes) only with %zu bytes "
+           "of data, more than this test's budget (%zu bytes) or half the device's memory\n",
+           (unsigned long long)max_alloc, bytes, budget);
     return;
   }
   buffer = create_buffer(bytes);
@@ -1712,18 +1708,14 @@ static void test_opencl_error(void) {
           cl_status == CL_OUT_OF_RESOURCES || cl_status == CL_OUT_OF_HOST_MEMORY);
     CHECK(strstr(clscan_last_error_message(), clscan_opencl_status_name(cl_status)) != NULL);
   }
-  after = checked_malloc(bytes < part_bytes ? bytes : part_bytes);
-  for (start = 0; start < bytes && !changed; start += part_bytes) {
-    const size_t size = bytes - start < part_bytes ? bytes - start : part_bytes;
-    REQUIRE_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, start, size, after, 0, NULL, NULL));
-    for (i = 0; i < size / sizeof(cl_int); ++i)
-      if (after[i] != pattern) {
-        fprintf(stderr, "the failed scan changed element %zu\n", start / sizeof(cl_int) + i);
-        ++failures;
-        changed = 1;
-        break;
-      }
-  }
+  after = checked_malloc(bytes);
+  read_buffer(buffer, after, bytes);
+  for (i = 0; i < n; ++i)
+    if (after[i] != pattern) {
+      fprintf(stderr, "the failed scan changed element %zu\n", i);
+      ++failures;
+      break;
+    }
   free(after);
   clReleaseMemObject(buffer);
 }
