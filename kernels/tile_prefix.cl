@@ -12,7 +12,7 @@
 
 // Tests only (the walk below): CLSCAN_TEST_WRONG_LOOKBACK breaks the look-back, in every work-group
 // size or, with CLSCAN_TEST_WRONG_LOOKBACK_WG, in that one.
-#if defined(CLSCAN_TEST_WRONG_LOOKBACK) &&                                                               \
+#if defined(CLSCAN_TEST_WRONG_LOOKBACK) &&                                                                   \
     (!defined(CLSCAN_TEST_WRONG_LOOKBACK_WG) || CLSCAN_TEST_WRONG_LOOKBACK_WG == CLSCAN_WG)
 #define CLSCAN_FORGET_PREDECESSORS 1
 #else
