@@ -10,6 +10,15 @@
 #ifndef CLSCAN_TILE_PREFIX_CL
 #define CLSCAN_TILE_PREFIX_CL
 
+// Tests only (the walk below): CLSCAN_TEST_WRONG_LOOKBACK breaks the look-back, in every work-group
+// size or, with CLSCAN_TEST_WRONG_LOOKBACK_WG, in that one.
+#if defined(CLSCAN_TEST_WRONG_LOOKBACK) &&                                                                   \
+    (!defined(CLSCAN_TEST_WRONG_LOOKBACK_WG) || CLSCAN_TEST_WRONG_LOOKBACK_WG == CLSCAN_WG)
+#define CLSCAN_FORGET_PREDECESSORS 1
+#else
+#define CLSCAN_FORGET_PREDECESSORS 0
+#endif
+
 #include "group_scan.cl"
 #include "tile_io.cl"
 
@@ -398,10 +407,12 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
         group_barrier(CLK_LOCAL_MEM_FENCE); // lb->state is rewritten by the next round
       }
     }
-#ifdef CLSCAN_TEST_WRONG_LOOKBACK
+#if CLSCAN_FORGET_PREDECESSORS
     // Tests only: every tile but the first forgets its predecessors, as on a device whose look-back
     // read stale words, so that the qualification has a wrong kernel to catch on every device
-    // (tests/cmake/qualify_check.cmake).
+    // (tests/cmake/qualify_check.cmake); with CLSCAN_TEST_WRONG_LOOKBACK_WG=w only in work-groups of
+    // w work-items, so that one launch shape fails and another qualifies, as on llvmpipe
+    // (tests/reliability/first_call.cpp).
     if (lid == 0) lb->prefix = seed;
 #endif
     // lb->prefix now holds everything before this tile, seed included.
@@ -641,7 +652,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
     carry_t prefix = seed;
     for (int k = levels - 1; k >= 0; --k)
       if (tree_digit(tile, k) != 0) prefix = carry_combine(prefix, lb->level_sum[k]);
-#ifdef CLSCAN_TEST_WRONG_LOOKBACK
+#if CLSCAN_FORGET_PREDECESSORS
     prefix = seed; // see the walk above
 #endif
     lb->prefix = prefix;

@@ -1,5 +1,6 @@
 #include "arguments.hpp"
 
+#include "algorithms/single_pass.hpp"
 #include "device_info.hpp"
 #include "element.hpp"
 #include "error_check.hpp"
@@ -82,6 +83,11 @@ void validate_request(const scan_request& request, const device_capabilities& ca
                            ", not one of op::sum, min, max, bit_and, bit_or, bit_xor, custom");
   if (request.type == element_type::float64 && !caps.fp64)
     throw unsupported_error("cl_double scans need fp64 (cl_khr_fp64), which device '" + caps.name +
+                            "' does not have");
+  // Whether the device was disqualified is known only once it has been checked, on the first call
+  // that needs a verdict; what the device lacks is known now, whatever n.
+  if (request.algo == algorithm::single_pass && !single_pass_supported(caps, request.type))
+    throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" + caps.name +
                             "' does not have");
   const bool bitwise =
       request.operation == op::bit_and || request.operation == op::bit_or || request.operation == op::bit_xor;
@@ -293,6 +299,11 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   if (scan.has_initial_buffer)
     throw invalid_argument(name() + ": options::initial_on_device is not supported by this call; use "
                                     "options::initial");
+  // partition_if writes the unselected elements after all the selected ones, so it needs the total
+  // first: it runs on counts scanned beforehand (also for n == 0, where nothing would run).
+  if (request.kind == primitive::partition_if && scan.algo == algorithm::single_pass)
+    throw invalid_argument(name() + ": algorithm::single_pass cannot write the unselected elements before "
+                                    "the total is known; use algorithm::automatic");
   checked_call call = check_arguments(queue, in, out, n, scan);
   const device_capabilities& caps = cached_capabilities(call.device);
   const std::size_t element_size = size_of(scan.type);
@@ -311,17 +322,21 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
                            (request.kind == primitive::unique ? "comparing neighbours" : "the flags") + ")");
   }
 
-  if (request.kind == primitive::select_flagged || by_key) {
+  // The flags or keys, read by every tile while the output and the count are written.
+  memory_view aux_view{};
+  byte_range aux_range{};
+  const bool has_aux = request.kind == primitive::select_flagged || by_key;
+  if (has_aux) {
     if (!aux) throw invalid_argument(name() + ": no " + (by_key ? "keys" : "flags") + " buffer");
     const char* role = by_key ? "keys" : "flags";
     const std::size_t aux_size = by_key ? size_of(request.key_type) : 1;
     const std::size_t aux_offset = by_key ? scan.in_offset : request.flags_offset;
-    const memory_view aux_view =
-        check_buffer((*aux)(), role, call.context, aux_offset, n, aux_size, CL_MEM_WRITE_ONLY);
+    aux_view = check_buffer((*aux)(), role, call.context, aux_offset, n, aux_size, CL_MEM_WRITE_ONLY);
+    aux_range = {aux_offset * aux_size, n * aux_size};
     if (by_key && request.key_type == element_type::float64 && !caps.fp64)
       throw unsupported_error(name() + ": cl_double keys need fp64 (cl_khr_fp64), which device '" +
                               caps.name + "' does not have");
-    if (views_overlap(aux_view, {aux_offset * aux_size, n * aux_size}, call.out, out_range))
+    if (views_overlap(aux_view, aux_range, call.out, out_range))
       throw invalid_argument(name() + ": the " + role +
                              " and the output overlap; the output is written while the " + role +
                              " are read");
@@ -334,6 +349,9 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
     if (views_overlap(count_view, count_range, call.in, in_range) ||
         views_overlap(count_view, count_range, call.out, out_range))
       throw invalid_argument(name() + ": the count overlaps the input or the output");
+    if (has_aux && views_overlap(count_view, count_range, aux_view, aux_range))
+      throw invalid_argument(name() + ": the count overlaps the flags; the count is written while the "
+                                      "flags are read");
   }
   return call;
 }

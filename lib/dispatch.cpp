@@ -39,9 +39,9 @@ std::optional<algorithm> choose_algorithm(const scan_request& request, const dev
                                           std::size_t n, std::size_t three_stage_tile,
                                           const single_pass_qualification* verdict) {
   if (request.algo == algorithm::single_pass) {
+    // (Devices without the atomics are refused by check_arguments.)
     if (!single_pass_supported(caps, request.type))
-      throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
-                              caps.name + "' does not have");
+      throw error("clscan internal error: algorithm::single_pass planned where the arguments refuse it");
     if (!verdict) return std::nullopt;
     if (!verdict->passed)
       throw unsupported_error("algorithm::single_pass was disqualified on device '" + caps.name +
@@ -156,24 +156,25 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   // (CLSCAN_FIXED_ORDER), or on tile totals scanned beforehand.
   const bool fixed_order = by_key && scan.deterministic && is_floating(type);
   const element_type verdict_type = single_pass_verdict_type(request);
+  const bool single_pass_possible = single_pass_supported(ws.caps, verdict_type);
+  // Both ways of chaining the tiles take the single-pass scan's launch shape (chained_shape below),
+  // which the verdict decides: even a call that runs without the look-back (three_stage, partition_if)
+  // plans only once it is known, so that no shape the qualification would reject is kept for later
+  // calls, and every call of a type uses the same tiles whatever ran first (`deterministic`).
+  if (single_pass_possible && !verdict) return std::nullopt;
   algorithm algo = algorithm::three_stage;
   if (scan.algo == algorithm::single_pass) {
-    if (needs_totals_first)
-      throw invalid_argument("clscan::partition_if: algorithm::single_pass cannot write the unselected "
-                             "elements before the total is known; use algorithm::automatic");
-    if (!single_pass_supported(ws.caps, verdict_type))
-      throw unsupported_error("algorithm::single_pass needs global 32-bit atomics, which device '" +
-                              ws.caps.name + "' does not have");
-    if (!verdict) return std::nullopt;
+    // (partition_if and devices without the atomics are refused by check_primitive_arguments.)
+    if (needs_totals_first || !single_pass_possible)
+      throw error("clscan internal error: algorithm::single_pass planned where the arguments refuse it");
     if (!verdict->passed)
       throw unsupported_error("algorithm::single_pass was disqualified on device '" + ws.caps.name +
                               "' (its check scans were wrong: " + verdict->detail +
                               "); CLSCAN_QUALIFY=0 runs it anyway");
     algo = algorithm::single_pass;
-  } else if (scan.algo == algorithm::automatic && !needs_totals_first &&
-             single_pass_supported(ws.caps, verdict_type)) {
-    if (!verdict) return std::nullopt;
-    if (verdict->passed) algo = algorithm::single_pass;
+  } else if (scan.algo == algorithm::automatic && !needs_totals_first && single_pass_possible &&
+             verdict->passed) {
+    algo = algorithm::single_pass;
   }
 
   scan_plan plan;

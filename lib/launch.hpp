@@ -3,8 +3,11 @@
 #include "error_check.hpp"
 
 #include <clscan/config.hpp>
+#include <clscan/error.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace clscan::detail {
@@ -37,6 +40,37 @@ public:
                   cl_uint initial_count, bool waits_pending = false)
       : queue_(queue), chained_(out_of_order || waits_pending), out_of_order_(out_of_order),
         waits_(initial_waits), wait_count_(initial_count) {}
+  launch_sequence(const launch_sequence&) = delete;
+  launch_sequence& operator=(const launch_sequence&) = delete;
+  ~launch_sequence() { forget_buffers(); }
+
+  // Sets a buffer argument of one of the workspace's cached kernels. A command takes its kernel's
+  // argument values when it is enqueued, but the kernel object may keep its last buffers referenced
+  // until it gets others (rusticl does): every buffer set here is set back to null once the call's
+  // commands are enqueued (forget_buffers), so that no cached kernel keeps a user's buffer, or a
+  // temporary the workspace has given up, alive after the commands that use it have ended.
+  void buffer_arg(cl_kernel kernel, cl_uint index, cl_mem buffer) {
+    std::size_t k = 0;
+    while (k < kernels_set_ && buffers_set_[k].kernel != kernel)
+      ++k;
+    // No unit has more kernels or arguments.
+    if (index >= 32 || k == buffers_set_.size())
+      throw error("clscan internal error: too many kernels or buffer arguments in one call");
+    if (k == kernels_set_) buffers_set_[kernels_set_++] = {kernel, 0};
+    buffers_set_[k].indices |= std::uint32_t{1} << index;
+    set_arg(kernel, index, buffer);
+  }
+
+  // Sets every buffer argument set through buffer_arg() back to null. Never throws: it also runs when
+  // an enqueue failed.
+  void forget_buffers() noexcept {
+    const cl_mem none = nullptr;
+    for (std::size_t k = 0; k < kernels_set_; ++k)
+      for (cl_uint index = 0; index < 32; ++index)
+        if (buffers_set_[k].indices & (std::uint32_t{1} << index))
+          (void)clSetKernelArg(buffers_set_[k].kernel, index, sizeof none, &none);
+    kernels_set_ = 0;
+  }
 
   // Enqueues `kernel` over `groups` work-groups of `group_size` work-items. `last` marks the command
   // whose event the scan returns.
@@ -92,6 +126,11 @@ private:
     }
   }
 
+  struct kernel_buffers {
+    cl_kernel kernel;
+    std::uint32_t indices; // bit i: argument i holds a buffer
+  };
+
   cl_command_queue queue_;
   bool chained_;
   bool out_of_order_;
@@ -99,6 +138,8 @@ private:
   cl_uint wait_count_;
   cl::Event previous_;
   std::vector<cl::Event> events_;
+  std::array<kernel_buffers, 8> buffers_set_{};
+  std::size_t kernels_set_ = 0;
 };
 
 } // namespace clscan::detail

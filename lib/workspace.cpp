@@ -1,5 +1,6 @@
 #include "workspace.hpp"
 
+#include "algorithms/single_pass.hpp"
 #include "device_info.hpp"
 #include "error_check.hpp"
 #include "log.hpp"
@@ -33,7 +34,16 @@ workspace::workspace(cl::Context context_in, cl::Device device_in)
       base_alignment(device_base_alignment(device)) {}
 
 const tuning& workspace::shape(element_type type, algorithm algo, bool small_inputs) {
-  auto key = std::make_tuple(type, algo, small_inputs);
+  single_pass_candidate candidate = single_pass_candidate::preferred;
+  if (algo == algorithm::single_pass) {
+    // Devices without the look-back's atomics are never qualified: their chained tiles (three-stage
+    // selections and scans by key) take the preferred shape.
+    if (single_pass_supported(caps, type) && !known_single_pass_verdict(caps, type))
+      throw error("clscan internal error: a single-pass launch shape was planned before the "
+                  "qualification's verdict");
+    candidate = qualified_candidate(caps, type);
+  }
+  auto key = std::make_tuple(type, algo, small_inputs, candidate);
   auto it = shapes_.find(key);
   if (it == shapes_.end()) it = shapes_.emplace(key, initial_tuning(caps, type, algo, small_inputs)).first;
   return it->second;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "program/build.hpp"
+#include "qualify.hpp"
 
 #include <clscan/device.hpp>
 
@@ -70,7 +71,10 @@ public:
   const std::size_t base_alignment;
 
   // The launch shape for a type, algorithm and size class (tuning.hpp small_input_bytes), read once
-  // per class: defaults, a tuned shape, then CLSCAN_TUNING.
+  // per class: defaults, a tuned shape, then CLSCAN_TUNING. A single-pass shape depends on the
+  // qualification's verdict (on CPUs the work-group size that qualified), so it is kept per candidate
+  // and asked for only once the verdict is known: one planned before it would be the preferred
+  // candidate's, which the qualification may reject. Throws clscan::error when asked too early.
   const tuning& shape(element_type type, algorithm algo, bool small_inputs);
   // clscan::reduce's launch shape for a type (tuning.hpp reduce_tuning), read once.
   const tuning& reduce_shape(element_type type);
@@ -97,7 +101,7 @@ public:
   bool idle();
 
 private:
-  std::map<std::tuple<element_type, algorithm, bool>, tuning> shapes_;
+  std::map<std::tuple<element_type, algorithm, bool, single_pass_candidate>, tuning> shapes_;
   std::map<element_type, tuning> reduce_shapes_;
   std::map<variant_key, compiled_variant> variants_;
   std::set<std::string, std::less<>> custom_ops_;

@@ -42,10 +42,10 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_int has_initial = request.has_initial ? 1 : 0;
   const element_value& initial = request.has_initial ? request.initial : op.identity;
   const auto set_scan_args = [&](cl_kernel k) { // arguments 0 to 8
-    set_arg(k, 0, op.aux);
-    set_arg(k, 1, op.in);
+    launch.buffer_arg(k, 0, op.aux);
+    launch.buffer_arg(k, 1, op.in);
     set_arg(k, 2, in_offset);
-    set_arg(k, 3, op.out);
+    launch.buffer_arg(k, 3, op.out);
     set_arg(k, 4, out_offset);
     set_arg(k, 5, n);
     set_arg(k, 6, exclusive);
@@ -54,11 +54,11 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   };
 
   const auto set_aggregate_args = [&](cl_kernel k, cl_mem aggregates) {
-    set_arg(k, 0, op.aux);
-    set_arg(k, 1, op.in);
+    launch.buffer_arg(k, 0, op.aux);
+    launch.buffer_arg(k, 1, op.in);
     set_arg(k, 2, in_offset);
     set_arg(k, 3, n);
-    set_arg(k, 4, aggregates);
+    launch.buffer_arg(k, 4, aggregates);
   };
   enqueue_chained(
       ws, temps, kernels, op, launch,

@@ -59,15 +59,15 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_ulong initial_offset = request.initial_buffer_offset;
   cl_kernel k = kernels.kernels[reduce_ranges_kernel]();
   const auto run = [&](const range_launch& a, std::size_t groups, bool last) {
-    set_arg(k, 0, a.src);
+    launch.buffer_arg(k, 0, a.src);
     set_arg(k, 1, a.src_offset);
     set_arg(k, 2, a.n);
     set_arg(k, 3, a.range_tiles);
-    set_arg(k, 4, a.dst);
+    launch.buffer_arg(k, 4, a.dst);
     set_arg(k, 5, a.dst_offset);
     set_arg(k, 6, a.apply_initial);
     set_arg_bytes(k, 7, element_size, initial.bytes);
-    set_arg(k, 8, a.apply_initial ? request.initial_buffer : cl_mem{nullptr});
+    launch.buffer_arg(k, 8, a.apply_initial ? request.initial_buffer : cl_mem{nullptr});
     set_arg(k, 9, initial_offset);
     launch.run(k, groups, kernels.work_group_size, last);
   };

@@ -49,15 +49,15 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_ulong flags_offset = call.flags_offset, count_offset = call.count_offset;
   const auto set_inputs = [&](cl_kernel k) {
-    set_arg(k, 0, op.in);
+    launch.buffer_arg(k, 0, op.in);
     set_arg(k, 1, in_offset);
-    set_arg(k, 2, op.aux);
+    launch.buffer_arg(k, 2, op.aux);
     set_arg(k, 3, flags_offset);
   };
   const auto set_outputs = [&](cl_kernel k) { // arguments 4 to 8
-    set_arg(k, 4, op.out);
+    launch.buffer_arg(k, 4, op.out);
     set_arg(k, 5, out_offset);
-    set_arg(k, 6, op.count);
+    launch.buffer_arg(k, 6, op.count);
     set_arg(k, 7, count_offset);
     set_arg(k, 8, n);
   };
@@ -71,7 +71,7 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const auto set_aggregate_args = [&](cl_kernel k, cl_mem counts) {
     set_inputs(k);
     set_arg(k, 4, n);
-    set_arg(k, 5, counts);
+    launch.buffer_arg(k, 5, counts);
   };
   enqueue_chained(ws, temps, kernels, op, launch,
                   {status_words_per_slot(ws.caps, count_bytes), count_bytes, 9}, set_call_args,

@@ -107,12 +107,12 @@ lookback_launch begin_lookback(workspace& ws, temporaries& temps, cl_kernel clea
     check(clGetMemObjectInfo(status(), CL_MEM_SIZE, sizeof capacity, &capacity, nullptr),
           "clGetMemObjectInfo");
     const cl_ulong words = capacity / word_bytes;
-    set_arg(clear_status, 0, started.status);
+    launch.buffer_arg(clear_status, 0, started.status);
     set_arg(clear_status, 1, words);
     launch.run_before_waits(clear_status, std::min<std::size_t>(words, 1u << 16));
   } else if (reset_ticket) {
     // Word 0 only: tags keep counting up, so words of a launch that did run never look current.
-    set_arg(clear_status, 0, started.status);
+    launch.buffer_arg(clear_status, 0, started.status);
     set_arg(clear_status, 1, cl_ulong{1});
     launch.run_before_waits(clear_status, 1);
   }
@@ -164,17 +164,17 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
-  set_arg(k, 0, in);
+  launch.buffer_arg(k, 0, in);
   set_arg(k, 1, in_offset);
-  set_arg(k, 2, out);
+  launch.buffer_arg(k, 2, out);
   set_arg(k, 3, out_offset);
   set_arg(k, 4, n);
-  set_arg(k, 5, started.status);
+  launch.buffer_arg(k, 5, started.status);
   set_arg(k, 6, started.ticket_base);
   set_arg(k, 7, started.tag);
   set_arg(k, 8, exclusive);
   set_arg_bytes(k, 9, element_size, seed.bytes);
-  set_arg(k, 10, op.request->initial_buffer);
+  launch.buffer_arg(k, 10, op.request->initial_buffer);
   const cl_ulong seed_offset = op.request->initial_buffer_offset;
   set_arg(k, 11, seed_offset);
   launch.run(k, tiles, kernels.work_group_size, true);

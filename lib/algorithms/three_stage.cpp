@@ -25,15 +25,15 @@ struct tile_scan_args {
 void scan_tiles(launch_sequence& launch, const compiled_variant& kernels, std::size_t element_size,
                 const tile_scan_args& a, bool last) {
   cl_kernel k = kernels.kernels[scan_tiles_kernel]();
-  set_arg(k, 0, a.src);
+  launch.buffer_arg(k, 0, a.src);
   set_arg(k, 1, a.src_offset);
-  set_arg(k, 2, a.dst);
+  launch.buffer_arg(k, 2, a.dst);
   set_arg(k, 3, a.dst_offset);
   set_arg(k, 4, a.n);
-  set_arg(k, 5, a.tile_totals);
+  launch.buffer_arg(k, 5, a.tile_totals);
   set_arg(k, 6, a.exclusive);
   set_arg_bytes(k, 7, element_size, a.seed->bytes);
-  set_arg(k, 8, a.seed_source);
+  launch.buffer_arg(k, 8, a.seed_source);
   set_arg(k, 9, a.seed_offset);
   launch.run(k, tiles_for(a.n, kernels.tile), kernels.work_group_size, last);
 }
@@ -42,13 +42,13 @@ void add_tile_prefixes(launch_sequence& launch, const compiled_variant& kernels,
                        cl_mem data, cl_ulong offset, cl_ulong n, cl_mem prefixes, cl_int has_seed,
                        const element_value& seed, cl_mem seed_source, cl_ulong seed_offset, bool last) {
   cl_kernel k = kernels.kernels[add_tile_prefixes_kernel]();
-  set_arg(k, 0, data);
+  launch.buffer_arg(k, 0, data);
   set_arg(k, 1, offset);
   set_arg(k, 2, n);
-  set_arg(k, 3, prefixes);
+  launch.buffer_arg(k, 3, prefixes);
   set_arg(k, 4, has_seed);
   set_arg_bytes(k, 5, element_size, seed.bytes);
-  set_arg(k, 6, seed_source);
+  launch.buffer_arg(k, 6, seed_source);
   set_arg(k, 7, seed_offset);
   launch.run(k, tiles_for(n, kernels.tile), kernels.work_group_size, last);
 }

@@ -33,7 +33,7 @@ void enqueue_chained(workspace& ws, temporaries& temps, const compiled_variant& 
                        std::max(tiles, op.small_class_tiles), launch);
     cl_kernel k = kernels.kernels[chained_one_pass]();
     set_call_args(k, false);
-    set_arg(k, layout.call_args, started.status);
+    launch.buffer_arg(k, layout.call_args, started.status);
     set_arg(k, layout.call_args + 1, started.ticket_base);
     set_arg(k, layout.call_args + 2, started.tag);
     launch.run(k, tiles, kernels.work_group_size, true);
@@ -46,12 +46,12 @@ void enqueue_chained(workspace& ws, temporaries& temps, const compiled_variant& 
   set_aggregate_args(reduce, aggregates);
   launch.run(reduce, tiles, kernels.work_group_size, false);
   cl_kernel scan = kernels.kernels[chained_scan_aggregates]();
-  set_arg(scan, 0, aggregates);
+  launch.buffer_arg(scan, 0, aggregates);
   set_arg(scan, 1, cl_ulong{tiles});
   launch.run(scan, 1, kernels.work_group_size, false);
   cl_kernel last = kernels.kernels[chained_tiles]();
   set_call_args(last, true);
-  set_arg(last, layout.call_args, aggregates);
+  launch.buffer_arg(last, layout.call_args, aggregates);
   launch.run(last, tiles, kernels.work_group_size, true);
 }
 

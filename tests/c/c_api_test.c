@@ -2110,8 +2110,12 @@ static void test_opencl_error(void) {
   n = (size_t)(max_alloc / 8 + 1);
   bytes = n * sizeof(cl_int);
   if (bytes > budget || 2 * (cl_ulong)bytes > global_memory) {
-    printf("c-api: skipped: the data would take %zu bytes (allocation limit %llu)\n", bytes,
-           (unsigned long long)max_alloc);
+    /* Not raised for GPUs with more memory: on an 80 GB H100 (10 GB of data) NVIDIA's compiler did not
+     * build the one-work-item single-pass program this needs (CL_UNKNOWN_ERROR), a failure of another
+     * kind than the one under test. */
+    printf("c-api: skipped: the temporaries pass the allocation limit (%llu bytes) only with %zu bytes "
+           "of data, more than this test's budget (%zu bytes) or half the device's memory\n",
+           (unsigned long long)max_alloc, bytes, budget);
     return;
   }
   buffer = create_buffer(bytes);

@@ -39,6 +39,14 @@ add_test(NAME rusticl-sort-gpu-shape COMMAND clscan-tests "[sort]")
 set_tests_properties(rusticl-sort-gpu-shape PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-sort-gpu-shape")
+# Every kind of call first in a process (llvmpipe's qualification rejects the preferred CPU shape), and
+# the reference counts of the caller's buffers (a rusticl kernel keeps its last arguments referenced).
+foreach(area first-call references)
+  add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
+  set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
+      SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+      ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${area}")
+endforeach()
 add_test(NAME rusticl-cache COMMAND clscan-tests "[cache]~[driver-rejects-binary]")
 set_tests_properties(rusticl-cache PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"

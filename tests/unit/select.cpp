@@ -431,6 +431,10 @@ TEST_CASE("select: bad arguments throw before anything is enqueued, and leave th
   expect_rejected<clscan::invalid_argument>("partition_if on the look-back", "partition_if", out, count, [&] {
     clscan::partition_if<cl_int>(q, in, out, count, 64, forced);
   });
+  // Whatever n: with nothing to select, the call is as invalid as with elements.
+  expect_rejected<clscan::invalid_argument>(
+      "partition_if on the look-back, n = 0", "partition_if", out, count,
+      [&] { clscan::partition_if<cl_int>(q, in, out, count, 0, forced); });
   expect_rejected<clscan::invalid_argument>("short keys", "keys", out, count, [&] {
     clscan::inclusive_by_key<cl_int, cl_int>(q, keys, in, out, 64);
   });
@@ -453,4 +457,61 @@ TEST_CASE("select: bad arguments throw before anything is enqueued, and leave th
   check_guards("output", read_buffer<cl_int>(out, 64), 0, 0);
   check_guards("count", read_buffer<cl_ulong>(count, 2), 0, 0);
   CHECK(read_buffer<cl_int>(in, 64) == data);
+}
+
+TEST_CASE("select: a count that overlaps select_flagged's flags is rejected, one beside them is not",
+          "[select]") {
+  // The count is written while every tile reads the flags: through one handle or a sub-buffer of the
+  // same memory, the flags would change under the selection.
+  const auto& q = env().queue;
+  const std::size_t n = 64;
+  std::vector<cl_int> data(n);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<cl_int>(i) - 20;
+  const cl::Buffer in = make_buffer(data);
+  const cl::Buffer out = make_buffer(std::vector<cl_int>(n, poison_value<cl_int>()));
+  const cl::Buffer count = make_buffer(std::vector<cl_ulong>(2, poison_value<cl_ulong>()));
+  cl_uint base_bits = 0;
+  REQUIRE(clGetDeviceInfo(env().device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof base_bits, &base_bits,
+                          nullptr) == CL_SUCCESS);
+  const std::size_t align = std::max<std::size_t>(base_bits / 8, sizeof(cl_ulong));
+  // Flags at the front (every other element selected), a sub-buffer's origin past them, and room for
+  // a count beside the sub-buffer's flags.
+  const std::size_t base = (n + align - 1) / align * align;
+  std::vector<cl_uchar> flag_bytes(base + n + 32, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    flag_bytes[i] = static_cast<cl_uchar>(i % 2);
+  cl::Buffer shared = make_buffer(flag_bytes);
+  clscan::select_options<cl_int> at;
+  for (const std::size_t count_offset : {std::size_t{0}, std::size_t{3}, n / 8 - 1}) {
+    at.count_offset = count_offset;
+    INFO("count at element " << count_offset << " of the flags' buffer");
+    expect_rejected<clscan::invalid_argument>(
+        "count over the flags, one handle", "count overlaps the flags", out, count,
+        [&] { clscan::select_flagged<cl_int>(q, in, shared, out, shared, n, at); });
+  }
+  // The flags as a sub-buffer that starts `base` bytes into the buffer holding the count.
+  cl_buffer_region region{base, n};
+  cl_int status = CL_SUCCESS;
+  const cl::Buffer flags_view =
+      shared.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  REQUIRE(status == CL_SUCCESS);
+  REQUIRE(q.enqueueWriteBuffer(flags_view, CL_TRUE, 0, n, flag_bytes.data()) == CL_SUCCESS);
+  at.count_offset = base / sizeof(cl_ulong) + 1;
+  expect_rejected<clscan::invalid_argument>(
+      "count in a sub-buffer's flags", "count overlaps the flags", out, count,
+      [&] { clscan::select_flagged<cl_int>(q, in, flags_view, out, shared, n, at); });
+  std::vector<cl_uchar> expected_bytes = flag_bytes;
+  std::copy(flag_bytes.begin(), flag_bytes.begin() + static_cast<std::ptrdiff_t>(n),
+            expected_bytes.begin() + static_cast<std::ptrdiff_t>(base));
+  CHECK(read_buffer<cl_uchar>(shared, flag_bytes.size()) == expected_bytes);
+
+  // Beside the flags, in the same buffer, the count is allowed, and right.
+  at.count_offset = (base + n) / sizeof(cl_ulong) + 1;
+  REQUIRE(clscan::select_flagged<cl_int>(q, in, shared, out, shared, n, at).wait() == CL_SUCCESS);
+  const std::vector<cl_ulong> words = read_buffer<cl_ulong>(shared, at.count_offset + 1);
+  CHECK(words[at.count_offset] == n / 2);
+  const std::vector<cl_int> got = read_buffer<cl_int>(out, n / 2);
+  for (std::size_t i = 0; i < n / 2; ++i)
+    CHECK(got[i] == data[2 * i + 1]);
 }
