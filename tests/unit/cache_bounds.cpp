@@ -60,8 +60,8 @@ void select_above(const cl::CommandQueue& queue, const cl::Context& context, int
                     [](cl_int v) { return v == poison_value<cl_int>(); }));
 }
 
-// Restores the program limit a test changed (set_program_cache_limit overrides the environment from
-// then on, so the default is set back explicitly).
+// Sets the program limit back to what it was (set_program_cache_limit overrides CLSCAN_MAX_PROGRAMS
+// for the rest of the process, so the sections that read the variable come before the one that sets it).
 struct program_limit_restorer {
   std::size_t before = clscan::program_cache_limit();
   ~program_limit_restorer() { clscan::set_program_cache_limit(before); }
@@ -111,7 +111,6 @@ struct log_capture {
 TEST_CASE("program cache: a context keeps at most the limit of programs, however many predicates it has run",
           "[cache][program-cache]") {
   auto& e = env();
-  const program_limit_restorer restore;
   scoped_env no_limit("CLSCAN_MAX_PROGRAMS", std::nullopt);
   CHECK(clscan::program_cache_limit() >= 16); // the default is generous
 
@@ -128,26 +127,6 @@ TEST_CASE("program cache: a context keeps at most the limit of programs, however
     CHECK(clscan::cached_programs(context) == 2);
     clscan::release_cached_resources(context);
     CHECK(clscan::cached_programs(context) == 0);
-  }
-  SECTION("set_program_cache_limit, and a limit of one: every call keeps the program it runs") {
-    cl::Context context(e.device);
-    cl::CommandQueue queue(context, e.device);
-    clscan::set_program_cache_limit(3);
-    for (int k = -8; k < 4; ++k) {
-      select_above(queue, context, k);
-      CHECK(clscan::cached_programs(context) <= 3);
-    }
-    CHECK(clscan::cached_programs(context) == 3);
-    // Released ones come back when needed.
-    select_above(queue, context, -8);
-    CHECK(clscan::cached_programs(context) == 3);
-    clscan::set_program_cache_limit(1);
-    // A lowered limit applies at the context's next call.
-    for (int k : {1, 2, 1, 2}) {
-      select_above(queue, context, k);
-      CHECK(clscan::cached_programs(context) == 1);
-    }
-    clscan::release_cached_resources(context);
   }
   SECTION("bad limits are refused, naming them, before anything is enqueued") {
     CHECK_THROWS_AS(clscan::set_program_cache_limit(0), clscan::invalid_argument);
@@ -168,6 +147,27 @@ TEST_CASE("program cache: a context keeps at most the limit of programs, however
       REQUIRE(e.queue.finish() == CL_SUCCESS);
       CHECK(read_buffer<cl_int>(out, n) == poison);
     }
+  }
+  SECTION("set_program_cache_limit, and a limit of one: every call keeps the program it runs") {
+    cl::Context context(e.device);
+    cl::CommandQueue queue(context, e.device);
+    const program_limit_restorer restore;
+    clscan::set_program_cache_limit(3);
+    for (int k = -8; k < 4; ++k) {
+      select_above(queue, context, k);
+      CHECK(clscan::cached_programs(context) <= 3);
+    }
+    CHECK(clscan::cached_programs(context) == 3);
+    // Released ones come back when needed.
+    select_above(queue, context, -8);
+    CHECK(clscan::cached_programs(context) == 3);
+    clscan::set_program_cache_limit(1);
+    // A lowered limit applies at the context's next call.
+    for (int k : {1, 2, 1, 2}) {
+      select_above(queue, context, k);
+      CHECK(clscan::cached_programs(context) == 1);
+    }
+    clscan::release_cached_resources(context);
   }
 }
 
