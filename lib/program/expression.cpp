@@ -179,6 +179,31 @@ const internal_names& clscan_names() {
   return *names;
 }
 
+class bracket_stack {
+public:
+  bool empty() const { return size_ == 0; }
+  void emplace_back(char bracket, std::size_t offset) {
+    if (size_ < inline_depth)
+      inline_[size_] = {bracket, offset};
+    else
+      spilled_.emplace_back(bracket, offset);
+    ++size_;
+  }
+  const std::pair<char, std::size_t>& back() const {
+    return size_ <= inline_depth ? inline_[size_ - 1] : spilled_.back();
+  }
+  void pop_back() {
+    if (size_ > inline_depth) spilled_.pop_back();
+    --size_;
+  }
+
+private:
+  static constexpr std::size_t inline_depth = 32;
+  std::pair<char, std::size_t> inline_[inline_depth];
+  std::vector<std::pair<char, std::size_t>> spilled_;
+  std::size_t size_ = 0;
+};
+
 [[noreturn]] void refuse(const char* what, expression_kind kind, const std::string& problem) {
   const char* documented = kind == expression_kind::predicate
                                ? "a predicate is one OpenCL C expression of x (the element) and i (its index)"
@@ -194,8 +219,9 @@ std::string at(std::size_t offset) { return " at offset " + std::to_string(offse
 void check_expression(std::string_view text, expression_kind kind, const char* what) {
   const std::string_view first = kind == expression_kind::predicate ? "x" : "a";
   const std::string_view second = kind == expression_kind::predicate ? "i" : "b";
-  // The open brackets, innermost last, with their offsets; deep nesting only allocates.
-  std::vector<std::pair<char, std::size_t>> open;
+  // The open brackets, innermost last, with their offsets: a repeated call allocates nothing
+  // (tests/programs/hot_path.cpp), so only nesting deeper than the array spills into a vector.
+  bracket_stack open;
   bool member = false; // the previous token was '.' or '->': a name after it is a vector component
   for (std::size_t p = 0; p < text.size();) {
     const char c = text[p];
