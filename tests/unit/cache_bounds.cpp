@@ -189,12 +189,15 @@ TEST_CASE("disk cache: its entries stay within the limit, the least recently use
   cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device);
   run(context, queue, 100);
-  REQUIRE(entries(dir.path()).size() == 1);
-  const std::uintmax_t entry_bytes = entries(dir.path()).front().second;
-  CHECK(clscan::disk_cache_bytes() == entry_bytes);
+  // The programs one call stores: one, or more where a kernel cannot run the compiled work-group size
+  // and its program is built again smaller (rusticl), each an entry of its own.
+  const std::size_t per_call = entries(dir.path()).size();
+  REQUIRE(per_call >= 1);
+  const std::uintmax_t call_bytes = total_bytes(dir.path());
+  CHECK(clscan::disk_cache_bytes() == call_bytes);
 
-  // Room for two entries and a half (the entries of "x > k" differ by a few bytes at most).
-  const std::uint64_t limit = entry_bytes * 5 / 2;
+  // Room for two calls' entries and a half (the entries of "x > k" differ by a few bytes at most).
+  const std::uint64_t limit = call_bytes * 5 / 2;
   scoped_env limited("CLSCAN_CACHE_MAX_BYTES", std::to_string(limit));
   REQUIRE(clscan::disk_cache_limit() == limit);
   for (int k = 0; k < 6; ++k) {
@@ -202,30 +205,31 @@ TEST_CASE("disk cache: its entries stay within the limit, the least recently use
     const std::uintmax_t total = total_bytes(dir.path());
     INFO("after x > " << k << ": " << total << " bytes in " << entries(dir.path()).size() << " entries");
     CHECK(total <= limit);
-    CHECK(entries(dir.path()).size() == 2);
+    CHECK(total >= 2 * call_bytes - call_bytes / 10);
     CHECK(clscan::disk_cache_bytes() == total);
   }
-  CHECK(log.count("disk cache: deleted") == 5);
+  CHECK(log.count("disk cache: deleted") >= 5);
 
-  // The survivors are the last two written, x > 4 and x > 5: loaded, not built, by a fresh workspace.
-  // A load makes an entry the most recently used: loading x > 4 and then storing x > 6 deletes x > 5.
+  // The survivors are the last two calls' entries, x > 4 and x > 5: loaded, not built, by a fresh
+  // workspace. A load makes an entry the most recently used: loading x > 4 and then storing x > 6
+  // deletes x > 5's.
   clscan::release_cached_resources(context);
   log.clear();
   run(context, queue, 4);
-  CHECK(log.count("loaded cached program") == 1);
+  CHECK(log.count("loaded cached program") == per_call);
   CHECK(log.count("built program from source") == 0);
   run(context, queue, 6);
-  CHECK(log.count("built program from source") == 1);
+  CHECK(log.count("built program from source") == per_call);
   clscan::release_cached_resources(context);
   log.clear();
   run(context, queue, 4);
   run(context, queue, 6);
-  CHECK(log.count("loaded cached program") == 2);
+  CHECK(log.count("loaded cached program") == 2 * per_call);
   CHECK(log.count("built program from source") == 0);
   clscan::release_cached_resources(context);
   log.clear();
   run(context, queue, 5);
-  CHECK(log.count("built program from source") == 1);
+  CHECK(log.count("built program from source") >= 1);
   CHECK(total_bytes(dir.path()) <= limit);
 
   {
