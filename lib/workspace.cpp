@@ -68,13 +68,22 @@ const compiled_variant& workspace::variant(const variant_key& key) {
   if (it == variants_.end()) {
     // Read before building: a bad CLSCAN_MAX_PROGRAMS throws before anything is built or enqueued.
     const std::size_t limit = program_limit_in_effect();
-    it = variants_.emplace(key, cached_variant{build_variant(context, device, caps, key), 0}).first;
-    program_limit_generation_ = program_limit_generation.load();
+    compiled_variant built;
+    try {
+      built = build_variant(context, device, caps, key);
+    } catch (...) {
+      // Texts of predicates that never built would otherwise stay until the next eviction.
+      release_unnamed_texts();
+      throw;
+    }
+    it = variants_.emplace(key, cached_variant{std::move(built), 0}).first;
+    const std::uint64_t generation = program_limit_generation.load();
     evict_variants(limit, &it->first);
+    program_limit_generation_ = generation;
   } else if (const std::uint64_t generation = program_limit_generation.load();
              generation != program_limit_generation_) {
-    program_limit_generation_ = generation;
     evict_variants(program_limit_in_effect(), &it->first);
+    program_limit_generation_ = generation;
   }
   it->second.last_use = ++variant_uses_;
   return it->second.compiled;
@@ -93,6 +102,10 @@ void workspace::evict_variants(std::size_t limit, const variant_key* kept) {
                                 " for " + caps.name);
     variants_.erase(victim);
   }
+  release_unnamed_texts();
+}
+
+void workspace::release_unnamed_texts() {
   for (auto text = custom_ops_.begin(); text != custom_ops_.end();) {
     const bool named = std::any_of(variants_.begin(), variants_.end(), [&](const auto& entry) {
       return entry.first.custom_op == &*text || entry.first.predicate == &*text;

@@ -101,6 +101,7 @@ private:
   // Releases the least recently used variants, but `kept`, until at most `limit` remain, and the
   // interned texts no remaining key names.
   void evict_variants(std::size_t limit, const variant_key* kept);
+  void release_unnamed_texts();
 
   std::map<variant_key, cached_variant> variants_;
   std::uint64_t variant_uses_ = 0;
