@@ -108,8 +108,12 @@ bool older(const entry_file& a, const entry_file& b) {
 void evict_over_limit(const std::string& dir, std::uint64_t limit) {
   std::vector<std::string> stale;
   std::vector<entry_file> entries = list_entries(dir, &stale);
-  for (const std::string& name : stale)
-    ::unlink((dir + "/" + name).c_str());
+  for (const std::string& name : stale) {
+    std::string path = dir;
+    path += '/';
+    path += name;
+    ::unlink(path.c_str());
+  }
   std::uint64_t total = 0;
   for (const entry_file& entry : entries)
     total += entry.bytes;

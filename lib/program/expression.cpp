@@ -10,7 +10,9 @@
 
 #include <clscan/error.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,11 +39,11 @@ bool language_name(std::string_view name) {
   if (keywords.count(name)) return true;
   static const std::set<std::string_view> vector_bases = {"char", "uchar", "short", "ushort", "int", "uint",
                                                           "long", "ulong", "float", "double", "half"};
-  for (const std::string_view width : {"2", "3", "4", "8", "16"})
-    if (name.size() > width.size() && name.substr(name.size() - width.size()) == width &&
-        vector_bases.count(name.substr(0, name.size() - width.size())))
-      return true;
-  return false;
+  const std::initializer_list<std::string_view> widths = {"2", "3", "4", "8", "16"};
+  return std::any_of(widths.begin(), widths.end(), [&](std::string_view width) {
+    return name.size() > width.size() && name.substr(name.size() - width.size()) == width &&
+           vector_bases.count(name.substr(0, name.size() - width.size())) != 0;
+  });
 }
 
 // One token of OpenCL C source: an identifier, or a punctuation character, or (between directives of
