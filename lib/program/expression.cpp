@@ -300,6 +300,9 @@ void check_expression(std::string_view text, expression_kind kind, const char* w
   }
   if (!open.empty())
     refuse(what, kind, std::string("leaves '") + open.back().first + "'" + at(open.back().second) + " open");
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+    refuse(what, kind, "is blank");
 }
 
 std::string expression_function(expression_kind kind, std::string_view text, const char* element_type) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,7 @@ const refused_text refused_predicates[] = {
     {"internal function", "carry_combine(x, 1) > 0", "'carry_combine'"},
     {"internal macro", "x < CLSCAN_WG", "'CLSCAN_WG'"},
     {"operator's name in a predicate", "a > 0", "'a'"},
+    {"blank", " \n\t ", "blank"},
 };
 
 const refused_text refused_operators[] = {
@@ -187,6 +189,26 @@ TEST_CASE("expressions: predicates with brackets, ternaries, casts, built-in cal
     CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
                       [](cl_int v) { return v == poison_value<cl_int>(); }));
   }
+}
+
+TEST_CASE("expressions: a predicate of a float element calls fabs", "[select][expressions]") {
+  auto& e = env();
+  std::vector<cl_float> data(n);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<cl_float>(static_cast<int>((i * 31) % 17) - 8) * 0.125f;
+  const cl::Buffer in = make_buffer(data);
+  const cl::Buffer out = make_buffer(std::vector<cl_float>(n, poison_value<cl_float>()));
+  const cl::Buffer count = make_buffer(std::vector<cl_ulong>(1, poison_value<cl_ulong>()));
+  clscan::select_options<cl_float> opts;
+  opts.predicate = "fabs(x) > 0.5f";
+  clscan::select_if<cl_float>(e.queue, in, out, count, n, opts);
+  std::vector<cl_float> expected;
+  std::copy_if(data.begin(), data.end(), std::back_inserter(expected),
+               [](cl_float x) { return std::fabs(x) > 0.5f; });
+  REQUIRE(e.queue.finish() == CL_SUCCESS);
+  REQUIRE(read_buffer<cl_ulong>(count, 1)[0] == expected.size());
+  const std::vector<cl_float> got = read_buffer<cl_float>(out, n);
+  CHECK(std::equal(expected.begin(), expected.end(), got.begin()));
 }
 
 TEST_CASE("expressions: custom operators with brackets, ternaries and built-in calls scan exactly",
