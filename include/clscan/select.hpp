@@ -13,8 +13,8 @@
 // clscan::invalid_argument whatever n is. n == 0 writes a zero count and builds nothing, so a
 // predicate is compiled (and one that does not compile found) on the first call with n > 0. Bad
 // arguments throw clscan::invalid_argument before anything is enqueued; a predicate that does not
-// compile throws clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls with
-// the same predicate build and allocate nothing.
+// compile throws clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls
+// with the same predicate build and allocate nothing.
 #pragma once
 
 #include <clscan/primitives.hpp>
