@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/stat.h>
@@ -58,6 +59,38 @@ void select_above(const cl::CommandQueue& queue, const cl::Context& context, int
   CHECK(std::equal(expected.begin(), expected.end(), got.begin()));
   CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
                     [](cl_int v) { return v == poison_value<cl_int>(); }));
+}
+
+// select_if with "x > k" on `queue`, without Catch2's assertions (for other threads): "" when the
+// result is exact, else what was wrong.
+std::string select_above_quietly(const cl::CommandQueue& queue, const cl::Context& context, int k) {
+  try {
+    const std::vector<cl_int> data = sample_ints();
+    cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+    cl::Buffer out(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+    cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
+    const std::vector<cl_int> poison(n, poison_value<cl_int>());
+    const cl_ulong count_poison = poison_value<cl_ulong>();
+    if (queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data()) != CL_SUCCESS ||
+        queue.enqueueWriteBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), poison.data()) != CL_SUCCESS ||
+        queue.enqueueWriteBuffer(count, CL_TRUE, 0, sizeof count_poison, &count_poison) != CL_SUCCESS)
+      return "writing the buffers failed";
+    clscan::select_options<cl_int> opts;
+    opts.predicate = "x > " + std::to_string(k);
+    clscan::select_if<cl_int>(queue, in, out, count, n, opts);
+    std::vector<cl_int> expected;
+    std::copy_if(data.begin(), data.end(), std::back_inserter(expected), [&](cl_int x) { return x > k; });
+    std::vector<cl_int> got(n);
+    cl_ulong got_count = 0;
+    if (queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data()) != CL_SUCCESS ||
+        queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof got_count, &got_count) != CL_SUCCESS)
+      return "reading the results failed";
+    if (got_count != expected.size() || !std::equal(expected.begin(), expected.end(), got.begin()))
+      return "x > " + std::to_string(k) + ": wrong selection";
+    return {};
+  } catch (const std::exception& e) {
+    return "x > " + std::to_string(k) + ": " + e.what();
+  }
 }
 
 // Sets the program limit back to what it was (set_program_cache_limit overrides CLSCAN_MAX_PROGRAMS
@@ -167,6 +200,21 @@ TEST_CASE("program cache: a context keeps at most the limit of programs, however
       select_above(queue, context, k);
       CHECK(clscan::cached_programs(context) == 1);
     }
+    // Threads with predicates of their own on one context and queue each: every call runs the
+    // program it built, whatever the others' calls release.
+    std::vector<std::string> failures(3);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < failures.size(); ++t)
+      threads.emplace_back([&, t] {
+        cl::CommandQueue own(context, e.device);
+        for (int round = 0; round < 4 && failures[t].empty(); ++round)
+          failures[t] = select_above_quietly(own, context, static_cast<int>(10 * t) + round % 2);
+      });
+    for (std::thread& thread : threads)
+      thread.join();
+    for (const std::string& failure : failures)
+      CHECK(failure.empty());
+    CHECK(clscan::cached_programs(context) == 1);
     clscan::release_cached_resources(context);
   }
 }
