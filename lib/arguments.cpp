@@ -4,6 +4,7 @@
 #include "device_info.hpp"
 #include "element.hpp"
 #include "error_check.hpp"
+#include "program/expression.hpp"
 
 #include <clscan/error.hpp>
 
@@ -60,14 +61,15 @@ bool intersecting(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::
 }
 
 // Checks an OpenCL C expression the caller gives (a custom operator, a predicate) before it goes into
-// a program.
-void check_expression(const std::string& text, const char* what) {
+// a program: program/expression.cpp for what one may hold.
+void check_user_expression(const std::string& text, expression_kind kind, const char* what) {
   if (text.find('\0') != std::string::npos)
     throw invalid_argument(std::string(what) +
                            " contains a NUL character, which OpenCL C source cannot hold");
   if (text.size() > max_custom_op_bytes)
     throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
                            " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
+  detail::check_expression(text, kind, what);
 }
 
 void validate_request(const scan_request& request, const device_capabilities& caps) {
@@ -97,7 +99,7 @@ void validate_request(const scan_request& request, const device_capabilities& ca
   if (request.operation == op::custom) {
     if (!request.custom_op || request.custom_op->empty())
       throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
-    check_expression(*request.custom_op, "options::custom_op");
+    check_user_expression(*request.custom_op, expression_kind::custom_op, "options::custom_op");
   }
 }
 
@@ -316,7 +318,7 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
       throw invalid_argument(name() +
                              ": select_options::predicate is empty; give an OpenCL C expression of x and "
                              "i, e.g. \"x > 0\"");
-    check_expression(*request.predicate, "select_options::predicate");
+    check_user_expression(*request.predicate, expression_kind::predicate, "select_options::predicate");
   } else if (!by_key && has_predicate) {
     throw invalid_argument(name() + ": select_options::predicate must be empty (this call selects by " +
                            (request.kind == primitive::unique ? "comparing neighbours" : "the flags") + ")");

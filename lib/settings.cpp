@@ -53,6 +53,35 @@ std::optional<std::size_t> max_contexts_setting() {
   return value;
 }
 
+std::optional<std::size_t> max_programs_setting() {
+  const std::string_view text = environment("CLSCAN_MAX_PROGRAMS");
+  if (text.empty()) return std::nullopt;
+  const std::optional<std::size_t> value = parse_count(text, SIZE_MAX);
+  if (!value || *value == 0)
+    throw invalid_argument("clscan: CLSCAN_MAX_PROGRAMS='" + std::string(text) +
+                           "' is not a positive number of compiled programs");
+  return value;
+}
+
+std::optional<std::uint64_t> cache_max_bytes_setting() {
+  const std::string_view text = environment("CLSCAN_CACHE_MAX_BYTES");
+  if (text.empty()) return std::nullopt;
+  std::string_view digits = text;
+  unsigned shift = 0;
+  switch (digits.back()) {
+  case 'K': shift = 10; break;
+  case 'M': shift = 20; break;
+  case 'G': shift = 30; break;
+  default: break;
+  }
+  if (shift) digits.remove_suffix(1);
+  const std::optional<std::size_t> value = parse_count(digits, SIZE_MAX >> shift);
+  if (!value || *value == 0)
+    throw invalid_argument("clscan: CLSCAN_CACHE_MAX_BYTES='" + std::string(text) +
+                           "' is not a positive number of bytes (digits, optionally followed by K, M or G)");
+  return std::uint64_t{*value} << shift;
+}
+
 std::string_view tuning_override() { return environment("CLSCAN_TUNING"); }
 
 std::optional<std::size_t> spin_limit_override() {

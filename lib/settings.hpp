@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@ std::string cache_directory_setting();
 // CLSCAN_MAX_CONTEXTS: (context, device) pairs the workspace cache keeps; nullopt when unset. Throws
 // invalid_argument for anything but a positive number.
 std::optional<std::size_t> max_contexts_setting();
+// CLSCAN_MAX_PROGRAMS: compiled programs each workspace keeps; nullopt when unset. Throws
+// invalid_argument for anything but a positive number.
+std::optional<std::size_t> max_programs_setting();
+// CLSCAN_CACHE_MAX_BYTES: bytes the disk cache's program entries may take; nullopt when unset. Throws
+// invalid_argument for anything but a positive number of bytes (digits, optionally followed by K, M or
+// G for KiB, MiB, GiB).
+std::optional<std::uint64_t> cache_max_bytes_setting();
 
 // CLSCAN_TUNING: a launch shape for every variant ("wg=128,items=16,vec=4,lookback=16").
 std::string_view tuning_override();

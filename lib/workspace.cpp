@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -55,10 +56,72 @@ const tuning& workspace::reduce_shape(element_type type) {
   return it->second;
 }
 
+namespace {
+
+constexpr std::size_t default_program_limit = 64;
+
+// set_program_cache_limit()'s value (0: CLSCAN_MAX_PROGRAMS, else the default), and a count of its
+// calls, which a workspace compares on every call so that a lowered limit applies at its next call
+// without reading the environment on calls that build nothing.
+std::atomic<std::size_t> program_limit{0};
+std::atomic<std::uint64_t> program_limit_generation{0};
+
+std::size_t program_limit_in_effect() {
+  if (const std::size_t set = program_limit.load()) return set;
+  return max_programs_setting().value_or(default_program_limit);
+}
+
+} // namespace
+
 const compiled_variant& workspace::variant(const variant_key& key) {
   auto it = variants_.find(key);
-  if (it == variants_.end()) it = variants_.emplace(key, build_variant(context, device, caps, key)).first;
-  return it->second;
+  if (it == variants_.end()) {
+    // Read before building: a bad CLSCAN_MAX_PROGRAMS throws before anything is built or enqueued.
+    const std::size_t limit = program_limit_in_effect();
+    compiled_variant built;
+    try {
+      built = build_variant(context, device, caps, key);
+    } catch (...) {
+      // Texts of predicates that never built would otherwise stay until the next eviction.
+      release_unnamed_texts();
+      throw;
+    }
+    it = variants_.emplace(key, cached_variant{std::move(built), 0}).first;
+    const std::uint64_t generation = program_limit_generation.load();
+    evict_variants(limit, &it->first);
+    program_limit_generation_ = generation;
+  } else if (const std::uint64_t generation = program_limit_generation.load();
+             generation != program_limit_generation_) {
+    evict_variants(program_limit_in_effect(), &it->first);
+    program_limit_generation_ = generation;
+  }
+  it->second.last_use = ++variant_uses_;
+  return it->second.compiled;
+}
+
+void workspace::evict_variants(std::size_t limit, const variant_key* kept) {
+  if (variants_.size() <= limit) return;
+  while (variants_.size() > limit) {
+    auto victim = variants_.end();
+    for (auto it = variants_.begin(); it != variants_.end(); ++it)
+      if (&it->first != kept && (victim == variants_.end() || it->second.last_use < victim->second.last_use))
+        victim = it;
+    if (victim == variants_.end()) break;
+    if (log_enabled())
+      log(log_level::debug, "program cache: released a program over the limit of " + std::to_string(limit) +
+                                " for " + caps.name);
+    variants_.erase(victim);
+  }
+  release_unnamed_texts();
+}
+
+void workspace::release_unnamed_texts() {
+  for (auto text = custom_ops_.begin(); text != custom_ops_.end();) {
+    const bool named = std::any_of(variants_.begin(), variants_.end(), [&](const auto& entry) {
+      return entry.first.custom_op == &*text || entry.first.predicate == &*text;
+    });
+    text = named ? std::next(text) : custom_ops_.erase(text);
+  }
 }
 
 const std::string* workspace::intern(std::string_view text) {
@@ -317,6 +380,32 @@ std::size_t cache_limit() {
   auto& r = detail::registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return detail::cache_limit_locked(r);
+}
+
+void set_program_cache_limit(std::size_t programs) {
+  if (programs == 0)
+    throw invalid_argument("clscan: set_program_cache_limit(0): a call needs at least its own program");
+  detail::program_limit.store(programs);
+  ++detail::program_limit_generation;
+}
+
+std::size_t program_cache_limit() { return detail::program_limit_in_effect(); }
+
+std::size_t cached_programs(const cl::Context& context) {
+  if (!context()) throw invalid_argument("clscan: cached_programs: the context is null");
+  auto& r = detail::registry();
+  std::vector<std::shared_ptr<detail::workspace>> held;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto& [key, entry] : r.entries)
+      if (key.first == context()) held.push_back(entry.ws);
+  }
+  std::size_t count = 0;
+  for (const auto& ws : held) {
+    std::lock_guard<std::mutex> lock(ws->mutex);
+    count += ws->variant_count();
+  }
+  return count;
 }
 
 } // namespace clscan

@@ -80,8 +80,11 @@ public:
   const tuning& reduce_shape(element_type type);
 
   // The compiled kernels for `key`, built (or loaded from the disk cache) on first use
-  // (program/build.hpp build_variant).
+  // (program/build.hpp build_variant). A build first releases the least recently used variants over
+  // the program cache limit (clscan::program_cache_limit), never the one returned: the call holds the
+  // mutex while it uses the reference, and each call uses one variant.
   const compiled_variant& variant(const variant_key& key);
+  std::size_t variant_count() const { return variants_.size(); }
 
   // The one stored copy of a custom operator's text (variant_key::custom_op); copies it only the first
   // time this workspace meets it.
@@ -103,7 +106,18 @@ public:
 private:
   std::map<std::tuple<element_type, algorithm, bool, single_pass_candidate>, tuning> shapes_;
   std::map<element_type, tuning> reduce_shapes_;
-  std::map<variant_key, compiled_variant> variants_;
+  struct cached_variant {
+    compiled_variant compiled;
+    std::uint64_t last_use = 0; // variant_uses_ when a call last took it
+  };
+  // Releases the least recently used variants, but `kept`, until at most `limit` remain, and the
+  // interned texts no remaining key names.
+  void evict_variants(std::size_t limit, const variant_key* kept);
+  void release_unnamed_texts();
+
+  std::map<variant_key, cached_variant> variants_;
+  std::uint64_t variant_uses_ = 0;
+  std::uint64_t program_limit_generation_ = 0; // of set_program_cache_limit, when last applied
   std::set<std::string, std::less<>> custom_ops_;
   std::vector<std::unique_ptr<temporaries>> temporaries_;
   std::uint64_t calls_ = 0;

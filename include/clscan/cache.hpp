@@ -3,12 +3,16 @@
 //
 // The disk cache lives in CLSCAN_CACHE_DIR, else $XDG_CACHE_HOME/clscan, else ~/.cache/clscan.
 // CLSCAN_NO_CACHE=1 turns it off. A missing, truncated, corrupt, foreign or rejected entry is rebuilt
-// from source and replaced; an unwritable directory leaves clscan working from memory only.
+// from source and replaced; an unwritable directory leaves clscan working from memory only. Its program
+// entries (all devices together) take at most disk_cache_limit() bytes: after each entry it writes,
+// clscan deletes the least recently used entries (by modification time, which a load refreshes) until
+// the total fits, the new entry too if it alone does not.
 #pragma once
 
 #include <clscan/config.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace clscan {
@@ -18,6 +22,19 @@ std::string cache_directory();
 
 // Number of disk cache entries that belong to `device` (its platform, name and driver).
 std::size_t disk_cache_entries(const cl::Device& device);
+
+// Bytes the program entries of the disk cache take now (all devices), 0 when the cache is off.
+std::uint64_t disk_cache_bytes();
+
+// Keeps the disk cache's program entries within `bytes` from the next entry written on (by this
+// process; others follow their own setting). Overrides CLSCAN_CACHE_MAX_BYTES. Throws
+// clscan::invalid_argument for 0 (CLSCAN_NO_CACHE=1 turns the disk cache off).
+void set_disk_cache_limit(std::uint64_t bytes);
+
+// The limit in effect: set_disk_cache_limit()'s, else CLSCAN_CACHE_MAX_BYTES (bytes, or a number
+// followed by K, M or G), else 256 MiB. Throws clscan::invalid_argument when CLSCAN_CACHE_MAX_BYTES is
+// set but not a positive size.
+std::uint64_t disk_cache_limit();
 
 // What clscan keeps per (context, device) pair: compiled programs and kernels, launch shapes, and
 // temporary buffers. Each pair's entry retains its context (and the queues that last used its
@@ -45,5 +62,25 @@ void set_cache_limit(std::size_t contexts);
 // The limit in effect: set_cache_limit()'s, else CLSCAN_MAX_CONTEXTS, else 4. Throws
 // clscan::invalid_argument when CLSCAN_MAX_CONTEXTS is set but not a positive number.
 std::size_t cache_limit();
+
+// Each (context, device) entry keeps at most program_cache_limit() compiled programs (one per element
+// type, operator or predicate text, call and launch shape it has run; each holds the device's code,
+// about 1 MB on PoCL). When a call needs a program the entry does not hold, the least recently used
+// programs over the limit are released; the one the call uses never is, so a call always runs. A
+// released program is loaded from the disk cache (or rebuilt) when next needed. Commands already
+// enqueued finish normally: OpenCL keeps the objects they use alive.
+//
+// Keeps at most `programs` compiled programs per entry from each entry's next call on. Overrides
+// CLSCAN_MAX_PROGRAMS. Throws clscan::invalid_argument for 0.
+void set_program_cache_limit(std::size_t programs);
+
+// The limit in effect: set_program_cache_limit()'s, else CLSCAN_MAX_PROGRAMS, else 64. Throws
+// clscan::invalid_argument when CLSCAN_MAX_PROGRAMS is set but not a positive number.
+std::size_t program_cache_limit();
+
+// Number of compiled programs clscan holds for `context` (all its devices). Waits for no device; may
+// wait for a call on another thread that holds one of these entries to finish enqueueing. Throws
+// clscan::invalid_argument for a null context.
+std::size_t cached_programs(const cl::Context& context);
 
 } // namespace clscan

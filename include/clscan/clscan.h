@@ -107,7 +107,8 @@ typedef struct clscan_options {
   clscan_op operation;
   clscan_algorithm algorithm;
   /* With CLSCAN_OP_CUSTOM: an OpenCL C expression of `a` and `b` (both of the element type) that
-   * combines them associatively, e.g. "a * b", NUL-terminated, and its identity element. */
+   * combines them associatively, e.g. "a * b", NUL-terminated, and its identity element. One
+   * expression, as a predicate is (CLSCAN_INVALID_ARGUMENT otherwise). */
   const char* custom_op;
   clscan_value custom_identity;
   /* Nonzero: an exclusive scan starts from `initial` (out[0] == initial); an inclusive scan combines it
@@ -222,8 +223,11 @@ static inline clscan_select_options clscan_select_options_defaults(void) {
  * written.
  *
  * `predicate` is an OpenCL C boolean expression of x (the element, of `type`) and i (its index in the
- * input, a ulong), NUL-terminated, e.g. "x > 0" or "(i & 1) == 0 && x != 0": one expression, no
- * statements or comments. One that does not compile returns CLSCAN_BUILD_ERROR with the build log.
+ * input, a ulong), NUL-terminated, e.g. "x > 0" or "(i & 1) == 0 && x != 0": one expression, with
+ * brackets balanced and no ';', braces, '#', comment, string literal or name of clscan's own
+ * (CLSCAN_INVALID_ARGUMENT otherwise, naming the problem), compiled in a function of its own that sees
+ * only x, i and OpenCL C's built-ins. One that does not compile returns CLSCAN_BUILD_ERROR with the
+ * build log.
  *
  *   select_if:      keeps in[i] where the predicate holds
  *   select_flagged: keeps in[i] where flags[flags_offset + i] != 0; `flags` is a buffer of cl_uchar

@@ -44,7 +44,9 @@ template <typename T = cl_int> struct options {
   clscan::op operation = clscan::op::sum;
 
   // With op::custom: an OpenCL C expression of `a` and `b` (both of the element type) that combines
-  // them associatively, e.g. "a * b" or "(a > b) ? a : b", and its identity element.
+  // them associatively, e.g. "a * b" or "(a > b) ? a : b", and its identity element. One expression:
+  // brackets balanced, no ';', braces, '#', comment, string literal or name of clscan's own
+  // (clscan::invalid_argument otherwise); it sees only a, b and OpenCL C's built-ins.
   std::string custom_op;
   T custom_identity{};
 

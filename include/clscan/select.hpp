@@ -7,11 +7,14 @@
 //
 // Like the scans, every call only enqueues work on `queue`, never waits for the device, and never
 // reads data back: the returned event completes when `out` and the count are written. Elements of
-// `out` past the count are not written. n == 0 writes a zero count and builds nothing, so a
-// predicate is compiled (and a bad one found) on the first call with n > 0. Bad arguments throw
-// clscan::invalid_argument before anything is enqueued; a predicate that does not compile throws
-// clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls with
-// the same predicate build and allocate nothing.
+// `out` past the count are not written. A predicate is one OpenCL C expression of x and i (brackets
+// balanced; no ';', braces, '#', comment, string literal or name of clscan's own), compiled in a
+// function of its own that sees only x, i and OpenCL C's built-ins; other text throws
+// clscan::invalid_argument whatever n is. n == 0 writes a zero count and builds nothing, so a
+// predicate is compiled (and one that does not compile found) on the first call with n > 0. Bad
+// arguments throw clscan::invalid_argument before anything is enqueued; a predicate that does not
+// compile throws clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls
+// with the same predicate build and allocate nothing.
 #pragma once
 
 #include <clscan/primitives.hpp>

@@ -32,13 +32,9 @@ std::string prelude(const variant_key& key, const device_capabilities& caps) {
   switch (key.call.value_or(primitive::select_if)) {
   case primitive::select_flagged: lines += "#define CLSCAN_SELECT_FLAGGED 1\n"; break;
   case primitive::unique: lines += "#define CLSCAN_SELECT_UNIQUE 1\n"; break;
-  default: {
-    // One expression of x and i; on one line, since a #define ends at the line's end.
-    std::string expression = key.predicate ? *key.predicate : std::string("x != 0");
-    std::replace(expression.begin(), expression.end(), '\n', ' ');
-    std::replace(expression.begin(), expression.end(), '\r', ' ');
-    lines += "#define CLSCAN_PREDICATE (" + expression + ")\n";
-  }
+  default:
+    // The predicate's function opens the program (program_source); the default selects non-zero x.
+    if (key.predicate) lines += "#define CLSCAN_PREDICATE clscan_user_predicate(x, i)\n";
   }
   return lines;
 }

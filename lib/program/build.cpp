@@ -127,6 +127,8 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device,
                           const device_capabilities& caps, const std::string& source,
                           const std::string& options) {
   const auto start = std::chrono::steady_clock::now();
+  // Read first: a bad CLSCAN_CACHE_MAX_BYTES throws before anything is built.
+  const std::uint64_t disk_limit = disk_cache_limit_in_effect();
   const binary_identity id = make_binary_identity(caps, source, options);
   if (auto binary = load_binary(id)) {
     if (cl::Program program = from_binary(context, device(), *binary, options); program()) {
@@ -149,7 +151,7 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device,
   if (log_enabled())
     log(log_level::info, "built program from source for " + caps.name + " in " +
                              std::to_string(milliseconds_since(start)) + " ms, options: " + options);
-  store_binary(id, program_binary(raw));
+  store_binary(id, program_binary(raw), disk_limit);
   return program;
 }
 

@@ -3,19 +3,25 @@
 #include "files.hpp"
 
 #include "log.hpp"
+#include "settings.hpp"
 
 #include <clscan/cache.hpp>
+#include <clscan/error.hpp>
 #include <clscan/version.hpp>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -52,7 +58,84 @@ void log_cache(log_level level, const std::string& message) {
   if (log_enabled()) log(level, "disk cache: " + message);
 }
 
+constexpr std::uint64_t default_disk_limit = std::uint64_t{256} << 20;
+// set_disk_cache_limit()'s value; 0: CLSCAN_CACHE_MAX_BYTES, else the default.
+std::atomic<std::uint64_t> disk_limit{0};
+
+bool has_suffix(const std::string& name, std::string_view suffix) {
+  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct entry_file {
+  std::string name;
+  std::uint64_t bytes = 0;
+  struct timespec modified {};
+};
+
+// The program entries of `dir` (every device's), as regular files seen without following links; and
+// (in `stale`) the temporary files of writers that died before renaming them, an hour old or more.
+std::vector<entry_file> list_entries(const std::string& dir, std::vector<std::string>* stale = nullptr) {
+  std::vector<entry_file> entries;
+  DIR* handle = ::opendir(dir.c_str());
+  if (!handle) return entries;
+  const time_t hour_ago = ::time(nullptr) - 3600;
+  while (const dirent* item = ::readdir(handle)) {
+    const std::string name = item->d_name;
+    const bool entry = has_suffix(name, ".clbin");
+    const bool temporary = name.find(".clbin.tmp.") != std::string::npos;
+    if (!entry && !(temporary && stale)) continue;
+    struct stat info {};
+    if (::fstatat(::dirfd(handle), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode))
+      continue;
+    if (entry)
+      entries.push_back({name, static_cast<std::uint64_t>(info.st_size), info.st_mtim});
+    else if (info.st_mtim.tv_sec < hour_ago)
+      stale->push_back(name);
+  }
+  ::closedir(handle);
+  return entries;
+}
+
+bool older(const entry_file& a, const entry_file& b) {
+  if (a.modified.tv_sec != b.modified.tv_sec) return a.modified.tv_sec < b.modified.tv_sec;
+  if (a.modified.tv_nsec != b.modified.tv_nsec) return a.modified.tv_nsec < b.modified.tv_nsec;
+  return a.name < b.name;
+}
+
+// Deletes the least recently used entries of `dir` until the rest take at most `limit` bytes. Other
+// processes may delete or write entries meanwhile: a name already gone is skipped, and a reader that
+// opened an entry before it was deleted still reads all of it.
+void evict_over_limit(const std::string& dir, std::uint64_t limit) {
+  std::vector<std::string> stale;
+  std::vector<entry_file> entries = list_entries(dir, &stale);
+  for (const std::string& name : stale) {
+    std::string path = dir;
+    path += '/';
+    path += name;
+    ::unlink(path.c_str());
+  }
+  std::uint64_t total = 0;
+  for (const entry_file& entry : entries)
+    total += entry.bytes;
+  if (total <= limit) return;
+  std::sort(entries.begin(), entries.end(), older);
+  for (const entry_file& entry : entries) {
+    if (total <= limit) break;
+    const std::string path = dir + "/" + entry.name;
+    if (::unlink(path.c_str()) == 0 || errno == ENOENT) {
+      total -= entry.bytes;
+      log_cache(log_level::info, "deleted " + path + ", least recently used, to stay within " +
+                                     std::to_string(limit) + " bytes");
+    }
+  }
+}
+
 } // namespace
+
+std::uint64_t disk_cache_limit_in_effect() {
+  if (const std::uint64_t set = disk_limit.load()) return set;
+  return cache_max_bytes_setting().value_or(default_disk_limit);
+}
 
 binary_identity make_binary_identity(const device_capabilities& device, const std::string& source,
                                      const std::string& options) {
@@ -105,11 +188,13 @@ std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id)
   unsigned char extra = 0;
   if (in.read(&extra, 1)) return reject("trailing bytes");
   if (XXH3_64bits(binary.data(), binary.size()) != checksum) return reject("checksum mismatch");
+  // Its modification time is its last use, which eviction goes by; a read-only cache keeps the old one.
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
   log_cache(log_level::debug, "hit " + path);
   return binary;
 }
 
-void store_binary(const binary_identity& id, const std::vector<unsigned char>& binary) {
+void store_binary(const binary_identity& id, const std::vector<unsigned char>& binary, std::uint64_t limit) {
   const std::string dir = disk_cache_directory();
   if (dir.empty() || binary.empty()) return;
   if (!make_directories(dir)) {
@@ -132,6 +217,7 @@ void store_binary(const binary_identity& id, const std::vector<unsigned char>& b
     return;
   }
   log_cache(log_level::info, "stored " + path);
+  evict_over_limit(dir, limit);
 }
 
 std::string device_stem(const device_capabilities& device) {
@@ -163,5 +249,23 @@ std::string cache_directory() { return detail::disk_cache_directory(); }
 std::size_t disk_cache_entries(const cl::Device& device) {
   return detail::count_device_entries(capabilities(device));
 }
+
+std::uint64_t disk_cache_bytes() {
+  const std::string dir = detail::disk_cache_directory();
+  std::uint64_t total = 0;
+  if (!dir.empty())
+    for (const auto& entry : detail::list_entries(dir))
+      total += entry.bytes;
+  return total;
+}
+
+void set_disk_cache_limit(std::uint64_t bytes) {
+  if (bytes == 0)
+    throw invalid_argument(
+        "clscan: set_disk_cache_limit(0): set CLSCAN_NO_CACHE=1 to turn the disk cache off");
+  detail::disk_limit.store(bytes);
+}
+
+std::uint64_t disk_cache_limit() { return detail::disk_cache_limit_in_effect(); }
 
 } // namespace clscan

@@ -5,6 +5,7 @@
 
 #include <clscan/device.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,9 +27,13 @@ binary_identity make_binary_identity(const device_capabilities& device, const st
 std::optional<std::vector<unsigned char>> load_binary(const binary_identity& id);
 
 // Stores `binary` for `id`: written to a temporary file, then renamed over the entry, so readers see
-// the old entry or the new one, never half of one. Failures (read-only directory, full disk) are
-// logged and otherwise ignored.
-void store_binary(const binary_identity& id, const std::vector<unsigned char>& binary);
+// the old entry or the new one, never half of one; then deletes the least recently used entries until
+// all take at most `limit` bytes (clscan::disk_cache_limit). Failures (read-only directory, full disk)
+// are logged and otherwise ignored.
+void store_binary(const binary_identity& id, const std::vector<unsigned char>& binary, std::uint64_t limit);
+
+// clscan::disk_cache_limit(): set_disk_cache_limit()'s, else CLSCAN_CACHE_MAX_BYTES, else 256 MiB.
+std::uint64_t disk_cache_limit_in_effect();
 
 // 16 hex digits naming this device identity (library version, platform, device, driver) in file
 // names of the cache directory.

@@ -2,6 +2,7 @@
 
 #include "algorithms/algorithm_unit.hpp"
 #include "element.hpp"
+#include "program/expression.hpp"
 #include "program/kernel_sources.hpp"
 #include "settings.hpp"
 
@@ -45,6 +46,12 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
   const algorithm_unit& unit = unit_of(key);
   std::string source;
   if (key.type == element_type::float64) source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  // The caller's expressions come before every declaration and macro of clscan's, in functions of their
+  // own (program/expression.hpp).
+  if (key.operation == op::custom)
+    source += expression_function(expression_kind::custom_op, *key.custom_op, opencl_name(key.type));
+  if (key.predicate)
+    source += expression_function(expression_kind::predicate, *key.predicate, opencl_name(key.type));
   source += std::string("#define CLSCAN_T ") + opencl_name(key.type) + "\n";
   source += "#define CLSCAN_ELEM_SIZE " + std::to_string(size_of(key.type)) + "\n";
   source += unit.prelude(key, caps);
@@ -54,11 +61,7 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
   if (is_floating(key.type)) source += "#define CLSCAN_FLOATING 1\n";
   if (key.operation == op::sum && key.type == element_type::int32) source += "#define CLSCAN_WRAP_T uint\n";
   if (key.operation == op::sum && key.type == element_type::int64) source += "#define CLSCAN_WRAP_T ulong\n";
-  if (key.operation == op::custom) {
-    std::string expression = *key.custom_op;
-    std::replace(expression.begin(), expression.end(), '\n', ' ');
-    source += "#define CLSCAN_COMBINE(a, b) (" + expression + ")\n";
-  }
+  if (key.operation == op::custom) source += "#define CLSCAN_COMBINE(a, b) clscan_user_op((a), (b))\n";
   return source + kernel_source(unit.kernel_file);
 }
 

@@ -1,6 +1,8 @@
 """Errors: each raises the exception of clscan's hierarchy that names the problem, before anything is
 enqueued, and leaves the arrays as they were."""
 
+import re
+
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
@@ -80,6 +82,44 @@ def test_custom_operator_that_does_not_compile(data):
     assert error.device_name
     assert error.build_log in str(error)
     unchanged(a, x)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("0)) ? 1u : 0u; } inline uint f(int x) { return ((x", "unmatched ')'"),
+    ("(x > 0", "open"),
+    ("x > 0; x < 3", "';'"),
+    ("x > 0 // comment", "comment"),
+    ("x > 0\n#define A 1\n", "'#'"),
+    ("x != prev", "'prev'"),
+])
+def test_predicate_that_is_not_one_expression(data, text, problem):
+    """The C++ library's check (clscan::invalid_argument), before anything is enqueued."""
+    x, a = data
+    out = cla.to_device(a.queue, np.full(1000, -7, np.int32))
+    with pytest.raises(clscan.InvalidArgumentError, match=re.escape(problem)):
+        clscan.select_if(a, text, out=out)
+    with pytest.raises(clscan.InvalidArgumentError, match=re.escape(problem)):
+        clscan.partition_if(a, text, out=out)
+    unchanged(a, x)
+    unchanged(out, np.full(1000, -7, np.int32))
+
+
+def test_custom_operator_that_is_not_one_expression(data):
+    x, a = data
+    out = cla.to_device(a.queue, np.full(1000, -7, np.int32))
+    with pytest.raises(clscan.InvalidArgumentError, match="unmatched"):
+        clscan.inclusive(a, out, custom_op="a + b); } inline int f(int a, int b) { return (a",
+                         custom_identity=0)
+    with pytest.raises(clscan.InvalidArgumentError, match="'combine'"):
+        clscan.reduce(a, custom_op="combine(a, b)", custom_identity=0)
+    unchanged(a, x)
+    unchanged(out, np.full(1000, -7, np.int32))
+    # Brackets, a ternary and a built-in call are one expression.
+    kept, count = clscan.select_if(a, "(x > 0) ? abs(x) % 3 == 0 : (int)i < 10")
+    host = x.copy()
+    expected = host[np.where(host > 0, np.abs(host) % 3 == 0, np.arange(1000) < 10)]
+    assert count == len(expected)
+    np.testing.assert_array_equal(kept.get()[:count], expected)
 
 
 def test_bad_operator_arguments(data):

@@ -458,7 +458,7 @@ int main(int argc, char** argv) {
     three.algorithm = clscan::algorithm::three_stage;
     seeded.initial = 1000;
     custom.operation = clscan::op::custom;
-    custom.custom_op = "((a) + (b)) /* longer than a short string */";
+    custom.custom_op = "((a) + (b)) + 0 + 0 + 0 + 0 + 0 + 0"; // longer than a short string
     custom.custom_identity = 0;
     const std::vector<scan_case> cases = {
         {"automatic, small", 1000, 0, false, false, {}},

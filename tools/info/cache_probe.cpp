@@ -2,6 +2,7 @@
 #include "info.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -46,6 +47,12 @@ std::string try_create(const std::string& dir, bool directory) {
 cache_status probe_cache() {
   cache_status status;
   status.directory = clscan::cache_directory();
+  status.bytes = clscan::disk_cache_bytes();
+  try {
+    status.limit = clscan::disk_cache_limit();
+  } catch (const clscan::invalid_argument& e) {
+    status.limit_error = e.what();
+  }
   if (status.directory.empty()) {
     // The library's rule (lib/program/disk_cache.cpp), which does not say which case applies.
     const char* off = std::getenv("CLSCAN_NO_CACHE");
@@ -91,6 +98,17 @@ cache_status probe_cache() {
     status.state = cache_state::missing;
   }
   return status;
+}
+
+std::string cache_size_text(const cache_status& cache) {
+  const auto mib = [](std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    return std::string(text);
+  };
+  return std::to_string(cache.bytes) + " bytes (" + mib(cache.bytes) + ") of program entries, limit " +
+         (cache.limit_error.empty() ? std::to_string(cache.limit) + " bytes (" + mib(cache.limit) + ")"
+                                    : "invalid: " + cache.limit_error);
 }
 
 std::string cache_state_text(const cache_status& cache) {

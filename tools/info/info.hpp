@@ -7,6 +7,7 @@
 #include <clscan/clscan.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <string>
@@ -20,8 +21,11 @@ enum class cache_state { off, missing, not_writable, writable };
 
 struct cache_status {
   cache_state state = cache_state::off;
-  std::string directory; // empty when off
-  std::string reason;    // why it is off or not writable
+  std::string directory;   // empty when off
+  std::string reason;      // why it is off or not writable
+  std::uint64_t bytes = 0; // what its program entries take (clscan::disk_cache_bytes)
+  std::uint64_t limit = 0; // clscan::disk_cache_limit; 0 when limit_error says why there is none
+  std::string limit_error;
 };
 
 // "off", "missing", "not_writable", "writable" (the JSON spelling).
@@ -33,6 +37,8 @@ cache_status probe_cache();
 
 // The state in words, for the listing.
 std::string cache_state_text(const cache_status& cache);
+// "N bytes (x MiB) of program entries, limit L bytes (y MiB)", for the listing.
+std::string cache_size_text(const cache_status& cache);
 
 // The path of `device`'s tuning file, or an empty string when it has none (or the cache is off).
 std::string existing_tuning_file(const cl::Device& device);

@@ -75,6 +75,7 @@ void print_table(const machine& m) {
   std::printf("clscan %s\n", CLSCAN_VERSION_STRING);
   std::printf("disk cache directory: %s\n", m.cache.directory.empty() ? "(none)" : m.cache.directory.c_str());
   std::printf("disk cache state: %s\n", cache_state_text(m.cache).c_str());
+  std::printf("disk cache size: %s\n", cache_size_text(m.cache).c_str());
   if (!m.error.empty()) {
     std::printf("error: %s\n", m.error.c_str());
     return;
@@ -149,6 +150,11 @@ void write_json_header(json_writer& json, const machine& m) {
   json.text_or_null("directory", m.cache.directory);
   json.field("state", state_name(m.cache.state));
   if (!m.cache.reason.empty()) json.field("reason", m.cache.reason);
+  json.field("bytes", static_cast<unsigned long long>(m.cache.bytes));
+  if (m.cache.limit_error.empty())
+    json.field("limit_bytes", static_cast<unsigned long long>(m.cache.limit));
+  else
+    json.field("limit_error", m.cache.limit_error);
   json.end_object();
   json.field("selected_only", m.selected_only);
   if (!m.selection_error.empty()) json.field("selection_error", m.selection_error);

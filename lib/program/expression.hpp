@@ -1,0 +1,29 @@
+// The OpenCL C expressions callers give (a custom operator of a and b, a predicate of x and i): what
+// is accepted, and the function of its own each one is compiled in.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace clscan::detail {
+
+enum class expression_kind {
+  custom_op, // of a and b, two elements
+  predicate, // of x, the element, and i, its index (a ulong)
+};
+
+// Throws clscan::invalid_argument, naming `what` and the problem, unless `text` is one OpenCL C
+// expression: brackets balanced; no ';', '{', '}', preprocessor directive, comment, string literal,
+// line continuation, digraph or trigraph; no name of clscan's own (its macros, the names its kernels
+// declare) besides the documented ones. Names the expression may use: its parameters and OpenCL C's
+// built-in functions, types and constants; any other name fails to compile, as it is not declared
+// where the expression is compiled (expression_function).
+void check_expression(std::string_view text, expression_kind kind, const char* what);
+
+// The function a checked expression is compiled in, for the top of a program before any of clscan's
+// own declarations and macros, so that the expression sees only its parameters and OpenCL C's
+// built-ins: clscan_user_op(a, b) returning the element type, or clscan_user_predicate(x, i) returning
+// 1u where the expression holds, else 0u.
+std::string expression_function(expression_kind kind, std::string_view text, const char* element_type);
+
+} // namespace clscan::detail
