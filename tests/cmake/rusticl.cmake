@@ -45,3 +45,11 @@ add_test(NAME rusticl-self-test
 set_tests_properties(rusticl-self-test PROPERTIES LABELS "rusticl" TIMEOUT 300
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
     FAIL_REGULAR_EXPRESSION "FAIL:")
+# The same variants built with -Werror (kernel-warnings, tests/cmake/tools.cmake).
+add_test(NAME rusticl-kernel-warnings
+    COMMAND ${CMAKE_COMMAND} -E env ${CLSCAN_RUSTICL_ENV} CLSCAN_BUILD_OPTIONS=-Werror CLSCAN_QUALIFY=1
+            CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-kernel-warnings
+            $<TARGET_FILE:clscan-info> --self-test --selected --algorithm all)
+set_tests_properties(rusticl-kernel-warnings PROPERTIES LABELS "rusticl" TIMEOUT 600
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+    FAIL_REGULAR_EXPRESSION "FAIL|error")
