@@ -22,7 +22,7 @@ set_tests_properties(rusticl-parts-failed-wait PROPERTIES LABELS "rusticl" TIMEO
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};parts-failed-wait: skipped: "
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-parts-failed-wait")
 # The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
-# (lib/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
+# (lib/dispatch/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
 # built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.
 add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
 set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
