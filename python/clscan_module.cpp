@@ -207,6 +207,62 @@ std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::ui
   return owned_handle(done);
 }
 
+// The call behind clscan.sort, clscan.argsort and clscan.sort_by_key: `kind` is "sort", "sort_by_key" or
+// "sorted_order"; value_type names sort_by_key's values or sorted_order's indices ("uint" or "ulong")
+// and the values' buffers are 0 where the call has none. Returns the call's event (owned_handle).
+std::uintptr_t run_sort(const std::string& kind, const std::string& key_type, const std::string& value_type,
+                        std::uintptr_t queue_ptr, std::uintptr_t keys_in_ptr, std::size_t keys_in_offset,
+                        std::uintptr_t keys_out_ptr, std::size_t keys_out_offset,
+                        std::uintptr_t values_in_ptr, std::size_t values_in_offset,
+                        std::uintptr_t values_out_ptr, std::size_t values_out_offset, std::size_t n,
+                        bool descending, unsigned begin_bit, py::object end_bit, const std::string& algorithm,
+                        const std::vector<std::uintptr_t>& wait_for) {
+  if (kind != "sort" && kind != "sort_by_key" && kind != "sorted_order")
+    throw clscan::invalid_argument("clscan: unknown sort '" + kind + "' (sort, sort_by_key or sorted_order)");
+  const clscan::algorithm algo = parse_algorithm(algorithm);
+  const std::vector<cl::Event> waits = events_of(wait_for);
+  const bool all_bits = end_bit.is_none();
+  const unsigned end = all_bits ? 0u : end_bit.cast<unsigned>();
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer keys_in = buffer_of(keys_in_ptr);
+  const cl::Buffer keys_out = buffer_of(keys_out_ptr);
+  const cl::Buffer values_in = buffer_of(values_in_ptr);
+  const cl::Buffer values_out = buffer_of(values_out_ptr);
+  const clscan::element_type values = parse_element_type(value_type);
+  const cl::Event done = with_element_type(parse_element_type(key_type), [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    clscan::sort_options<K> opts;
+    opts.descending = descending;
+    opts.begin_bit = begin_bit;
+    if (!all_bits) opts.end_bit = end;
+    opts.keys_in_offset = keys_in_offset;
+    opts.keys_out_offset = keys_out_offset;
+    opts.values_in_offset = values_in_offset;
+    opts.values_out_offset = values_out_offset;
+    opts.algorithm = algo;
+    opts.wait_list = waits;
+    if (kind == "sort") {
+      py::gil_scoped_release unlocked;
+      return clscan::sort<K>(queue, keys_in, keys_out, n, opts);
+    }
+    if (kind == "sorted_order") {
+      if (values != clscan::element_type::uint32 && values != clscan::element_type::uint64)
+        throw clscan::invalid_argument("clscan: sorted_order writes uint or ulong indices, not " +
+                                       value_type);
+      py::gil_scoped_release unlocked;
+      return values == clscan::element_type::uint32
+                 ? clscan::sorted_order<K, cl_uint>(queue, keys_in, values_out, n, opts)
+                 : clscan::sorted_order<K, cl_ulong>(queue, keys_in, values_out, n, opts);
+    }
+    return with_element_type(values, [&](auto value_tag) {
+      using V = typename decltype(value_tag)::type;
+      py::gil_scoped_release unlocked;
+      return clscan::sort_by_key<K, V>(queue, keys_in, values_in, keys_out, values_out, n, opts);
+    });
+  });
+  return owned_handle(done);
+}
+
 // A cl_ulong buffer in the queue's context for a count that is read back at once.
 cl::Buffer scratch_count_buffer(const cl::CommandQueue& queue) {
   cl_int status = CL_SUCCESS;
@@ -368,6 +424,17 @@ PYBIND11_MODULE(_native, m) {
         "and partition_if take the predicate, the others an empty one. The count (a cl_ulong) goes to "
         "count_buffer[count_offset] and (event, None) is returned at once; with count_buffer 0, the call "
         "waits for the count and returns (event, count). The cl_event has a reference the caller owns.");
+  m.def(
+      "sort", &run_sort, "kind"_a, "key_type"_a, "value_type"_a, "queue"_a, "keys_in"_a, "keys_in_offset"_a,
+      "keys_out"_a, "keys_out_offset"_a, "values_in"_a, "values_in_offset"_a, "values_out"_a,
+      "values_out_offset"_a, "n"_a, "descending"_a, "begin_bit"_a, "end_bit"_a, "algorithm"_a, "wait_for"_a,
+      "Enqueues clscan::sort, sort_by_key or sorted_order (`kind`) of n keys of OpenCL C type `key_type` "
+      "from "
+      "keys_in[keys_in_offset:] (element offsets): sort writes keys_out[keys_out_offset:], sort_by_key also "
+      "moves values of OpenCL C type `value_type` from values_in[values_in_offset:] to "
+      "values_out[values_out_offset:], sorted_order writes indices of `value_type` (uint or ulong) to "
+      "values_out[values_out_offset:]. end_bit None: every bit of the key. Handles are int_ptr values (0 "
+      "where unused). Returns the call's cl_event with a reference the caller owns.");
   m.def(
       "select_device", []() { return reinterpret_cast<std::uintptr_t>(clscan::select_device().get()); },
       "The cl_device_id (as an int) that clscan::select_device() picks: CLSCAN_PLATFORM / CLSCAN_DEVICE, "

@@ -1,5 +1,6 @@
 // cub_bench: cub::DeviceScan::InclusiveSum, cub::DeviceSelect::If ("x > 0"),
-// cub::DeviceScan::InclusiveSumByKey or cub::DeviceReduce::Sum timed against cudaMemcpyAsync (device to
+// cub::DeviceScan::InclusiveSumByKey, cub::DeviceReduce::Sum or cub::DeviceRadixSort::SortKeys /
+// SortPairs timed against cudaMemcpyAsync (device to
 // device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
 // docs/PERFORMANCE.md can put CUB beside clscan measured in the same run. Not part of clscan's build
 // or CI: bench/cub/README.md.
@@ -39,8 +40,14 @@ options:
                            1 to 1999 (1000 on average), random values of --type
                    reduce  cub::DeviceReduce::Sum on the scan's inputs; compared with a read of
                            the same bytes, half the copy's time (below)
+                   sort    cub::DeviceRadixSort::SortKeys, keys of --type (--keys)
+                   sort_by_key  cub::DeviceRadixSort::SortPairs, keys of --type (--keys) and
+                           random uint values
   --type T       int | uint | long | ulong | float | double (32, 32, 64, 64, 32, 64 bits): the
-                 values. Default int.
+                 values (sort, sort_by_key: the keys). Default int.
+  --keys K       sort and sort_by_key: uniform (the scan's random inputs: all bit patterns for
+                 integers, floats uniform in [-1, 1)) | distinct7 (7 such values, each element one
+                 of them at random). Default uniform.
   --sizes LIST   comma-separated element counts, 1 to 2^31-1: plain numbers or 2^N.
                  Default 2^10,2^12,...,2^26.
   --reps N       timed repetitions per size, 1 to 100000. Default 50.
@@ -52,12 +59,14 @@ in turn (a by_key input is its keys and its values), clscan-bench's inputs (same
 temporary storage allocated outside the timing, warm-up 3 calls and 3 copies, then calls (events around
 the call, behind a copy of 32 MiB or more that takes at least 200 us) and copies (events around it)
 alternate; medians. The copy is of one input's values, n * sizeof(T) bytes (by_key: not the keys);
-GB/s counts 2 * n * sizeof(T) for both; ratio = copy time / call time. reduce reads n * sizeof(T)
+(sort, sort_by_key: the keys' bytes); GB/s counts 2 * n * sizeof(T) for both; ratio = copy time /
+call time; keys/s = n / call time. reduce reads n * sizeof(T)
 bytes and writes one element: its GB/s count n * sizeof(T) and its ratio ("vs_read") is
 (copy time / 2) / call time, as clscan-bench's reduce rows.
 The last call is verified: scan, by_key and reduce integers exactly (sums wrap), floats within
 16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the kept elements
-exactly against std::copy_if.
+exactly against std::copy_if; sort and sort_by_key: keys (and values) exactly against
+std::stable_sort (the inputs hold no NaN, so CUB's order of floats is the standard one).
 
 Exit status: 0 when every row verified; 1 on a wrong result or a CUDA error; 2 on a bad command line.
 )";
@@ -101,13 +110,15 @@ std::string count_text(std::size_t n) {
   return "2^" + std::to_string(e);
 }
 
-enum class primitive { scan, select, by_key, reduce };
+enum class primitive { scan, select, by_key, reduce, sort, sort_by_key };
 
 const char* primitive_name(primitive p) {
   switch (p) {
   case primitive::select: return "select";
   case primitive::by_key: return "by_key";
   case primitive::reduce: return "reduce";
+  case primitive::sort: return "sort";
+  case primitive::sort_by_key: return "sort_by_key";
   default: return "scan";
   }
 }
@@ -118,6 +129,7 @@ struct settings {
   std::vector<std::size_t> sizes;
   std::size_t reps = 50;
   bool csv = false;
+  bool distinct_keys = false; // --keys distinct7
 };
 
 settings parse_arguments(int argc, char** argv) {
@@ -135,8 +147,17 @@ settings parse_arguments(int argc, char** argv) {
         s.what = primitive::by_key;
       else if (name == "reduce")
         s.what = primitive::reduce;
+      else if (name == "sort")
+        s.what = primitive::sort;
+      else if (name == "sort_by_key")
+        s.what = primitive::sort_by_key;
       else
-        usage_error("--primitive: unknown '" + name + "' (scan, select, by_key, reduce)");
+        usage_error("--primitive: unknown '" + name + "' (scan, select, by_key, reduce, sort, sort_by_key)");
+    } else if (arg == "--keys") {
+      const std::string name = value();
+      if (name != "uniform" && name != "distinct7")
+        usage_error("--keys: unknown '" + name + "' (uniform, distinct7)");
+      s.distinct_keys = name == "distinct7";
     } else if (arg == "--type") {
       s.type = value();
       if (!bench::known_type(s.type))
@@ -173,7 +194,7 @@ struct device_info {
 
 struct row {
   std::size_t n = 0, reps = 0, buffers = 0;
-  double scan_us = 0, copy_us = 0, scan_gbps = 0, copy_gbps = 0, ratio = 0;
+  double scan_us = 0, copy_us = 0, scan_gbps = 0, copy_gbps = 0, ratio = 0, keys_per_s = 0;
   std::string status, message; // "ok" or "FAIL", and the first mismatch
 };
 
@@ -209,6 +230,17 @@ template <typename T> void fill_selectable(std::vector<T>& v, std::uint64_t seed
     else
       x = T(0);
   }
+}
+
+// sort's distinct7 keys: 7 values drawn as fill_random draws its elements, then each element one of
+// them, picked by the same generator.
+constexpr std::size_t distinct_keys = 7;
+template <typename T> void fill_distinct(std::vector<T>& v, std::uint64_t seed) {
+  std::vector<T> pool(distinct_keys);
+  fill_random(pool, seed);
+  std::mt19937_64 rng(seed + 1);
+  for (auto& x : v)
+    x = pool[rng() % distinct_keys];
 }
 
 // by_key: segment lengths uniform in [1, 1999] (1000 on average); the keys number the segments.
@@ -294,6 +326,25 @@ template <typename T> std::string verify_total(const std::vector<T>& in, T got) 
   }
 }
 
+// An empty string when `got` (and `got_values`, where values are given) are std::stable_sort's of `in`
+// (and its values), else the first difference. The inputs hold no NaN: operator< orders them as CUB does.
+template <typename T>
+std::string verify_sort(const std::vector<T>& in, const std::vector<T>& got,
+                        const std::vector<std::uint32_t>* values, const std::vector<std::uint32_t>& got_values) {
+  std::vector<std::size_t> order(in.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return in[a] < in[b]; });
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    if (!(in[order[j]] == got[j]))
+      return mismatch(j, in.size(), std::to_string(in[order[j]]), std::to_string(got[j]));
+    if (values && (*values)[order[j]] != got_values[j])
+      return mismatch(j, in.size(), "value " + std::to_string((*values)[order[j]]),
+                      "value " + std::to_string(got_values[j]));
+  }
+  return {};
+}
+
 // An empty string when `count` and got[0, count) are std::copy_if's of `in` with "x > 0", else the first
 // difference.
 template <typename T>
@@ -310,14 +361,16 @@ std::string verify_select(const std::vector<T>& in, const std::vector<T>& got, u
 }
 
 template <typename T>
-row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void* spacer_src, void* spacer_dst,
-              std::size_t spacer_bytes, std::size_t n, std::size_t reps) {
+row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaStream_t stream, void* spacer_src,
+              void* spacer_dst, std::size_t spacer_bytes, std::size_t n, std::size_t reps) {
   row r;
   r.n = n;
   r.reps = reps;
   const std::size_t bytes = n * sizeof(T);
+  const bool pairs = what == primitive::sort_by_key;
   const std::size_t key_bytes = what == primitive::by_key ? n * sizeof(std::int32_t) : 0;
-  const std::size_t input_bytes = bytes + key_bytes;
+  const std::size_t pair_bytes = pairs ? n * sizeof(std::uint32_t) : 0; // SortPairs' values
+  const std::size_t input_bytes = bytes + key_bytes + pair_bytes;
   std::size_t k = std::min(max_rotation, std::max<std::size_t>(1, rotation_bytes / input_bytes));
   while (k > 1 && k * input_bytes + 2 * bytes > dev.memory / 2)
     --k;
@@ -328,9 +381,13 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
                                                    std::vector<std::int32_t>(n));
   std::vector<T*> inputs(k, nullptr);
   std::vector<std::int32_t*> keys(host_keys.size(), nullptr);
+  std::vector<std::vector<std::uint32_t>> host_values(pairs ? k : 0, std::vector<std::uint32_t>(n));
+  std::vector<std::uint32_t*> values(host_values.size(), nullptr);
   for (std::size_t i = 0; i < k; ++i) {
     if (what == primitive::select)
       fill_selectable(host[i], values_seed(n, i));
+    else if (distinct_keys && (what == primitive::sort || pairs))
+      fill_distinct(host[i], values_seed(n, i));
     else
       fill_random(host[i], values_seed(n, i));
     CUDA_CHECK(cudaMalloc(&inputs[i], bytes));
@@ -341,6 +398,13 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
     CUDA_CHECK(cudaMalloc(&keys[i], key_bytes));
     CUDA_CHECK(cudaMemcpy(keys[i], host_keys[i].data(), key_bytes, cudaMemcpyHostToDevice));
   }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    fill_random(host_values[i], keys_seed(n, i));
+    CUDA_CHECK(cudaMalloc(&values[i], pair_bytes));
+    CUDA_CHECK(cudaMemcpy(values[i], host_values[i].data(), pair_bytes, cudaMemcpyHostToDevice));
+  }
+  std::uint32_t* values_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&values_out, std::max<std::size_t>(pair_bytes, 1)));
   T *output = nullptr, *copy_dst = nullptr;
   unsigned long long* selected = nullptr; // select's count, 8 bytes as clscan's
   CUDA_CHECK(cudaMalloc(&output, bytes));
@@ -363,6 +427,12 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
       return cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, keys[i], inputs[i], output, count,
                                                 ::cuda::std::equal_to<>{}, stream);
     case primitive::reduce: return cub::DeviceReduce::Sum(temp, temp_bytes, inputs[i], output, count, stream);
+    case primitive::sort:
+      return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, inputs[i], output, count, 0,
+                                            static_cast<int>(8 * sizeof(T)), stream);
+    case primitive::sort_by_key:
+      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, inputs[i], output, values[i], values_out, count,
+                                             0, static_cast<int>(8 * sizeof(T)), stream);
     default: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, inputs[i], output, count, stream);
     }
   };
@@ -411,6 +481,7 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
   r.scan_gbps = moved / (r.scan_us * 1e3);
   r.copy_gbps = moved / (r.copy_us * 1e3);
   r.ratio = r.copy_us / r.scan_us;
+  r.keys_per_s = static_cast<double>(n) / (r.scan_us * 1e-6);
   if (what == primitive::reduce) {
     // Against a read of the input: half the copy, which reads and writes it.
     r.scan_gbps = static_cast<double>(bytes) / (r.scan_us * 1e3);
@@ -425,6 +496,11 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
     r.message = verify_select(host[last_scan_input], got, kept);
   } else if (what == primitive::reduce) {
     r.message = verify_total(host[last_scan_input], got[0]);
+  } else if (what == primitive::sort || pairs) {
+    std::vector<std::uint32_t> got_values(pairs ? n : 0);
+    if (pairs) CUDA_CHECK(cudaMemcpy(got_values.data(), values_out, pair_bytes, cudaMemcpyDeviceToHost));
+    r.message = verify_sort(host[last_scan_input], got, pairs ? &host_values[last_scan_input] : nullptr,
+                            got_values);
   } else {
     r.message = verify_sum(host[last_scan_input], got,
                            what == primitive::by_key ? &host_keys[last_scan_input] : nullptr);
@@ -441,6 +517,9 @@ row bench_one(const device_info& dev, primitive what, cudaStream_t stream, void*
     CUDA_CHECK(cudaFree(p));
   for (std::int32_t* p : keys)
     CUDA_CHECK(cudaFree(p));
+  for (std::uint32_t* p : values)
+    CUDA_CHECK(cudaFree(p));
+  CUDA_CHECK(cudaFree(values_out));
   return r;
 }
 
@@ -453,25 +532,32 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-// clscan-bench's columns where they apply, primitive last as there; a select's op is its predicate and
-// its kind is empty, as in clscan-bench's rows.
+// clscan-bench's columns where they apply, primitive then keys_per_s last as there; a select's op is its
+// predicate and its kind is empty, a sort's op is its direction and its kind the keys' distribution, as
+// in clscan-bench's rows.
 const char* const csv_header =
     "device,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,"
-    "copy_gbps,ratio,verified,error,primitive";
+    "copy_gbps,ratio,verified,error,primitive,keys_per_s";
+
+bool sorts(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
 
 void print_row(const settings& s, const device_info& dev, const row& r) {
   if (s.csv) {
     const char* const op_kind = s.what == primitive::select   ? "x > 0,"
                                 : s.what == primitive::reduce ? "sum,"
+                                : sorts(s.what)               ? (s.distinct_keys ? "ascending,distinct7"
+                                                                                 : "ascending,uniform")
                                                               : "sum,inclusive";
-    std::printf("%s,%s,%zu,%s,%s,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s,%s\n",
+    std::printf("%s,%s,%zu,%s,%s,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s,%s,%.0f\n",
                 csv_field(dev.name).c_str(), csv_field(dev.driver).c_str(), r.n, s.type.c_str(), op_kind,
                 r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio, r.status.c_str(),
-                csv_field(r.message).c_str(), primitive_name(s.what));
+                csv_field(r.message).c_str(), primitive_name(s.what), r.keys_per_s);
   } else {
-    std::printf("%-10s %-6s %5zu %7zu %12.1f %12.1f %9.2f %9.2f %7.3f  %s\n", count_text(r.n).c_str(),
+    std::printf("%-10s %-6s %5zu %7zu %12.1f %12.1f %9.2f %9.2f %7.3f  %s", count_text(r.n).c_str(),
                 s.type.c_str(), r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio,
                 r.status.c_str());
+    if (sorts(s.what)) std::printf("  %.2f G keys/s", r.keys_per_s / 1e9);
+    std::printf("\n");
     if (r.status == "FAIL") std::printf("    FAIL: %s\n", r.message.c_str());
   }
   if (r.status == "FAIL" && s.csv)
@@ -546,8 +632,18 @@ int main(int argc, char** argv) {
         : s.what == primitive::by_key
             ? "cub::DeviceScan::InclusiveSumByKey (int keys, segments of 1000 on average)"
         : s.what == primitive::reduce ? "cub::DeviceReduce::Sum"
+        : s.what == primitive::sort
+            ? (s.distinct_keys ? "cub::DeviceRadixSort::SortKeys (keys of 7 distinct values)"
+                               : "cub::DeviceRadixSort::SortKeys (uniform random keys)")
+        : s.what == primitive::sort_by_key
+            ? (s.distinct_keys ? "cub::DeviceRadixSort::SortPairs (keys of 7 distinct values, uint values)"
+                               : "cub::DeviceRadixSort::SortPairs (uniform random keys, uint values)")
                                       : "cub::DeviceScan::InclusiveSum";
-    if (s.what == primitive::reduce)
+    if (sorts(s.what))
+      std::printf("%s; times are medians; GB/s counts read + write bytes of the keys (2 * n * sizeof(T)), "
+                  "as for the copy of the keys\n\n",
+                  call);
+    else if (s.what == primitive::reduce)
       std::printf("%s; times are medians; call GB/s counts the bytes read (n * sizeof(T)), copy GB/s read + "
                   "write; vs_read = (copy time / 2) / call time\n\n",
                   call);
@@ -565,7 +661,8 @@ int main(int argc, char** argv) {
   for (const std::size_t n : s.sizes) {
     row r;
     const auto run = [&](auto zero) {
-      r = bench_one<decltype(zero)>(dev, s.what, stream, spacer_src, spacer_dst, spacer_bytes, n, s.reps);
+      r = bench_one<decltype(zero)>(dev, s.what, s.distinct_keys, stream, spacer_src, spacer_dst, spacer_bytes, n,
+                                    s.reps);
     };
     // clscan's long and ulong are 64 bits (OpenCL C's), as std::int64_t and std::uint64_t here.
     // clang-format off

@@ -1,4 +1,4 @@
-/* clscan's C API: the scans, stream compaction and segmented scans of <clscan/clscan.hpp> for C
+/* clscan's C API: the scans, stream compaction, segmented scans and sorts of <clscan/clscan.hpp> for C
  * programs and for every language that calls C.
  *
  *   clscan_options opts = CLSCAN_OPTIONS_INIT;       (or clscan_options_init(&opts))
@@ -267,6 +267,88 @@ CLSCAN_C_API clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_me
  * changes nothing, and `algorithm` is ignored (reduce has one algorithm). Otherwise as the scans. */
 CLSCAN_C_API clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
                                          clscan_type type, const clscan_options* options, cl_event* event);
+
+/* Options of the sorts (clscan_sort, clscan_sort_by_key, clscan_sorted_order). Initialise with
+ * CLSCAN_SORT_OPTIONS_INIT or clscan_sort_options_init(), which set struct_size and make every other
+ * field its default (zero), then change what you need; struct_size works as in clscan_options. */
+typedef struct clscan_sort_options {
+  size_t struct_size; /* sizeof(clscan_sort_options) */
+  /* Nonzero: largest key first (NaNs still last, in input order). */
+  int descending;
+  /* Sort on bits [begin_bit, end_bit) of the key's order-preserving unsigned image (<clscan/sort.hpp>);
+   * keys equal in those bits keep their input order. end_bit 0 stands for all the key's bits (32 or
+   * 64); otherwise begin_bit <= end_bit <= the key's bits. */
+  unsigned begin_bit;
+  unsigned end_bit;
+  /* Element offsets: of the keys, and of the values (clscan_sort_by_key) or indices
+   * (clscan_sorted_order: values_out_offset). */
+  size_t keys_in_offset;
+  size_t keys_out_offset;
+  size_t values_in_offset;
+  size_t values_out_offset;
+  /* AUTOMATIC: SINGLE_PASS (one kernel per 8-bit digit pass, tiles chained by decoupled look-back)
+   * where the device qualifies for it, else THREE_STAGE (count, scan, scatter per pass). */
+  clscan_algorithm algorithm;
+  /* As in clscan_options: events the call waits for before it reads its input. */
+  cl_uint wait_list_size;
+  const cl_event* wait_list;
+} clscan_sort_options;
+
+#if defined(__cplusplus)
+#define CLSCAN_SORT_OPTIONS_INIT clscan_sort_options_defaults()
+#else
+#define CLSCAN_SORT_OPTIONS_INIT                                                                             \
+  { .struct_size = sizeof(clscan_sort_options) }
+#endif
+
+static inline void clscan_sort_options_init(clscan_sort_options* options) {
+  options->struct_size = sizeof(clscan_sort_options);
+  options->descending = 0;
+  options->begin_bit = 0;
+  options->end_bit = 0;
+  options->keys_in_offset = 0;
+  options->keys_out_offset = 0;
+  options->values_in_offset = 0;
+  options->values_out_offset = 0;
+  options->algorithm = CLSCAN_ALGORITHM_AUTOMATIC;
+  options->wait_list_size = 0;
+  options->wait_list = NULL;
+}
+
+#if defined(__cplusplus)
+static inline clscan_sort_options clscan_sort_options_defaults(void) {
+  clscan_sort_options options;
+  clscan_sort_options_init(&options);
+  return options;
+}
+#endif
+
+/* Stable LSD radix sorts (C++: clscan::sort, sort_by_key, sorted_order). Keys of `key_type` in the
+ * order of numpy's sort: integers numerically; floating point -inf < ... < -0.0 == +0.0 < ... < +inf <
+ * every NaN, -0.0 and +0.0 equal (they keep their input order) and NaNs last in input order, descending
+ * too. The outputs hold the inputs' own bits. Equal keys keep their input order.
+ *
+ *   clscan_sort:         keys_out = the n keys of keys_in, sorted; keys_in == keys_out with equal
+ *                        offsets sorts in place
+ *   clscan_sort_by_key:  the same, with values_in (n elements of `value_type`) moved with their keys into
+ *                        values_out; in place when both outputs are their inputs
+ *   clscan_sorted_order: indices_out[j] = the position (from keys_in_offset) of the j-th key in sorted
+ *                        order (argsort), as `index_type` CLSCAN_TYPE_UINT32 (n <= 2^32) or
+ *                        CLSCAN_TYPE_UINT64; the keys are only read
+ *
+ * Beside the user's buffers a sort holds about n * (key size + value size) + n bytes of device memory,
+ * kept per (context, device) for later sorts (<clscan/sort.hpp> itemises it). Otherwise as the scans:
+ * `options` may be NULL, `event` receives the last command's event, n == 0 enqueues a marker only. */
+CLSCAN_C_API clscan_status clscan_sort(cl_command_queue queue, cl_mem keys_in, cl_mem keys_out, size_t n,
+                                       clscan_type key_type, const clscan_sort_options* options,
+                                       cl_event* event);
+CLSCAN_C_API clscan_status clscan_sort_by_key(cl_command_queue queue, cl_mem keys_in, cl_mem values_in,
+                                              cl_mem keys_out, cl_mem values_out, size_t n,
+                                              clscan_type key_type, clscan_type value_type,
+                                              const clscan_sort_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_sorted_order(cl_command_queue queue, cl_mem keys, cl_mem indices_out,
+                                               size_t n, clscan_type key_type, clscan_type index_type,
+                                               const clscan_sort_options* options, cl_event* event);
 
 /* What went wrong in this thread's most recent call that returns a clscan_status: a message naming the
  * problem (with the build log for CLSCAN_BUILD_ERROR), or "" after a success. Valid until this thread's

@@ -13,4 +13,5 @@
 #include <clscan/reduce.hpp>
 #include <clscan/scan.hpp>
 #include <clscan/select.hpp>
+#include <clscan/sort.hpp>
 #include <clscan/types.hpp>

@@ -3,6 +3,7 @@
 #include "algorithms/reduce.hpp"
 #include "algorithms/select.hpp"
 #include "algorithms/single_pass.hpp"
+#include "algorithms/sort.hpp"
 #include "algorithms/three_stage.hpp"
 
 #include <clscan/error.hpp>
@@ -19,6 +20,7 @@ const algorithm_unit& unit_of(algorithm algo) {
 }
 
 const algorithm_unit& unit_of(const variant_key& key) {
+  if (key.sort) return sort_unit;
   if (!key.call) return unit_of(key.algo);
   switch (*key.call) {
   case primitive::select_if:

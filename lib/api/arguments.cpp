@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace clscan::detail {
@@ -296,6 +297,127 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
   validate_request(checked, cached_capabilities(call.device));
   call.in = in_view;
   call.out = out_view;
+  return call;
+}
+
+namespace {
+
+const char* sort_call_name(sort_call call) {
+  switch (call) {
+  case sort_call::keys: return "clscan::sort";
+  case sort_call::pairs: return "clscan::sort_by_key";
+  case sort_call::order: return "clscan::sorted_order";
+  }
+  return "clscan::sort";
+}
+
+bool known_type(element_type type) {
+  switch (type) {
+  case element_type::int32:
+  case element_type::uint32:
+  case element_type::int64:
+  case element_type::uint64:
+  case element_type::float32:
+  case element_type::float64: return true;
+  }
+  return false;
+}
+
+} // namespace
+
+checked_call check_sort_arguments(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
+                                  const cl::Buffer& keys_out, const cl::Buffer* values_in,
+                                  const cl::Buffer* values_out, std::size_t n, const sort_request& request) {
+  const char* who = sort_call_name(request.call); // strings are built only for a message
+  checked_call call = call_on(queue, who);
+  const cl_context context = call.context;
+
+  if (!known_type(request.key_type)) throw invalid_argument(std::string(who) + ": unknown key type");
+  const std::size_t key_size = size_of(request.key_type);
+  if (request.begin_bit > request.end_bit || request.end_bit > 8 * key_size)
+    throw invalid_argument(std::string(who) + ": sort_options::begin_bit " +
+                           std::to_string(request.begin_bit) + " and end_bit " +
+                           std::to_string(request.end_bit) + " must satisfy begin_bit <= end_bit <= " +
+                           std::to_string(8 * key_size) + " (the bits of the key type)");
+  if (request.algo != algorithm::automatic && request.algo != algorithm::single_pass &&
+      request.algo != algorithm::three_stage)
+    throw invalid_argument(std::string(who) + ": unknown sort_options::algorithm");
+  const bool has_values = request.call != sort_call::keys;
+  if (has_values && !known_type(request.value_type))
+    throw invalid_argument(std::string(who) + ": unknown value type");
+  if (request.call == sort_call::order) {
+    if (request.value_type != element_type::uint32 && request.value_type != element_type::uint64)
+      throw invalid_argument(std::string(who) + ": indices are cl_uint or cl_ulong");
+    if (request.value_type == element_type::uint32 &&
+        n > std::size_t{std::numeric_limits<cl_uint>::max()} + 1)
+      throw invalid_argument(std::string(who) + ": cl_uint indices cannot number " + std::to_string(n) +
+                             " keys; use cl_ulong indices (sorted_order<K, cl_ulong>)");
+  }
+  if (has_values && !values_out)
+    throw invalid_argument(std::string(who) + ": no output buffer for the values");
+  if (request.call == sort_call::pairs && !values_in)
+    throw invalid_argument(std::string(who) + ": no values buffer");
+
+  constexpr cl_mem_flags read_write = CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+  // Outputs are read back by the later digit passes, so they must be readable and writable.
+  const bool keys_in_place = request.call == sort_call::order || keys_in() == keys_out();
+  const memory_view keys_in_view = check_buffer(
+      keys_in(), request.call == sort_call::order ? "keys" : "keys_in", context, request.keys_in_offset, n,
+      key_size, keys_in_place && request.call != sort_call::order ? read_write : CL_MEM_WRITE_ONLY);
+  memory_view keys_out_view = keys_in_view;
+  const byte_range keys_in_range{request.keys_in_offset * key_size, n * key_size};
+  byte_range keys_out_range = keys_in_range;
+  if (request.call != sort_call::order) {
+    keys_out_view =
+        check_buffer(keys_out(), "keys_out", context, request.keys_out_offset, n, key_size, read_write);
+    keys_out_range = {request.keys_out_offset * key_size, n * key_size};
+    if (keys_in_place && request.keys_in_offset != request.keys_out_offset && n > 0 &&
+        partially_overlapping(request.keys_in_offset, request.keys_out_offset, n))
+      throw invalid_argument(std::string(who) +
+                             ": keys_in and keys_out are one buffer whose ranges overlap without being "
+                             "the same range (equal offsets sort in place)");
+    if (!keys_in_place && views_overlap(keys_in_view, keys_in_range, keys_out_view, keys_out_range))
+      throw invalid_argument(std::string(who) +
+                             ": keys_in and keys_out are different handles whose ranges overlap; to "
+                             "sort in place, pass the same cl::Buffer with equal offsets");
+  }
+
+  if (has_values) {
+    const std::size_t value_size = size_of(request.value_type);
+    const char* out_role = request.call == sort_call::order ? "indices_out" : "values_out";
+    const memory_view out_view = check_buffer((*values_out)(), out_role, context, request.values_out_offset,
+                                              n, value_size, read_write);
+    const byte_range out_range{request.values_out_offset * value_size, n * value_size};
+    const auto keys_clash = [&](const memory_view& view, byte_range range, const char* role) {
+      if (views_overlap(view, range, keys_in_view, keys_in_range) ||
+          views_overlap(view, range, keys_out_view, keys_out_range))
+        throw invalid_argument(std::string(who) + ": the " + role + " range overlaps the keys");
+    };
+    keys_clash(out_view, out_range, out_role);
+    if (request.call == sort_call::pairs) {
+      const bool values_in_place = (*values_in)() == (*values_out)();
+      const memory_view in_view =
+          check_buffer((*values_in)(), "values_in", context, request.values_in_offset, n, value_size,
+                       values_in_place ? read_write : CL_MEM_WRITE_ONLY);
+      const byte_range in_range{request.values_in_offset * value_size, n * value_size};
+      if (values_in_place && request.values_in_offset != request.values_out_offset && n > 0 &&
+          partially_overlapping(request.values_in_offset, request.values_out_offset, n))
+        throw invalid_argument(std::string(who) +
+                               ": values_in and values_out are one buffer whose ranges overlap "
+                               "without being the same range (equal offsets sort in place)");
+      if (!values_in_place && views_overlap(in_view, in_range, out_view, out_range))
+        throw invalid_argument(std::string(who) +
+                               ": values_in and values_out are different handles whose ranges "
+                               "overlap; to sort in place, pass the same cl::Buffer with equal offsets");
+      keys_clash(in_view, in_range, "values_in");
+    }
+  }
+
+  call.wait_count = static_cast<cl_uint>(request.wait_list ? request.wait_list->size() : 0);
+  call.waits = call.wait_count ? reinterpret_cast<const cl_event*>(request.wait_list->data()) : nullptr;
+  check_wait_list(call.waits, call.wait_count, context);
+  call.in = keys_in_view;
+  call.out = keys_out_view;
   return call;
 }
 

@@ -6,6 +6,7 @@
 #include <clscan/device.hpp>
 #include <clscan/primitives.hpp>
 #include <clscan/scan.hpp>
+#include <clscan/sort.hpp>
 
 #include <cstddef>
 #include <string>
@@ -49,6 +50,13 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
 // is written.
 checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buffer& in,
                                     const cl::Buffer& out, std::size_t n, const scan_request& request);
+
+// The checks of a sort (sort.hpp): the queue, the wait list, the types and bit range, the keys and the
+// values or indices (contexts, access flags, sizes with offsets), and that no two ranges overlap except
+// an input and its output exactly (in place). call.in and call.out are the keys' views.
+checked_call check_sort_arguments(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
+                                  const cl::Buffer& keys_out, const cl::Buffer* values_in,
+                                  const cl::Buffer* values_out, std::size_t n, const sort_request& request);
 
 // Checks one buffer of a call: not null, of the queue's context, not created with the access flags in
 // `forbidden_flags`, holding offset + n elements, element-aligned. `role` names it in messages, and

@@ -10,6 +10,7 @@
 #include <clscan/primitives.hpp>
 #include <clscan/reduce.hpp>
 #include <clscan/scan.hpp>
+#include <clscan/sort.hpp>
 
 #include <cstring>
 #include <new>
@@ -54,6 +55,7 @@ std::string with_c_names(std::string message) {
   static const std::pair<std::string_view, std::string_view> names[] = {
       {"select_options::predicate", "the predicate"},
       {"select_options::", "clscan_select_options."},
+      {"sort_options::", "clscan_sort_options."},
       {"options::", "clscan_options."},
       {"algorithm::automatic", "CLSCAN_ALGORITHM_AUTOMATIC"},
       {"algorithm::single_pass", "CLSCAN_ALGORITHM_SINGLE_PASS"},
@@ -230,6 +232,77 @@ clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, 
   });
 }
 
+constexpr std::size_t first_sort_options_size = sizeof(clscan_sort_options);
+
+void check_sort_options(const clscan_sort_options& options) {
+  if (options.struct_size < first_sort_options_size || options.struct_size > sizeof(clscan_sort_options))
+    throw clscan::invalid_argument(
+        "clscan: clscan_sort_options.struct_size is " + std::to_string(options.struct_size) +
+        ", not sizeof(clscan_sort_options) (" + std::to_string(sizeof(clscan_sort_options)) +
+        "); initialise options with CLSCAN_SORT_OPTIONS_INIT or clscan_sort_options_init()");
+  if (options.wait_list_size > 0 && !options.wait_list)
+    throw clscan::invalid_argument("clscan: clscan_sort_options.wait_list is NULL but wait_list_size is " +
+                                   std::to_string(options.wait_list_size));
+}
+
+// The three sorts. values_in: sort_by_key's, else null; values_out: sort_by_key's values or
+// sorted_order's indices, else null.
+clscan_status sort(clscan::detail::sort_call call, const char* name, cl_command_queue queue, cl_mem keys_in,
+                   cl_mem keys_out, cl_mem values_in, cl_mem values_out, size_t n, type_integer key_type,
+                   type_integer value_type, const clscan_sort_options* options, cl_event* event) noexcept {
+  if (event) *event = nullptr;
+  return guarded([&] {
+    clscan_sort_options defaults;
+    clscan_sort_options_init(&defaults);
+    const clscan_sort_options& opts = options ? *options : defaults;
+    check_sort_options(opts);
+    const auto null_buffer = [&](const char* which) {
+      throw clscan::invalid_argument(std::string(name) + ": the " + which + " buffer is NULL");
+    };
+    if (!keys_in) null_buffer(call == clscan::detail::sort_call::order ? "keys" : "keys_in");
+    if (call != clscan::detail::sort_call::order && !keys_out) null_buffer("keys_out");
+    if (call == clscan::detail::sort_call::pairs && !values_in) null_buffer("values_in");
+    if (call == clscan::detail::sort_call::pairs && !values_out) null_buffer("values_out");
+    if (call == clscan::detail::sort_call::order && !values_out) null_buffer("indices_out");
+
+    clscan::detail::sort_request request;
+    request.call = call;
+    request.key_type = element_type_of(key_type);
+    if (call == clscan::detail::sort_call::pairs) request.value_type = element_type_of(value_type);
+    if (call == clscan::detail::sort_call::order) {
+      request.value_type = element_type_of(value_type);
+      if (request.value_type != clscan::element_type::uint32 &&
+          request.value_type != clscan::element_type::uint64)
+        throw clscan::invalid_argument(std::string(name) +
+                                       ": the index type must be CLSCAN_TYPE_UINT32 or CLSCAN_TYPE_UINT64");
+    }
+    const unsigned key_bits = 8 * static_cast<unsigned>(clscan::size_of(request.key_type));
+    request.descending = opts.descending != 0;
+    request.begin_bit = opts.begin_bit;
+    request.end_bit = opts.end_bit == 0 ? key_bits : opts.end_bit;
+    request.keys_in_offset = opts.keys_in_offset;
+    request.keys_out_offset =
+        call == clscan::detail::sort_call::order ? opts.keys_in_offset : opts.keys_out_offset;
+    request.values_in_offset = opts.values_in_offset;
+    request.values_out_offset = opts.values_out_offset;
+    request.algo = algorithm_of(integer_of(opts.algorithm));
+    const borrowed_events waits(opts.wait_list, opts.wait_list_size);
+    request.wait_list = &waits.get();
+
+    const borrowed<cl::CommandQueue> borrowed_queue(queue);
+    const borrowed<cl::Buffer> borrowed_keys_in(keys_in);
+    const borrowed<cl::Buffer> borrowed_keys_out(call == clscan::detail::sort_call::order ? keys_in
+                                                                                          : keys_out);
+    const borrowed<cl::Buffer> borrowed_values_in(values_in);
+    const borrowed<cl::Buffer> borrowed_values_out(values_out);
+    cl::Event done = clscan::detail::enqueue_sort(
+        borrowed_queue.get(), borrowed_keys_in.get(), borrowed_keys_out.get(),
+        call == clscan::detail::sort_call::pairs ? &borrowed_values_in.get() : nullptr,
+        call == clscan::detail::sort_call::keys ? nullptr : &borrowed_values_out.get(), n, request);
+    hand_over(done, event);
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -288,6 +361,26 @@ clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_mem keys, clsca
 clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, clscan_type type,
                             const clscan_options* options, cl_event* event) {
   return reduce(queue, in, out, n, integer_of(type), options, event);
+}
+
+clscan_status clscan_sort(cl_command_queue queue, cl_mem keys_in, cl_mem keys_out, size_t n,
+                          clscan_type key_type, const clscan_sort_options* options, cl_event* event) {
+  return sort(clscan::detail::sort_call::keys, "clscan_sort", queue, keys_in, keys_out, nullptr, nullptr, n,
+              integer_of(key_type), CLSCAN_TYPE_UINT32, options, event);
+}
+
+clscan_status clscan_sort_by_key(cl_command_queue queue, cl_mem keys_in, cl_mem values_in, cl_mem keys_out,
+                                 cl_mem values_out, size_t n, clscan_type key_type, clscan_type value_type,
+                                 const clscan_sort_options* options, cl_event* event) {
+  return sort(clscan::detail::sort_call::pairs, "clscan_sort_by_key", queue, keys_in, keys_out, values_in,
+              values_out, n, integer_of(key_type), integer_of(value_type), options, event);
+}
+
+clscan_status clscan_sorted_order(cl_command_queue queue, cl_mem keys, cl_mem indices_out, size_t n,
+                                  clscan_type key_type, clscan_type index_type,
+                                  const clscan_sort_options* options, cl_event* event) {
+  return sort(clscan::detail::sort_call::order, "clscan_sorted_order", queue, keys, keys, nullptr,
+              indices_out, n, integer_of(key_type), integer_of(index_type), options, event);
 }
 
 const char* clscan_last_error_message(void) { return last.message; }

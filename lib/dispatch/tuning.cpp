@@ -285,6 +285,18 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   return shape;
 }
 
+tuning sort_tuning(const device_capabilities& caps) {
+  tuning shape;
+  shape.vector_width = 1;
+  // Tiles of 4096 keys: positions in a tile fit 16 bits, and the tile's digits, positions and rank
+  // counters (about 30 KiB) fit the 32 KiB of local memory the smallest devices have. CPUs run a
+  // work-group as a loop on one core, so few work-items with long runs of keys each keep the rank
+  // rounds' barriers cheap; GPUs want enough work-items to hide memory latency.
+  shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, caps.is_gpu() ? 256 : 64);
+  shape.items_per_thread = 4096 / shape.work_group_size;
+  return shape;
+}
+
 } // namespace detail
 
 std::string tuning_file(const cl::Device& device) { return detail::tuning_path(capabilities(device)); }

@@ -49,4 +49,8 @@ struct reduce_split {
 reduce_split split_reduce(const device_capabilities& caps, std::size_t n, std::size_t element_size,
                           std::size_t tile, std::size_t work_group_size);
 
+// The radix sort (lib/algorithms/sort.cpp): work-group size and keys per work-item of its tiles, before
+// lib/algorithms/sort.cpp fits them to the device's local memory.
+tuning sort_tuning(const device_capabilities& caps);
+
 } // namespace clscan::detail

@@ -34,7 +34,8 @@ bool variant_key::operator<(const variant_key& other) const {
     const std::string_view test = k.predicate ? std::string_view(*k.predicate) : std::string_view();
     return std::make_tuple(k.algo, k.call, k.key_type, k.type, k.operation, k.work_group_size,
                            k.items_per_thread, k.vector_width, k.lookback, k.spin_limit, k.run_lanes,
-                           k.fixed_order, k.narrow_counts, k.aligned, custom, test);
+                           k.fixed_order, k.narrow_counts, k.aligned, k.sort, k.sort_value_size, custom,
+                           test);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   return std::memcmp(custom_identity.bytes, other.custom_identity.bytes, sizeof custom_identity.bytes) < 0;

@@ -35,6 +35,10 @@ struct variant_key {
   bool fixed_order = false;   // CLSCAN_FIXED_ORDER (kernels/tile_prefix.cl): deterministic single-pass
   bool narrow_counts = false; // selections of fewer than 2^32 elements: 32-bit tile counts (select.cl)
   bool aligned = false;
+  // The radix sort (lib/algorithms/sort.cpp): `type` is the keys' bits (uint32 or uint64), key_type the
+  // keys' own type, sort_value_size the bytes of the values moved with them (0: none).
+  bool sort = false;
+  std::size_t sort_value_size = 0;
 
   bool operator<(const variant_key& other) const;
 };

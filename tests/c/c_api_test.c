@@ -7,6 +7,9 @@
  *                         status the default device can be made to return, with buffers untouched and no
  *                         event after a failure; names, version, cache calls; the last error message per
  *                         thread
+ *   c_api_test sort           the sorts: every key type and call against a stable merge sort in numpy's
+ *                             order, bit for bit (NaN, -0.0, infinities, denormals), value and index
+ *                             types, offsets, in place, descending, bit ranges; their failures
  *   c_api_test unsupported    under CLSCAN_DEVICE_LIMITS=no_fp64: CLSCAN_TYPE_FLOAT64 elements or keys
  *                             -> CLSCAN_UNSUPPORTED
  *   c_api_test opencl-error   temporaries past the allocation limit -> CLSCAN_OPENCL_ERROR
@@ -1603,6 +1606,426 @@ static void test_reduce(void) {
   clReleaseMemObject(buffer);
 }
 
+/* ---- Sorts ---- */
+
+/* The order-preserving unsigned image of a key (<clscan/sort.hpp>): signed integers with the sign bit
+ * flipped, floating point with -0.0 as +0.0, negative values inverted, positive ones with the sign bit
+ * set, every NaN all ones; 32-bit keys in the low half. */
+static uint64_t sort_image(clscan_type type, clscan_value k) {
+  switch (type) {
+  case CLSCAN_TYPE_INT32: return k.u32 ^ 0x80000000u;
+  case CLSCAN_TYPE_UINT32: return k.u32;
+  case CLSCAN_TYPE_INT64: return k.u64 ^ 0x8000000000000000ull;
+  case CLSCAN_TYPE_UINT64: return k.u64;
+  case CLSCAN_TYPE_FLOAT32:
+    if (isnan(k.f32)) return 0xFFFFFFFFu;
+    if (k.f32 == 0) return 0x80000000u;
+    return (k.u32 & 0x80000000u) ? (cl_uint)~k.u32 : (k.u32 | 0x80000000u);
+  case CLSCAN_TYPE_FLOAT64:
+    if (isnan(k.f64)) return ~0ull;
+    if (k.f64 == 0) return 0x8000000000000000ull;
+    return (k.u64 & 0x8000000000000000ull) ? ~k.u64 : (k.u64 | 0x8000000000000000ull);
+  }
+  return 0;
+}
+
+static int key_is_nan(clscan_type type, clscan_value k) {
+  return (type == CLSCAN_TYPE_FLOAT32 && isnan(k.f32)) || (type == CLSCAN_TYPE_FLOAT64 && isnan(k.f64));
+}
+
+/* numpy's order written directly (not through the image): integers numerically; floats -inf < ... <
+ * -0.0 == +0.0 < ... < +inf < NaN; descending reverses all but the NaNs, which stay last. */
+static int numpy_less(clscan_type type, clscan_value a, clscan_value b, int descending) {
+  const int na = key_is_nan(type, a), nb = key_is_nan(type, b);
+  clscan_value t;
+  if (na || nb) return !na && nb;
+  if (descending) {
+    t = a;
+    a = b;
+    b = t;
+  }
+  switch (type) {
+  case CLSCAN_TYPE_INT32: return a.i32 < b.i32;
+  case CLSCAN_TYPE_UINT32: return a.u32 < b.u32;
+  case CLSCAN_TYPE_INT64: return a.i64 < b.i64;
+  case CLSCAN_TYPE_UINT64: return a.u64 < b.u64;
+  case CLSCAN_TYPE_FLOAT32: return a.f32 < b.f32;
+  case CLSCAN_TYPE_FLOAT64: return a.f64 < b.f64;
+  }
+  return 0;
+}
+
+typedef struct sort_order_context {
+  clscan_type type;
+  const unsigned char* keys;
+  int descending;
+  unsigned begin_bit, end_bit; /* end_bit 0: the whole key, compared with numpy_less */
+} sort_order_context;
+
+static int order_less(const sort_order_context* s, size_t a, size_t b) {
+  const clscan_value ka = load(s->keys, a, s->type), kb = load(s->keys, b, s->type);
+  uint64_t ia, ib, mask;
+  unsigned width;
+  if (s->end_bit == 0) return numpy_less(s->type, ka, kb, s->descending);
+  ia = sort_image(s->type, ka);
+  ib = sort_image(s->type, kb);
+  if (s->descending) {
+    const uint64_t all = element_size(s->type) == 4 ? 0xFFFFFFFFull : ~0ull;
+    if (!key_is_nan(s->type, ka)) ia = ~ia & all;
+    if (!key_is_nan(s->type, kb)) ib = ~ib & all;
+  }
+  width = s->end_bit - s->begin_bit;
+  if (width == 0) return 0;
+  mask = width >= 64 ? ~0ull : (1ull << width) - 1;
+  return ((ia >> s->begin_bit) & mask) < ((ib >> s->begin_bit) & mask);
+}
+
+/* A stable merge sort of the positions 0 .. n-1 by order_less: the expected permutation. */
+static void stable_order(const sort_order_context* s, size_t* order, size_t n) {
+  size_t* scratch = checked_malloc(n * sizeof *scratch);
+  size_t width, i;
+  for (i = 0; i < n; ++i)
+    order[i] = i;
+  for (width = 1; width < n; width *= 2) {
+    for (i = 0; i < n; i += 2 * width) {
+      const size_t mid = i + width < n ? i + width : n, end = i + 2 * width < n ? i + 2 * width : n;
+      size_t a = i, b = mid, o = i;
+      while (a < mid && b < end)
+        scratch[o++] = order_less(s, order[b], order[a]) ? order[b++] : order[a++];
+      while (a < mid)
+        scratch[o++] = order[a++];
+      while (b < end)
+        scratch[o++] = order[b++];
+    }
+    memcpy(order, scratch, n * sizeof *order);
+  }
+  free(scratch);
+}
+
+/* Keys that exercise the order: few distinct values (stability), and for floating point -0.0 and +0.0,
+ * infinities, NaNs of both signs and two payloads, denormals; every pattern mixed with random ones. */
+static clscan_value sort_key(clscan_type type, size_t i, uint64_t seed) {
+  const uint64_t r = mix(seed + i);
+  clscan_value v;
+  v.u64 = r;
+  if (type == CLSCAN_TYPE_FLOAT32) {
+    switch (r % 11) {
+    case 0: v.u32 = 0x80000000u; break; /* -0.0 */
+    case 1: v.u32 = 0; break;           /* +0.0 */
+    case 2: v.f32 = (r >> 8) & 1 ? INFINITY : -INFINITY; break;
+    case 3: v.u32 = (r >> 8) & 1 ? 0x7FC00001u : 0xFFC00000u; break; /* NaNs: payload, sign */
+    case 4: v.u32 = (cl_uint)((r >> 8) & 0x807FFFFFu); break;        /* denormals of both signs */
+    case 5: v.f32 = (cl_float)((long long)((r >> 8) % 5) - 2); break;
+    default: v.u32 = (cl_uint)(r >> 16); break;
+    }
+  } else if (type == CLSCAN_TYPE_FLOAT64) {
+    switch (r % 11) {
+    case 0: v.u64 = 0x8000000000000000ull; break;
+    case 1: v.u64 = 0; break;
+    case 2: v.f64 = (r >> 8) & 1 ? INFINITY : -INFINITY; break;
+    case 3: v.u64 = (r >> 8) & 1 ? 0x7FF8000000000001ull : 0xFFF8000000000000ull; break;
+    case 4: v.u64 = (r >> 8) & 0x800FFFFFFFFFFFFFull; break;
+    case 5: v.f64 = (cl_double)((long long)((r >> 8) % 5) - 2); break;
+    default: v.u64 = mix(r); break;
+    }
+  } else if (r % 3 == 0) {
+    /* Five small values, past bit 32 for 64-bit keys, negative ones for signed keys. */
+    v = wide_value(type, (long long)((r >> 8) % 5) - 2);
+  } else if (element_size(type) == 4) {
+    v.u64 = (cl_uint)(r >> 16);
+  }
+  return v;
+}
+
+/* One sort through the C API. call: 0 clscan_sort, 1 clscan_sort_by_key, 2 clscan_sorted_order
+ * (value_type is then the index type). Checked against stable_order bit for bit: every output element in
+ * range, every element outside it still poison, inputs of an out-of-place sort unchanged. */
+typedef struct sort_case {
+  int call;
+  clscan_type key_type, value_type;
+  size_t n;
+  int in_place;
+  clscan_sort_options options;
+  int pass_null_options;
+} sort_case;
+
+static const char* const sort_call_names[] = {"clscan_sort", "clscan_sort_by_key", "clscan_sorted_order"};
+
+static void run_sort(const sort_case* c) {
+  const size_t ks = element_size(c->key_type), vs = element_size(c->value_type), guard = 5, n = c->n;
+  const clscan_sort_options* o = &c->options;
+  const size_t keys_in_count = o->keys_in_offset + n + guard, keys_out_count = o->keys_out_offset + n + guard;
+  const size_t values_in_count = o->values_in_offset + n + guard,
+               values_out_count = o->values_out_offset + n + guard;
+  const size_t key_count = keys_in_count > keys_out_count ? keys_in_count : keys_out_count;
+  const size_t value_count = values_in_count > values_out_count ? values_in_count : values_out_count;
+  unsigned char *keys_in = checked_malloc(key_count * ks), *values_in = checked_malloc(value_count * vs);
+  unsigned char *keys_got = checked_malloc(key_count * ks), *values_got = checked_malloc(value_count * vs);
+  unsigned char *keys_expected = checked_malloc(key_count * ks),
+                *values_expected = checked_malloc(value_count * vs);
+  size_t* order = checked_malloc((n ? n : 1) * sizeof *order);
+  const uint64_t seed = (uint64_t)n * 31 + (uint64_t)c->key_type * 7 + (uint64_t)c->call;
+  sort_order_context s;
+  cl_mem kin, kout, vin, vout;
+  cl_event event = NULL;
+  clscan_status status;
+  char what[200];
+  size_t i;
+  snprintf(what, sizeof what, "%s %s keys, %s %s, n=%zu%s%s, bits [%u, %u), offsets %zu %zu %zu %zu",
+           sort_call_names[c->call], type_names[c->key_type], type_names[c->value_type],
+           c->call == 2 ? "indices" : "values", n, c->in_place ? ", in place" : "",
+           o->descending ? ", descending" : "", o->begin_bit, o->end_bit, o->keys_in_offset,
+           o->keys_out_offset, o->values_in_offset, o->values_out_offset);
+
+  memset(keys_in, poison_byte, key_count * ks);
+  memset(values_in, poison_byte, value_count * vs);
+  for (i = 0; i < n; ++i) {
+    store(keys_in, o->keys_in_offset + i, c->key_type, sort_key(c->key_type, i, seed));
+    store(values_in, o->values_in_offset + i, c->value_type, wide_value(c->value_type, (long long)i + 1));
+  }
+  s.type = c->key_type;
+  s.keys = keys_in + o->keys_in_offset * ks;
+  s.descending = o->descending;
+  s.begin_bit = o->begin_bit;
+  s.end_bit = o->end_bit == 0 || (o->begin_bit == 0 && o->end_bit == 8 * ks) ? 0 : o->end_bit;
+  if (o->end_bit == 0 && o->begin_bit != 0) s.end_bit = 8 * (unsigned)ks;
+  stable_order(&s, order, n);
+
+  /* The expected buffers: the outputs' poison (or the inputs, in place) with the range written. */
+  if (c->in_place) {
+    memcpy(keys_expected, keys_in, key_count * ks);
+    memcpy(values_expected, values_in, value_count * vs);
+  } else {
+    memset(keys_expected, poison_byte, key_count * ks);
+    memset(values_expected, poison_byte, value_count * vs);
+  }
+  for (i = 0; i < n; ++i) {
+    if (c->call != 2)
+      memcpy(keys_expected + (o->keys_out_offset + i) * ks, keys_in + (o->keys_in_offset + order[i]) * ks,
+             ks);
+    if (c->call == 1)
+      memcpy(values_expected + (o->values_out_offset + i) * vs,
+             values_in + (o->values_in_offset + order[i]) * vs, vs);
+    if (c->call == 2) {
+      clscan_value index;
+      index.u64 = order[i];
+      store(values_expected, o->values_out_offset + i, c->value_type, index);
+    }
+  }
+
+  kin = create_buffer(key_count * ks);
+  vin = create_buffer(value_count * vs);
+  write_buffer(kin, keys_in, key_count * ks);
+  write_buffer(vin, values_in, value_count * vs);
+  if (c->in_place) {
+    kout = kin;
+    vout = vin;
+  } else {
+    kout = create_buffer(key_count * ks);
+    vout = create_buffer(value_count * vs);
+    write_buffer(kout, keys_expected, key_count * ks); /* poison */
+    write_buffer(vout, values_expected, value_count * vs);
+    /* The expected outputs were poison so far; now the data. */
+  }
+  {
+    const clscan_sort_options* opts = c->pass_null_options ? NULL : o;
+    switch (c->call) {
+    case 0: status = clscan_sort(queue, kin, kout, n, c->key_type, opts, &event); break;
+    case 1:
+      status = clscan_sort_by_key(queue, kin, vin, kout, vout, n, c->key_type, c->value_type, opts, &event);
+      break;
+    default:
+      status = clscan_sorted_order(queue, kin, vout, n, c->key_type, c->value_type, opts, &event);
+      break;
+    }
+  }
+  if (status != CLSCAN_SUCCESS) {
+    fprintf(stderr, "%s: %s: %s\n", what, clscan_status_name(status), clscan_last_error_message());
+    ++failures;
+  } else {
+    CHECK(event != NULL);
+    REQUIRE_CL(clWaitForEvents(1, &event));
+    clReleaseEvent(event);
+    read_buffer(c->call == 2 ? kin : kout, keys_got, key_count * ks);
+    read_buffer(vout, values_got, value_count * vs);
+    if (c->call == 2) memcpy(keys_expected, keys_in, key_count * ks); /* the keys are only read */
+    for (i = 0; i < key_count; ++i)
+      if (memcmp(keys_got + i * ks, keys_expected + i * ks, ks) != 0) {
+        char e[64], g[64];
+        describe(e, sizeof e, c->key_type, load(keys_expected, i, c->key_type));
+        describe(g, sizeof g, c->key_type, load(keys_got, i, c->key_type));
+        fprintf(stderr, "%s: key element %zu: expected %s, got %s\n", what, i, e, g);
+        ++failures;
+        break;
+      }
+    for (i = 0; i < value_count && c->call != 0; ++i)
+      if (memcmp(values_got + i * vs, values_expected + i * vs, vs) != 0) {
+        char e[64], g[64];
+        describe(e, sizeof e, c->value_type, load(values_expected, i, c->value_type));
+        describe(g, sizeof g, c->value_type, load(values_got, i, c->value_type));
+        fprintf(stderr, "%s: value element %zu: expected %s, got %s\n", what, i, e, g);
+        ++failures;
+        break;
+      }
+    if (!c->in_place) {
+      /* The inputs are untouched. */
+      read_buffer(kin, keys_got, key_count * ks);
+      CHECK(memcmp(keys_got, keys_in, key_count * ks) == 0);
+      read_buffer(vin, values_got, value_count * vs);
+      CHECK(memcmp(values_got, values_in, value_count * vs) == 0);
+    }
+  }
+  if (!c->in_place) {
+    clReleaseMemObject(kout);
+    clReleaseMemObject(vout);
+  }
+  clReleaseMemObject(kin);
+  clReleaseMemObject(vin);
+  free(order);
+  free(keys_in);
+  free(values_in);
+  free(keys_got);
+  free(values_got);
+  free(keys_expected);
+  free(values_expected);
+}
+
+static sort_case make_sort(int call, clscan_type key_type, clscan_type value_type, size_t n) {
+  sort_case c;
+  memset(&c, 0, sizeof c);
+  c.call = call;
+  c.key_type = key_type;
+  c.value_type = value_type;
+  c.n = n;
+  clscan_sort_options_init(&c.options);
+  return c;
+}
+
+static void test_sorts(void) {
+  const size_t sizes[] = {0, 1, 1000, 10007};
+  size_t t, z;
+  int call;
+  sort_case c;
+  /* Every key type and every call, ascending and descending, out of place with offsets. Keys and values
+   * move as their bits: float64 needs no fp64. */
+  for (t = 0; t < sizeof all_types / sizeof all_types[0]; ++t) {
+    for (z = 0; z < sizeof sizes / sizeof sizes[0]; ++z)
+      for (call = 0; call <= 2; ++call) {
+        c = make_sort(call, all_types[t], call == 2 ? CLSCAN_TYPE_UINT32 : CLSCAN_TYPE_UINT32, sizes[z]);
+        c.options.descending = (int)(z % 2);
+        c.options.keys_in_offset = 1;
+        c.options.keys_out_offset = 3;
+        c.options.values_in_offset = 2;
+        c.options.values_out_offset = 5;
+        run_sort(&c);
+      }
+  }
+  /* Every value type (64-bit ones past bit 32), and 64-bit indices. */
+  for (t = 0; t < sizeof all_types / sizeof all_types[0]; ++t) {
+    c = make_sort(1, CLSCAN_TYPE_FLOAT32, all_types[t], 10007);
+    run_sort(&c);
+  }
+  c = make_sort(2, CLSCAN_TYPE_INT64, CLSCAN_TYPE_UINT64, 10007);
+  c.options.descending = 1;
+  run_sort(&c);
+  /* In place (both calls that write their input), options left NULL. */
+  c = make_sort(0, CLSCAN_TYPE_INT32, CLSCAN_TYPE_UINT32, 10007);
+  c.in_place = 1;
+  c.pass_null_options = 1;
+  run_sort(&c);
+  c = make_sort(1, CLSCAN_TYPE_UINT64, CLSCAN_TYPE_INT32, 10007);
+  c.in_place = 1;
+  c.options.keys_in_offset = c.options.keys_out_offset = 2;
+  c.options.values_in_offset = c.options.values_out_offset = 4;
+  c.options.descending = 1;
+  run_sort(&c);
+  /* Bit ranges: the low 12 bits, a middle byte (end_bit 0 is every bit from begin_bit), none at all. */
+  c = make_sort(1, CLSCAN_TYPE_UINT32, CLSCAN_TYPE_UINT32, 10007);
+  c.options.end_bit = 12;
+  run_sort(&c);
+  c = make_sort(0, CLSCAN_TYPE_FLOAT32, CLSCAN_TYPE_UINT32, 10007);
+  c.options.begin_bit = 20;
+  run_sort(&c);
+  c = make_sort(2, CLSCAN_TYPE_INT32, CLSCAN_TYPE_UINT32, 1000);
+  c.options.begin_bit = 8;
+  c.options.end_bit = 8;
+  run_sort(&c);
+  /* The portable algorithm named. */
+  c = make_sort(1, CLSCAN_TYPE_INT32, CLSCAN_TYPE_FLOAT32, 10007);
+  c.options.algorithm = CLSCAN_ALGORITHM_THREE_STAGE;
+  run_sort(&c);
+}
+
+/* The sorts' failures: a message naming the problem, no event, buffers unchanged. */
+static void test_sort_errors(void) {
+  enum { n = 64 };
+  cl_int data[n], after[n];
+  cl_mem keys = create_buffer(n * sizeof(cl_int)), other = create_buffer(n * sizeof(cl_int));
+  cl_event event = (cl_event)&event;
+  clscan_sort_options options = CLSCAN_SORT_OPTIONS_INIT;
+  clscan_status status;
+  size_t i;
+  for (i = 0; i < n; ++i)
+    data[i] = (cl_int)(n - i);
+  write_buffer(keys, data, sizeof data);
+  write_buffer(other, data, sizeof data);
+
+  status = clscan_sorted_order(queue, keys, other, n, CLSCAN_TYPE_INT32, CLSCAN_TYPE_INT32, NULL, &event);
+  expect_failure("sorted_order with int32 indices", status, CLSCAN_INVALID_ARGUMENT, "CLSCAN_TYPE_UINT32",
+                 event);
+  event = (cl_event)&event;
+  status = clscan_sort(queue, keys, other, n, (clscan_type)99, NULL, &event);
+  expect_failure("sort of an unknown key type", status, CLSCAN_INVALID_ARGUMENT, "clscan_type", event);
+  event = (cl_event)&event;
+  options.struct_size = 3;
+  status = clscan_sort(queue, keys, other, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("sort with a bad struct_size", status, CLSCAN_INVALID_ARGUMENT, "struct_size", event);
+  clscan_sort_options_init(&options);
+  options.begin_bit = 20;
+  options.end_bit = 10;
+  event = (cl_event)&event;
+  status = clscan_sort(queue, keys, other, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("sort of bits [20, 10)", status, CLSCAN_INVALID_ARGUMENT, "bit", event);
+  clscan_sort_options_init(&options);
+  options.end_bit = 33;
+  event = (cl_event)&event;
+  status = clscan_sort(queue, keys, other, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("sort of 33 bits of int32 keys", status, CLSCAN_INVALID_ARGUMENT, "bit", event);
+  clscan_sort_options_init(&options);
+  options.keys_out_offset = 1;
+  event = (cl_event)&event;
+  status = clscan_sort(queue, keys, other, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("sort past the output's end", status, CLSCAN_INVALID_ARGUMENT, NULL, event);
+  clscan_sort_options_init(&options);
+  options.algorithm = (clscan_algorithm)7;
+  event = (cl_event)&event;
+  status = clscan_sort(queue, keys, other, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("sort with an unknown algorithm", status, CLSCAN_INVALID_ARGUMENT, "clscan_algorithm",
+                 event);
+  clscan_sort_options_init(&options);
+  options.wait_list_size = 1;
+  event = (cl_event)&event;
+  status = clscan_sort(queue, keys, other, n, CLSCAN_TYPE_INT32, &options, &event);
+  expect_failure("sort with a NULL wait list", status, CLSCAN_INVALID_ARGUMENT, "wait_list", event);
+  event = (cl_event)&event;
+  status = clscan_sort_by_key(queue, keys, NULL, other, other, n, CLSCAN_TYPE_INT32, CLSCAN_TYPE_INT32, NULL,
+                              &event);
+  expect_failure("sort_by_key without values", status, CLSCAN_INVALID_ARGUMENT, "values_in", event);
+  event = (cl_event)&event;
+  status = clscan_sorted_order(queue, keys, NULL, n, CLSCAN_TYPE_INT32, CLSCAN_TYPE_UINT32, NULL, &event);
+  expect_failure("sorted_order without indices", status, CLSCAN_INVALID_ARGUMENT, "indices_out", event);
+  event = (cl_event)&event;
+  status = clscan_sort(NULL, keys, other, n, CLSCAN_TYPE_INT32, NULL, &event);
+  expect_failure("sort without a queue", status, CLSCAN_INVALID_ARGUMENT, "queue", event);
+
+  read_buffer(keys, after, sizeof after);
+  CHECK(memcmp(after, data, sizeof data) == 0);
+  read_buffer(other, after, sizeof after);
+  CHECK(memcmp(after, data, sizeof data) == 0);
+  clReleaseMemObject(other);
+  clReleaseMemObject(keys);
+}
+
 static void set_up(void) {
   cl_int status = CL_SUCCESS;
   char name[256] = "";
@@ -1738,12 +2161,15 @@ int main(int argc, char** argv) {
       test_reduce();
       test_names_and_cache();
       test_thread_local_error();
+    } else if (strcmp(mode, "sort") == 0) {
+      test_sorts();
+      test_sort_errors();
     } else if (strcmp(mode, "unsupported") == 0) {
       test_unsupported();
     } else if (strcmp(mode, "opencl-error") == 0) {
       test_opencl_error();
     } else {
-      fprintf(stderr, "unknown mode '%s' (all, unsupported, opencl-error, no-device)\n", mode);
+      fprintf(stderr, "unknown mode '%s' (all, sort, unsupported, opencl-error, no-device)\n", mode);
       return 2;
     }
     tear_down();

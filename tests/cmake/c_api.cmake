@@ -28,7 +28,10 @@ set_tests_properties(c-api-opencl-error PROPERTIES SKIP_REGULAR_EXPRESSION "c-ap
 add_test(NAME c-api-no-device COMMAND clscan-c-api-test no-device)
 set_tests_properties(c-api-no-device PROPERTIES
     ENVIRONMENT "${CLSCAN_C_API_CACHE};CLSCAN_PLATFORM=no platform has this name")
-set_tests_properties(c-api c-api-unsupported c-api-opencl-error c-api-no-device PROPERTIES
+# The sorts, in a process of their own: their kernels are others than the scans'.
+add_test(NAME c-api-sort COMMAND clscan-c-api-test sort)
+set_tests_properties(c-api-sort PROPERTIES ENVIRONMENT "${CLSCAN_C_API_CACHE}")
+set_tests_properties(c-api c-api-sort c-api-unsupported c-api-opencl-error c-api-no-device PROPERTIES
     LABELS "c-api" TIMEOUT 300)
 # After the tests whose kernels PoCL then finds in its own cache (~/.cache/pocl): the scans' (types)
 # and, as c_api_test.c's selections, scans by key and reduces are chosen to build the same programs,

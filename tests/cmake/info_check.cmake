@@ -425,6 +425,8 @@ elseif(MODE STREQUAL "selected")
   # --calls scans leaves them out.
   expect_match("^clscan [^\n]* self-test \\(cl_int sum scans; selections and scans by key of every type; ")
   expect_match("\n    selection and by-key sizes \\([^\n]*int uint[^\n]*\\): 1 [0-9]")
+  # And the sorts (tools/info/self_test_sort.hpp).
+  expect_match("; sorts of every key type; disk cache: ")
   expect_match("\nself-test: 1 passed, 0 failed\n$")
   run_info(--selected --self-test --calls scans)
   expect_rc(0)

@@ -1,6 +1,7 @@
 // Differential fuzzing of the calls beside the scans ("[fuzz]", with fuzz.cpp; "[fuzz-primitives]"
 // alone): random select_if, select_flagged, partition_if, unique, inclusive_by_key and
-// exclusive_by_key calls, each compared exactly with a CPU reference.
+// exclusive_by_key calls, each compared exactly with a CPU reference; and the sorts ("[fuzz-sort]"
+// alone; at the end of this file).
 //
 // Every case draws, from its own seeded generator: n (0, 1, small, 1 to 3 tiles +-2 of the launch
 // shape the call runs in, log-uniform up to 2^14, and now and then up to 2^20), offsets (multiples of
@@ -36,6 +37,8 @@
 // that replays it.
 #include "reliability/fuzz_common.hpp"
 #include "support/guarded.hpp"
+
+#include "common/sort_reference.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -785,6 +788,324 @@ TEST_CASE("fuzz: random selections and scans by key match the CPU reference", "[
 
   INFO("seed " << hex(seed) << ": " << failed << " of " << run
                << " primitive cases failed (first ones above; each line has its replay command)");
+  for (const std::string& failure : failures)
+    UNSCOPED_INFO(failure);
+  CHECK(failed == 0);
+}
+
+// --- sorts ----------------------------------------------------------------------------------------
+//
+// Random sort, sort_by_key and sorted_order calls against std::stable_sort in numpy's order
+// (tools/common/sort_reference.hpp), bit for bit: keys and values of every type, cl_uint and cl_ulong
+// indices, every algorithm, ascending and descending, bit ranges (the whole key most often, else any
+// [begin_bit, end_bit), empty ones included, which leave every pass trivial), keys random with NaNs,
+// -0.0, infinities and denormals, of 7 values, all equal, sorted or reverse sorted, n from 0 to 2^20
+// (mostly below 2^16), offsets, in place (keys_out = keys_in; for sort_by_key the values too) and out
+// of place, and uploads on another queue that the call waits for. Every buffer has poisoned guards;
+// inputs of an out-of-place call and sorted_order's keys must come back unchanged.
+//
+// As for the other primitives, cases come from a small pool of program families (call, key type,
+// value or index type, algorithm): max(4, cases / 10) of them.
+//
+// Environment: CLSCAN_FUZZ_SEED and CLSCAN_FUZZ_REPLAY as above, CLSCAN_FUZZ_SORT_CASES (default 60,
+// or a third of CLSCAN_FUZZ_CASES).
+namespace {
+
+enum class sort_call { sort, sort_by_key, sorted_order };
+
+const char* sort_call_name(sort_call call) {
+  switch (call) {
+  case sort_call::sort: return "sort";
+  case sort_call::sort_by_key: return "sort_by_key";
+  case sort_call::sorted_order: return "sorted_order";
+  }
+  return "?";
+}
+
+struct sort_family {
+  sort_call call = sort_call::sort;
+  int key_type = t_int;
+  int value_type = t_uint; // sort_by_key: the values; sorted_order: t_uint or t_ulong (the indices)
+  algorithm algo = algorithm::automatic;
+};
+
+struct sort_case {
+  std::uint64_t seed = 0, index = 0, cases = 0, data_seed = 0;
+  sort_family f;
+  std::size_t n = 0;
+  clscan_reference::key_pattern pattern = clscan_reference::key_pattern::mixed;
+  bool descending = false, in_place = false, wait_list = false;
+  unsigned begin_bit = 0, end_bit = 0;
+  std::size_t keys_in_offset = 0, keys_out_offset = 0, values_in_offset = 0, values_out_offset = 0;
+};
+
+constexpr std::size_t sort_back_guard = 3;
+
+std::size_t key_bits(int type) { return type == t_int || type == t_uint || type == t_float ? 32 : 64; }
+
+std::string describe(const sort_case& c) {
+  std::ostringstream out;
+  out << "sort case " << c.index << " of " << c.cases << " (seed " << hex(c.seed)
+      << "): " << sort_call_name(c.f.call) << "<" << type_names[c.f.key_type];
+  if (c.f.call != sort_call::sort) out << ", " << type_names[c.f.value_type];
+  out << "> " << clscan::to_string(c.f.algo) << ", n = " << c.n << ", keys "
+      << clscan_reference::key_pattern_name(c.pattern) << (c.descending ? ", descending" : ", ascending")
+      << ", bits [" << c.begin_bit << ", " << c.end_bit << ")" << (c.in_place ? ", in place" : "")
+      << ", offsets keys " << c.keys_in_offset << " -> " << c.keys_out_offset << ", values "
+      << c.values_in_offset << " -> " << c.values_out_offset << (c.wait_list ? ", waits for uploads" : "")
+      << "; replay: CLSCAN_FUZZ_SEED=" << hex(c.seed) << " CLSCAN_FUZZ_SORT_CASES=" << c.cases
+      << " CLSCAN_FUZZ_REPLAY=" << c.index << " clscan-tests \"[fuzz-sort]\"";
+  return out.str();
+}
+
+std::vector<sort_family> sort_family_pool(std::uint64_t seed, std::uint64_t cases) {
+  splitmix64 r{seed ^ 0x50e7'f4b1'1e5ull};
+  const algorithm algorithms[] = {algorithm::automatic, algorithm::single_pass, algorithm::three_stage};
+  const std::size_t count = std::max<std::size_t>(4, static_cast<std::size_t>(cases / 10));
+  std::vector<sort_family> pool;
+  // cl_double too without fp64: the sorts move keys and values as their bits.
+  const auto any_type = [&] { return static_cast<int>(r.next() % type_count); };
+  for (std::size_t i = 0; i < count; ++i) {
+    sort_family f;
+    // The first three: one per call.
+    f.call = static_cast<sort_call>(i < 3 ? i : r.next() % 3);
+    f.key_type = any_type();
+    f.value_type = f.call == sort_call::sorted_order ? (r.next() % 3 == 0 ? t_ulong : t_uint) : any_type();
+    f.algo = algorithms[i == 3 ? 2 : r.next() % 3];
+    pool.push_back(f);
+  }
+  return pool;
+}
+
+sort_case draw_sort_case(const std::vector<sort_family>& pool, std::uint64_t seed, std::uint64_t cases,
+                         std::uint64_t index) {
+  splitmix64 r{seed ^ (0xD1B54A32D192ED03ull * (index + 1))};
+  sort_case c;
+  c.seed = seed;
+  c.index = index;
+  c.cases = cases;
+  c.data_seed = r.next();
+  c.f = pool[index < pool.size() ? index : r.next() % pool.size()];
+  const std::uint64_t size_roll = r.next() % 20;
+  c.n = size_roll == 0   ? 0
+        : size_roll == 1 ? 1
+        : size_roll == 2 ? 2 + r.next() % 100
+        : size_roll == 3
+            ? (std::size_t{1} << 16) + r.next() % ((std::size_t{1} << 20) - (std::size_t{1} << 16))
+            : static_cast<std::size_t>(std::exp2(r.unit() * 16.0)) + r.next() % 3;
+  const clscan_reference::key_pattern patterns[] = {
+      clscan_reference::key_pattern::mixed,  clscan_reference::key_pattern::mixed,
+      clscan_reference::key_pattern::few,    clscan_reference::key_pattern::equal,
+      clscan_reference::key_pattern::sorted, clscan_reference::key_pattern::reversed};
+  c.pattern = patterns[r.next() % 6];
+  c.descending = r.next() % 2 == 0;
+  const auto bits = static_cast<unsigned>(key_bits(c.f.key_type));
+  c.end_bit = bits;
+  if (r.next() % 3 == 0) {
+    c.begin_bit = static_cast<unsigned>(r.next() % (bits + 1));
+    c.end_bit = c.begin_bit + static_cast<unsigned>(r.next() % (bits - c.begin_bit + 1));
+  }
+  c.in_place = c.f.call != sort_call::sorted_order && r.next() % 3 == 0;
+  const auto offset = [&] { return r.next() % 2 ? std::size_t{0} : static_cast<std::size_t>(r.next() % 40); };
+  c.keys_in_offset = offset();
+  c.keys_out_offset = c.in_place ? c.keys_in_offset : offset();
+  c.values_in_offset = offset();
+  c.values_out_offset = c.in_place ? c.values_in_offset : offset();
+  c.wait_list = r.next() % 4 == 0;
+  return c;
+}
+
+template <typename T> std::vector<T> guarded_image(std::size_t front, const std::vector<T>& data) {
+  std::vector<T> image(front, poison_value<T>());
+  image.insert(image.end(), data.begin(), data.end());
+  image.resize(image.size() + sort_back_guard, poison_value<T>());
+  return image;
+}
+
+// The expected image of an output: `before` (poison, or the input for in place) with data at `front`.
+template <typename T>
+std::vector<T> expected_image(std::vector<T> before, std::size_t front, const std::vector<T>& data) {
+  if (before.size() < front + data.size() + sort_back_guard)
+    before.resize(front + data.size() + sort_back_guard, poison_value<T>());
+  std::copy(data.begin(), data.end(), before.begin() + static_cast<std::ptrdiff_t>(front));
+  return before;
+}
+
+// K keys; V the values (sort_by_key) or the indices (sorted_order); unused for sort.
+template <typename K, typename V> outcome run_sort_case(const sort_case& c) {
+  auto& e = env();
+  splitmix64 r{c.data_seed};
+  const std::size_t n = c.n;
+  const std::vector<K> keys = clscan_reference::make_sort_keys<K>(n, c.pattern, r);
+  std::vector<V> values(n);
+  for (V& v : values)
+    v = random_bits<V>(r);
+  const std::vector<std::size_t> order =
+      clscan_reference::stable_order(keys, c.descending, c.begin_bit, c.end_bit);
+  std::vector<K> sorted_keys(n);
+  std::vector<V> sorted_values(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    sorted_keys[j] = keys[order[j]];
+    sorted_values[j] = c.f.call == sort_call::sorted_order ? static_cast<V>(order[j]) : values[order[j]];
+  }
+
+  const std::vector<K> keys_in_image = guarded_image(c.keys_in_offset, keys);
+  const std::vector<V> values_in_image = guarded_image(c.values_in_offset, values);
+  const std::vector<K> keys_out_before(c.keys_out_offset + n + sort_back_guard, poison_value<K>());
+  const std::vector<V> values_out_before(c.values_out_offset + n + sort_back_guard, poison_value<V>());
+  const bool keys_written = c.f.call != sort_call::sorted_order;
+  const bool values_written = c.f.call != sort_call::sort;
+  const std::vector<K> keys_expected =
+      keys_written
+          ? expected_image(c.in_place ? keys_in_image : keys_out_before, c.keys_out_offset, sorted_keys)
+          : keys_in_image;
+  const std::vector<V> values_expected =
+      c.in_place && c.f.call == sort_call::sort_by_key
+          ? expected_image(values_in_image, c.values_out_offset, sorted_values)
+          : expected_image(values_out_before, c.values_out_offset, sorted_values);
+
+  std::vector<cl::Event> uploads;
+  // The uploads read the host images above until they complete: a case that ends before its call has
+  // waited for them (a refusal, a failed check) waits here, before the images go.
+  struct upload_wait {
+    const std::vector<cl::Event>& events;
+    ~upload_wait() {
+      if (!events.empty()) cl::Event::waitForEvents(events);
+    }
+  } const wait_at_exit{uploads};
+  const auto make = [&](const auto& image) {
+    using T = typename std::decay_t<decltype(image)>::value_type;
+    cl::Buffer buffer(e.context, CL_MEM_READ_WRITE, image.size() * sizeof(T));
+    cl::Event written;
+    if (c.wait_list) {
+      static thread_local cl::CommandQueue upload_queue(e.context, e.device);
+      REQUIRE(upload_queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, image.size() * sizeof(T), image.data(),
+                                              nullptr, &written) == CL_SUCCESS);
+      upload_queue.flush();
+      uploads.push_back(written);
+    } else {
+      REQUIRE(e.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, image.size() * sizeof(T), image.data()) ==
+              CL_SUCCESS);
+    }
+    return buffer;
+  };
+  const cl::Buffer keys_in = make(keys_in_image);
+  const cl::Buffer values_in = make(values_in_image);
+  const cl::Buffer keys_out = c.in_place ? keys_in : make(keys_out_before);
+  const cl::Buffer values_out =
+      c.in_place && c.f.call == sort_call::sort_by_key ? values_in : make(values_out_before);
+
+  clscan::sort_options<K> opts;
+  opts.algorithm = c.f.algo;
+  opts.descending = c.descending;
+  opts.begin_bit = c.begin_bit;
+  opts.end_bit = c.end_bit;
+  opts.keys_in_offset = c.keys_in_offset;
+  opts.keys_out_offset = c.keys_out_offset;
+  opts.values_in_offset = c.values_in_offset;
+  opts.values_out_offset = c.values_out_offset;
+  opts.wait_list = uploads;
+  cl::Event done;
+  try {
+    switch (c.f.call) {
+    case sort_call::sort: done = clscan::sort<K>(e.queue, keys_in, keys_out, n, opts); break;
+    case sort_call::sort_by_key:
+      done = clscan::sort_by_key<K, V>(e.queue, keys_in, values_in, keys_out, values_out, n, opts);
+      break;
+    case sort_call::sorted_order:
+      if constexpr (std::is_same_v<V, cl_uint> || std::is_same_v<V, cl_ulong>)
+        done = clscan::sorted_order<K, V>(e.queue, keys_in, values_out, n, opts);
+      break;
+    }
+  } catch (const clscan::unsupported_error& error) {
+    // A device that does not qualify for the single-pass sort refuses a call that names it.
+    if (c.f.algo == algorithm::single_pass) return outcome{true, std::string("refused: ") + error.what()};
+    throw;
+  }
+  REQUIRE(await_event(done, e.queue, [&] { return describe(c); }) == CL_SUCCESS);
+  const auto read = [&](const cl::Buffer& buffer, auto zero, std::size_t count) {
+    std::vector<decltype(zero)> got(count);
+    REQUIRE(e.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(decltype(zero)), got.data()) ==
+            CL_SUCCESS);
+    return got;
+  };
+  std::string problems;
+  problems += compare_image(keys_written ? "keys output" : "keys (must be unchanged)",
+                            read(keys_written ? keys_out : keys_in, K{}, keys_expected.size()), keys_expected,
+                            0, 0, c.keys_out_offset, c.keys_out_offset + n, true);
+  if (values_written)
+    problems += compare_image(c.f.call == sort_call::sorted_order ? "indices output" : "values output",
+                              read(values_out, V{}, values_expected.size()), values_expected, 0, 0,
+                              c.values_out_offset, c.values_out_offset + n, true);
+  if (!c.in_place && keys_written)
+    problems += compare_image("keys input (must be unchanged)", read(keys_in, K{}, keys_in_image.size()),
+                              keys_in_image, 0, 0, c.keys_in_offset, c.keys_in_offset + n, true);
+  if (!c.in_place && c.f.call == sort_call::sort_by_key)
+    problems +=
+        compare_image("values input (must be unchanged)", read(values_in, V{}, values_in_image.size()),
+                      values_in_image, 0, 0, c.values_in_offset, c.values_in_offset + n, true);
+  return problems.empty() ? outcome{} : outcome{false, problems};
+}
+
+outcome run_sort(const sort_case& c) {
+  return with_type(c.f.key_type, [&](auto key) {
+    if (c.f.call == sort_call::sorted_order)
+      return c.f.value_type == t_ulong ? run_sort_case<decltype(key), cl_ulong>(c)
+                                       : run_sort_case<decltype(key), cl_uint>(c);
+    return with_type(c.f.value_type,
+                     [&](auto value) { return run_sort_case<decltype(key), decltype(value)>(c); });
+  });
+}
+
+} // namespace
+
+TEST_CASE("fuzz: random sorts match std::stable_sort in numpy's order", "[fuzz][fuzz-sort]") {
+  const std::uint64_t seed = env_number("CLSCAN_FUZZ_SEED").value_or(default_seed);
+  const std::optional<std::uint64_t> scan_cases = env_number("CLSCAN_FUZZ_CASES");
+  const std::uint64_t cases =
+      env_number("CLSCAN_FUZZ_SORT_CASES").value_or(scan_cases ? *scan_cases / 3 : 60);
+  const std::optional<std::uint64_t> replay = env_number("CLSCAN_FUZZ_REPLAY");
+  const bool verbose = env_number("CLSCAN_FUZZ_VERBOSE").value_or(0) != 0;
+  const std::vector<sort_family> pool = sort_family_pool(seed, cases);
+  std::cout << "fuzz sorts: device '" << env().device_name << "', seed " << hex(seed) << ", "
+            << (replay ? "replaying case " + std::to_string(*replay) : std::to_string(cases) + " cases")
+            << " (CLSCAN_FUZZ_SORT_CASES) from " << pool.size() << " program families" << std::endl;
+  std::map<std::string, std::size_t> counts; // "call algorithm" -> cases
+  std::vector<std::string> failures;
+  std::size_t failed = 0, run = 0, refused = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t first = replay ? *replay : 0, last = replay ? *replay + 1 : cases;
+  for (std::uint64_t index = first; index < last; ++index) {
+    const sort_case c = draw_sort_case(pool, seed, cases, index);
+    if (replay || verbose) std::cout << "fuzz: " << describe(c) << std::endl;
+    outcome result;
+    try {
+      result = run_sort(c);
+    } catch (const std::exception& e) {
+      result.ok = false;
+      result.problem = std::string("exception: ") + e.what();
+    }
+    ++run;
+    if (result.ok && !result.problem.empty()) ++refused;
+    ++counts[std::string(sort_call_name(c.f.call)) + " " + clscan::to_string(c.f.algo)];
+    if (!result.ok) {
+      ++failed;
+      std::ostringstream message;
+      message << "FUZZ FAILURE: " << describe(c) << "\n  problem: " << result.problem;
+      std::cout << message.str() << std::endl;
+      if (failures.size() < 20) failures.push_back(message.str());
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::ostringstream summary;
+  summary << "fuzz sorts summary: seed " << hex(seed) << ", " << run << " cases in " << std::fixed
+          << std::setprecision(1) << seconds << " s, " << failed << " failed, " << refused
+          << " single_pass calls refused by a device that does not qualify. Cases per call and algorithm:";
+  for (const auto& [what, count] : counts)
+    summary << "\n  " << what << ": " << count;
+  std::cout << summary.str() << std::endl;
+  INFO("seed " << hex(seed) << ": " << failed << " of " << run
+               << " sort cases failed (each line has its replay command)");
   for (const std::string& failure : failures)
     UNSCOPED_INFO(failure);
   CHECK(failed == 0);

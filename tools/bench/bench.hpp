@@ -24,11 +24,18 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 enum class output_format { table, csv, json };
 
 // What is measured (--primitive): the scans, or one of the calls built on them.
-enum class primitive { scan, select, partition, unique, by_key, reduce };
+enum class primitive { scan, select, partition, unique, by_key, reduce, sort, sort_by_key };
 
 // --primitive's spelling, also the rows' "primitive" field: "scan", "select", "partition", "unique",
-// "by_key", "reduce".
+// "by_key", "reduce", "sort", "sort_by_key".
 const char* primitive_name(primitive p);
+inline bool is_sort(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
+
+// The sorts' keys (--keys), each reported apart: uniform random (the scan's inputs), or 7 distinct
+// values (which leave most digit passes with few digits, flattering every radix sort).
+enum class key_distribution { uniform, distinct7 };
+const char* key_distribution_name(key_distribution d); // "uniform", "distinct7"
+constexpr std::size_t distinct_keys = 7;
 
 // The predicate of select and partition, and the share of the inputs that satisfies it.
 constexpr const char* select_predicate = "x > 0";
@@ -46,6 +53,8 @@ struct settings {
   clscan::op operation = clscan::op::sum;
   clscan::scan_kind kind = clscan::scan_kind::inclusive;
   bool deterministic = false; // options::deterministic, for scan and by_key
+  std::vector<key_distribution> key_distributions{key_distribution::uniform}; // --keys
+  key_distribution keys = key_distribution::uniform;                          // the one a row measures
   std::size_t reps = 50;
   bool reps_given = false;
   output_format format = output_format::table;
@@ -94,7 +103,7 @@ struct row {
   std::size_t reps = 0, buffers = 0;
   double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""), copy_gbps = std::nan(""),
          ratio = std::nan(""), host_enqueue_us = std::nan(""), first_call_ms = std::nan(""),
-         std_scan_us = std::nan("");
+         std_scan_us = std::nan(""), keys_per_s = std::nan("");
   // Timed repetitions whose last command was still being enqueued when the device had already reached
   // the marker before the call: their time may include host time (see size_spacer).
   std::size_t host_bound_reps = 0;

@@ -46,6 +46,11 @@ void describe_call(row& r, const settings& s, primitive p) {
   case primitive::select:
   case primitive::partition: r.op = select_predicate; break;
   case primitive::unique: break;
+  case primitive::sort:
+  case primitive::sort_by_key:
+    r.op = "ascending";
+    r.kind = key_distribution_name(s.keys);
+    break;
   }
 }
 
@@ -197,6 +202,7 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
     r.scan_gbps = moved / (r.scan_us * 1e3);
     r.copy_gbps = n ? moved / (r.copy_us * 1e3) : std::nan("");
     r.ratio = n ? r.copy_us / r.scan_us : std::nan("");
+    if (is_sort(p) && n) r.keys_per_s = static_cast<double>(n) / (r.scan_us * 1e-6);
     if (p == primitive::reduce) {
       // A reduce reads n elements and writes one: against a read of the same bytes, taken as half the
       // copy (which reads and writes them).
@@ -268,6 +274,8 @@ row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clsca
     case primitive::scan: return bench(scan_workload<T>(s, algo, n));
     case primitive::by_key: return bench(by_key_workload<T>(s, algo, n));
     case primitive::reduce: return bench(reduce_workload<T>(s, algo, n));
+    case primitive::sort:
+    case primitive::sort_by_key: return bench(sort_workload<T>(s, p, algo, n));
     default: return bench(select_workload<T>(p, algo, n));
     }
   });

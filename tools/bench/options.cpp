@@ -32,6 +32,15 @@ options:
                                   of --type as the scan's
                        reduce     clscan::reduce with --op on the scan's inputs (--algorithm is
                                   ignored by reduce; all runs it once)
+                       sort       clscan::sort (ascending, all bits) of keys of --type (--keys),
+                                  out of place
+                       sort_by_key  clscan::sort_by_key: keys of --type (--keys), random uint
+                                  values
+  --keys LIST        the sorts' keys, one name or a comma-separated list, each reported apart:
+                       uniform    the scan's inputs (all bit patterns for integers, floats uniform
+                                  in [-1, 1))
+                       distinct7  7 such values, each element one of them at random
+                     Default uniform.
   --sizes LIST       comma-separated element counts, 1 to 2^48 (0 with --smoke only): plain numbers,
                      2^N, 2^N+K / 2^N-K, and K/M/G suffixes (binary). Default 2^10,2^12,...,2^26,
                      leaving out sizes whose three buffers do not fit in CL_DEVICE_MAX_MEM_ALLOC_SIZE
@@ -83,7 +92,9 @@ another primitive has its figures in the scan_* columns):
     for floating point. select and partition: each element is > 0 with probability 0.43 (1 to 2^20),
     else 0 or negative (0 for unsigned types). unique: each element repeats the one before with
     probability 1/2, else takes a new value below 2^20. by_key keys: int, numbering the segments.
-  * The copy is of one input's values, n * sizeof(T) bytes (for by_key the values, not the keys).
+    sort keys as --keys says; sort_by_key values: random uint.
+  * The copy is of one input's values, n * sizeof(T) bytes (for by_key the values, not the keys; for
+    the sorts the keys).
   * Warm-up: 3 scans and 3 copies (the first call also builds or loads the kernels; its time is
     reported as "first call").
   * Timed: scans and copies alternate. A scan is timed from the end of a marker enqueued just before it
@@ -103,12 +114,14 @@ another primitive has its figures in the scan_* columns):
     reduce, which reads its input and writes one element, is compared with a read of the same bytes
     instead, taken as half the copy's time: its GB/s count n * sizeof(T) bytes, its ratio ("vs_read"
     in the table; ratio with ratio_basis "read" and read_us in JSON; the ratio column in CSV) is
-    (copy time / 2) / reduce time.
+    (copy time / 2) / reduce time. The sorts' rows also give keys/s = n / call time (keys_per_s in
+    CSV and JSON; G keys/s in the table).
   * std_us (std_scan_us in CSV and JSON): the serial host equivalent on this host's CPU in the same
     process, median of 5 runs: std::inclusive_scan / std::exclusive_scan (sums only), std::copy_if,
     std::stable_partition (on a copy made outside the timing), std::unique_copy, for by_key a
-    serial loop (sums only; the standard library has no scan by key), and std::accumulate for reduce
-    (sums only).
+    serial loop (sums only; the standard library has no scan by key), std::accumulate for reduce
+    (sums only), and std::stable_sort for the sorts (of a copy made outside the timing; of (key,
+    value) pairs by key for sort_by_key).
   * Verified: the output of the last timed scan is read back and compared with the host reference:
     scan: std::inclusive_scan / std::exclusive_scan, exactly for integers (sums wrap around) and for
     min / max, and for floating-point sums within 16 * epsilon * (sum of |x| up to that element);
@@ -116,9 +129,11 @@ another primitive has its figures in the scan_* columns):
     std::stable_partition, std::unique_copy (all n for partition, the kept ones otherwise); by_key:
     against a serial scan of each segment, exactly or, for floating-point sums, within the scan's
     bound per segment; reduce: against a serial reduce, exactly or, for floating-point sums, within
-    16 * epsilon * (sum of |x|).
-  * CSV and JSON rows name their primitive (the CSV's last column); op is the predicate for select
-    and partition, and op and kind are empty (null in JSON) where they do not apply.
+    16 * epsilon * (sum of |x|); sort and sort_by_key: keys and values bit for bit against
+    std::stable_sort in numpy's order (tools/common/sort_reference.hpp).
+  * CSV and JSON rows name their primitive (the CSV's last column but keys_per_s); op is the predicate
+    for select and partition, the direction ("ascending") for the sorts, whose kind is their --keys;
+    op and kind are empty (null in JSON) where they do not apply.
 
 Exit status: 0 when every row was measured and verified; 1 when any result was wrong or any row
 ended in an error (e.g. an algorithm the device does not support, a size that does not fit): such a
@@ -136,8 +151,9 @@ constexpr op_name op_names[] = {{"sum", clscan::op::sum},   {"min", clscan::op::
                                 {"max", clscan::op::max},   {"and", clscan::op::bit_and},
                                 {"or", clscan::op::bit_or}, {"xor", clscan::op::bit_xor}};
 
-constexpr primitive all_primitives[] = {primitive::scan,   primitive::select, primitive::partition,
-                                        primitive::unique, primitive::by_key, primitive::reduce};
+constexpr primitive all_primitives[] = {primitive::scan,   primitive::select,     primitive::partition,
+                                        primitive::unique, primitive::by_key,     primitive::reduce,
+                                        primitive::sort,   primitive::sort_by_key};
 
 std::string primitive_names_text() {
   std::string text;
@@ -169,6 +185,25 @@ std::vector<primitive> parse_primitives(const std::string& flag, const std::stri
   return chosen;
 }
 
+std::vector<key_distribution> parse_key_distributions(const std::string& flag, const std::string& text) {
+  std::vector<key_distribution> chosen;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    key_distribution d = key_distribution::uniform;
+    if (name == "distinct7")
+      d = key_distribution::distinct7;
+    else if (name != "uniform")
+      throw usage_error(flag + ": unknown '" + name + "' (uniform, distinct7)");
+    if (std::find(chosen.begin(), chosen.end(), d) == chosen.end()) chosen.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return chosen;
+}
+
 clscan::op parse_op_flag(const std::string& name) {
   for (const op_name& entry : op_names)
     if (name == entry.name) return entry.operation;
@@ -185,8 +220,14 @@ const char* primitive_name(primitive p) {
   case primitive::unique: return "unique";
   case primitive::by_key: return "by_key";
   case primitive::reduce: return "reduce";
+  case primitive::sort: return "sort";
+  case primitive::sort_by_key: return "sort_by_key";
   }
   return "?";
+}
+
+const char* key_distribution_name(key_distribution d) {
+  return d == key_distribution::distinct7 ? "distinct7" : "uniform";
 }
 
 const char* op_flag_name(clscan::op operation) {
@@ -198,7 +239,7 @@ const char* op_flag_name(clscan::op operation) {
 settings parse_arguments(int argc, char** argv) {
   settings s;
   std::string sizes_text;
-  bool op_given = false, kind_given = false, csv = false, json = false;
+  bool op_given = false, kind_given = false, keys_given = false, csv = false, json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&] { return clscan_tools::flag_value(argc, argv, i); };
@@ -213,6 +254,9 @@ settings parse_arguments(int argc, char** argv) {
       s.sizes_given = true;
     } else if (arg == "--primitive") {
       s.primitives = parse_primitives(arg, value());
+    } else if (arg == "--keys") {
+      s.key_distributions = parse_key_distributions(arg, value());
+      keys_given = true;
     } else if (arg == "--algorithm") {
       const std::string a = value();
       const std::vector<clscan::algorithm> offered = {
@@ -269,6 +313,8 @@ settings parse_arguments(int argc, char** argv) {
   if (op_given && !scans && !measures(primitive::reduce))
     throw usage_error("--op applies to --primitive scan, by_key and reduce only");
   if (kind_given && !scans) throw usage_error("--kind applies to --primitive scan and by_key only");
+  if (keys_given && !measures(primitive::sort) && !measures(primitive::sort_by_key))
+    throw usage_error("--keys applies to --primitive sort and sort_by_key only");
   if (s.deterministic && !scans)
     throw usage_error("--deterministic applies to --primitive scan and by_key only");
   if (csv && json) throw usage_error("--csv and --json: one output format only");

@@ -27,6 +27,8 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
   case primitive::unique: return "std::unique_copy";
   case primitive::by_key: return "scan-by-key loop";
   case primitive::reduce: return "std::accumulate";
+  case primitive::sort:
+  case primitive::sort_by_key: return "std::stable_sort";
   }
   return "?";
 }
@@ -58,6 +60,7 @@ void print_table_row(const row& r) {
                 r.reps, fmt(r.scan_us, 1).c_str(), fmt(r.copy_us, 1).c_str(), fmt(r.scan_gbps, 2).c_str(),
                 fmt(r.copy_gbps, 2).c_str(), fmt(r.ratio, 3).c_str(), fmt(r.host_enqueue_us, 1).c_str(),
                 r.status.c_str(), fmt(r.std_scan_us, 1).c_str());
+    if (!std::isnan(r.keys_per_s)) std::printf("%-10s (%.3f G keys/s)\n", "", r.keys_per_s / 1e9);
     if (r.status == "FAIL") std::printf("    FAIL: %s\n", r.message.c_str());
   }
   std::fflush(stdout);
@@ -65,16 +68,17 @@ void print_table_row(const row& r) {
 
 const char* const csv_header =
     "device,platform,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,copy_gbps,"
-    "ratio,host_enqueue_us,verified,error,std_scan_us,primitive";
+    "ratio,host_enqueue_us,verified,error,std_scan_us,primitive,keys_per_s";
 
 void print_csv_row(const device_info& d, const row& r) {
-  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
               csv_field(d.caps.name).c_str(), csv_field(d.caps.platform_name).c_str(),
               csv_field(d.caps.driver_version).c_str(), r.n, r.type.c_str(), csv_field(r.op).c_str(),
               r.kind.c_str(), r.algorithm.c_str(), r.reps, r.buffers, fmt(r.scan_us, 3).c_str(),
               fmt(r.copy_us, 3).c_str(), fmt(r.scan_gbps, 4).c_str(), fmt(r.copy_gbps, 4).c_str(),
               fmt(r.ratio, 4).c_str(), fmt(r.host_enqueue_us, 3).c_str(), r.status.c_str(),
-              csv_field(r.message).c_str(), fmt(r.std_scan_us, 3).c_str(), r.primitive.c_str());
+              csv_field(r.message).c_str(), fmt(r.std_scan_us, 3).c_str(), r.primitive.c_str(),
+              fmt(r.keys_per_s, 0).c_str());
   std::fflush(stdout);
 }
 
@@ -104,6 +108,7 @@ std::string json_row(const device_info& d, const row& r) {
   json.field("host_bound_reps", static_cast<std::uint64_t>(r.host_bound_reps));
   json.field("first_call_ms", r.first_call_ms, 3);
   json.field("std_scan_us", r.std_scan_us, 3);
+  if (!std::isnan(r.keys_per_s)) json.field("keys_per_s", r.keys_per_s, 0);
   json.field("verified", r.status);
   json.text_or_null("error", r.message);
   json.end_object();

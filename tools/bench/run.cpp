@@ -54,6 +54,12 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
     return std::string(clscan::to_string(s.kind)) + " " + op_flag_name(s.operation) + " scan by key of " +
            type + " (int keys, segments of " + std::to_string(average_segment) + " on average), " + mode +
            "; times are medians; " + bytes + " of the values, as for the copy";
+  case primitive::sort:
+  case primitive::sort_by_key:
+    return std::string(p == primitive::sort ? "sort" : "sort_by_key (uint values)") + " of " + type +
+           " keys, " + (s.keys == key_distribution::distinct7 ? "7 distinct values" : "uniform random") +
+           ", ascending, " + mode + "; times are medians; " + bytes +
+           " of the keys, as for the copy; ratio = copy of the keys / call";
   }
   return {};
 }
@@ -75,12 +81,18 @@ std::vector<std::size_t> smoke_sizes() {
 int run_benchmark(bench_env& env, const settings& s) {
   const std::size_t element_size = clscan::size_of(s.type);
   const char* const type = clscan::to_string(s.type);
-  const bool keys =
-      std::find(s.primitives.begin(), s.primitives.end(), primitive::by_key) != s.primitives.end();
+  const auto measures = [&](primitive p) {
+    return std::find(s.primitives.begin(), s.primitives.end(), p) != s.primitives.end();
+  };
+  // Bytes per element beside the input, output and copy: by_key's keys; the sorts' second key buffer
+  // (the library's), and sort_by_key's values in, out and the library's second value buffer.
+  const std::size_t extra = measures(primitive::sort_by_key) ? element_size + 3 * sizeof(cl_uint)
+                            : measures(primitive::sort)      ? element_size
+                            : measures(primitive::by_key)    ? sizeof(cl_int)
+                                                             : 0;
   std::vector<std::size_t> sizes = s.sizes_given ? s.sizes
-                                   : s.smoke
-                                       ? smoke_sizes()
-                                       : default_sizes(env.dev, element_size, keys ? sizeof(cl_int) : 0);
+                                   : s.smoke     ? smoke_sizes()
+                                                 : default_sizes(env.dev, element_size, extra);
   const clscan::dispatch_plan plan = clscan::plan_for(env.dev.device, s.type);
 
   if (s.format == output_format::table) {
@@ -104,16 +116,31 @@ int run_benchmark(bench_env& env, const settings& s) {
   const std::size_t algorithms = s.algorithms.size();
   std::vector<double> first_call(s.primitives.size() * algorithms, std::nan(""));
   std::size_t passed = 0, failed = 0, errors = 0, slow_host = 0, host_bound = 0;
-  for (std::size_t p = 0; p < s.primitives.size(); ++p) {
+  // A section per primitive; the sorts have one per key distribution, reported apart.
+  struct section {
+    std::size_t p;
+    key_distribution keys;
+  };
+  std::vector<section> sections;
+  for (std::size_t p = 0; p < s.primitives.size(); ++p)
+    if (is_sort(s.primitives[p]))
+      for (key_distribution d : s.key_distributions)
+        sections.push_back({p, d});
+    else
+      sections.push_back({p, key_distribution::uniform});
+  for (const section& sec : sections) {
+    const std::size_t p = sec.p;
     const primitive prim = s.primitives[p];
+    settings row_settings = s;
+    row_settings.keys = sec.keys;
     if (s.format == output_format::table) {
-      std::printf("\n%s\n\n", section_title(s, prim, element_size).c_str());
+      std::printf("\n%s\n\n", section_title(row_settings, prim, element_size).c_str());
       print_table_header(prim, s.kind);
     }
     for (std::size_t n : sizes) {
       for (std::size_t a = 0; a < algorithms; ++a) {
         if (!runs(s, prim, s.algorithms[a])) continue;
-        const row r = measure(env, s, prim, n, s.algorithms[a], first_call[p * algorithms + a]);
+        const row r = measure(env, row_settings, prim, n, s.algorithms[a], first_call[p * algorithms + a]);
         if (r.status == "ok")
           ++passed;
         else if (r.status == "FAIL")

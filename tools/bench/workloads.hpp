@@ -20,6 +20,7 @@
 
 #include "common/opencl.hpp"
 #include "common/reference.hpp"
+#include "common/sort_reference.hpp"
 #include "common/timing.hpp"
 
 #include <clscan/clscan.hpp>
@@ -89,6 +90,17 @@ inline void fill_segment_keys(std::vector<cl_int>& keys, std::uint64_t seed) {
               static_cast<cl_int>(key));
     i = end;
   }
+}
+
+// sort and sort_by_key with --keys distinct7: distinct_keys values drawn as fill_random draws its
+// elements, then each element one of them, picked by the same generator (bench/cub/cub_bench.cu draws
+// the same).
+template <typename T> void fill_distinct(std::vector<T>& v, std::uint64_t seed) {
+  std::vector<T> pool(distinct_keys);
+  fill_random(pool, seed);
+  std::mt19937_64 rng(seed + 1);
+  for (auto& x : v)
+    x = pool[rng() % distinct_keys];
 }
 
 // --- Shared pieces ------------------------------------------------------------------------------
@@ -442,6 +454,97 @@ public:
 private:
   clscan::op operation_;
   clscan::options<T> opts_;
+};
+
+// --- sort, sort_by_key ---------------------------------------------------------------------------
+
+// Keys of T as --keys says, out of place into the output (the inputs are read again in turn); for
+// sort_by_key, random uint values moved with them. The copy the ratio compares with is of the keys.
+template <typename T> class sort_workload : public value_workload<T> {
+public:
+  sort_workload(const settings& s, primitive p, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n), pairs_(p == primitive::sort_by_key), keys_(s.keys) {
+    opts_.algorithm = algo;
+  }
+  std::size_t input_bytes() const { return this->value_bytes() + (pairs_ ? this->n_ * sizeof(cl_uint) : 0); }
+  void make_host(std::size_t k) {
+    if (keys_ == key_distribution::distinct7)
+      this->fill_values(k, fill_distinct<T>);
+    else
+      this->fill_values(k, fill_random<T>);
+    if (!pairs_) return;
+    values_.assign(k, std::vector<cl_uint>(this->n_));
+    for (std::size_t i = 0; i < k; ++i)
+      fill_random(values_[i], keys_seed(this->n_, i));
+  }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_values(context, queue);
+    if (!pairs_) return;
+    using clscan_tools::check;
+    const std::size_t bytes = this->n_ * sizeof(cl_uint), alloc = std::max(bytes, sizeof(cl_uint));
+    for (const std::vector<cl_uint>& values : values_) {
+      value_buffers_.push_back(clscan_tools::make_buffer(context, alloc));
+      if (bytes)
+        check(queue.enqueueWriteBuffer(value_buffers_.back(), CL_TRUE, 0, bytes, values.data()),
+              "clEnqueueWriteBuffer");
+    }
+    values_out_ = clscan_tools::make_buffer(context, alloc);
+    check(queue.enqueueCopyBuffer(value_buffers_[0], values_out_, 0, 0, alloc), "clEnqueueCopyBuffer");
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    if (pairs_)
+      return clscan::sort_by_key<T, cl_uint>(queue, this->inputs_[i], value_buffers_[i], this->output_,
+                                             values_out_, this->n_, opts_);
+    return clscan::sort<T>(queue, this->inputs_[i], this->output_, this->n_, opts_);
+  }
+  // std::stable_sort of a copy of input 0 (of its (key, value) pairs for sort_by_key), the copy made
+  // outside the timing, in numpy's order as clscan sorts.
+  double std_us() const {
+    if (!this->n_) return std::nan("");
+    const auto less = [](T a, T b) { return clscan_reference::numpy_less(a, b, false); };
+    std::vector<double> us;
+    for (int run = 0; run < 5; ++run) {
+      if (pairs_) {
+        std::vector<std::pair<T, cl_uint>> work(this->n_);
+        for (std::size_t j = 0; j < this->n_; ++j)
+          work[j] = {this->host_[0][j], values_[0][j]};
+        const clscan_tools::stopwatch watch;
+        std::stable_sort(work.begin(), work.end(),
+                         [&](const auto& a, const auto& b) { return less(a.first, b.first); });
+        us.push_back(watch.microseconds());
+        volatile cl_uint keep = work.back().second; // the result is used
+        (void)keep;
+      } else {
+        std::vector<T> work = this->host_[0];
+        const clscan_tools::stopwatch watch;
+        std::stable_sort(work.begin(), work.end(), less);
+        us.push_back(watch.microseconds());
+        volatile T keep = work.back();
+        (void)keep;
+      }
+    }
+    return clscan_tools::median(us);
+  }
+  // Keys (and values) bit for bit against std::stable_sort's permutation of input i.
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const std::vector<std::size_t> order = clscan_reference::stable_order(this->host_[i]);
+    const std::vector<T> got = this->read_output(queue, this->n_);
+    std::string message = clscan_reference::check_permuted("key", this->host_[i], order, got.data());
+    if (!message.empty() || !pairs_ || !this->n_) return message;
+    std::vector<cl_uint> got_values(this->n_);
+    clscan_tools::check(
+        queue.enqueueReadBuffer(values_out_, CL_TRUE, 0, this->n_ * sizeof(cl_uint), got_values.data()),
+        "clEnqueueReadBuffer");
+    return clscan_reference::check_permuted("value", values_[i], order, got_values.data());
+  }
+
+private:
+  bool pairs_;
+  key_distribution keys_;
+  clscan::sort_options<T> opts_;
+  std::vector<std::vector<cl_uint>> values_;
+  std::vector<cl::Buffer> value_buffers_;
+  cl::Buffer values_out_;
 };
 
 } // namespace clscan_bench

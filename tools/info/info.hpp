@@ -98,6 +98,7 @@ struct self_test_calls {
   bool scans = true;
   bool selections = true;
   bool by_key = true;
+  bool sort = true; // sort, sort_by_key, sorted_order
 };
 
 // Runs the self-test of `algorithms` on every device of `m`, prints it (as JSON when `json`), and

@@ -45,12 +45,17 @@ options:
                       inclusive_by_key and exclusive_by_key of every element type the device has, at
                       sizes around their tile (1, tile-1, tile+1, 3*tile+5), compared exactly with
                       std::copy_if, std::stable_partition, std::unique_copy and a sequential scan by
-                      key, outputs between poisoned guards. Prints pass/fail and the time per device
+                      key, outputs between poisoned guards; then sort, sort_by_key and sorted_order
+                      of keys of every type (1, 1000 and 100003 keys with -0.0, NaNs, infinities,
+                      denormals and equal keys; ascending and descending, in place and out of place,
+                      every value type, cl_uint and cl_ulong indices), compared bit for bit with
+                      std::stable_sort in numpy's order. Prints pass/fail and the time per device
                       and algorithm (single_pass leaves out partition_if, which refuses it).
   --algorithm LIST    algorithms for --self-test: automatic (default), three_stage, single_pass, or a
                       comma-separated list of them, or "all".
   --calls LIST        calls for --self-test: scans, select (the four selections), by_key (the two
-                      scans by key), a comma-separated list of them, or "all" (default). The first
+                      scans by key), sort (the three sorts), a comma-separated list of them, or
+                      "all" (default). The first
                       self-test of the selections and scans by key on a device compiles about 30
                       programs (up to a minute on PoCL with 2 cores); later runs find them compiled
                       (clscan's disk cache, the driver's own cache).
@@ -74,18 +79,20 @@ Without --selected, CLSCAN_PLATFORM and CLSCAN_DEVICE only choose which device i
 
 // A comma-separated list of "scans", "select", "by_key", or "all".
 clscan_info::self_test_calls parse_calls(const std::string& list) {
-  clscan_info::self_test_calls calls{false, false, false};
+  clscan_info::self_test_calls calls{false, false, false, false};
   for (const std::string& name : clscan_tools::split_list("--calls", list)) {
     if (name == "all")
-      calls = {true, true, true};
+      calls = {true, true, true, true};
     else if (name == "scans")
       calls.scans = true;
     else if (name == "select")
       calls.selections = true;
     else if (name == "by_key")
       calls.by_key = true;
+    else if (name == "sort")
+      calls.sort = true;
     else
-      throw usage_error("unknown calls '" + name + "' (scans, select, by_key or all)");
+      throw usage_error("unknown calls '" + name + "' (scans, select, by_key, sort or all)");
   }
   return calls;
 }

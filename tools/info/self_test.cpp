@@ -1,8 +1,10 @@
 // clscan-info --self-test: exact inclusive and exclusive cl_int sum scans, in place and out of place,
 // on every device, checked against the host reference (tools/common/reference.hpp); then the
-// selections and scans by key of every element type (self_test_primitives.hpp).
+// selections and scans by key of every element type (self_test_primitives.hpp) and the sorts of every
+// key type (self_test_sort.hpp).
 #include "info.hpp"
 #include "self_test_primitives.hpp"
+#include "self_test_sort.hpp"
 
 #include "common/opencl.hpp"
 #include "common/reference.hpp"
@@ -166,6 +168,25 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
       }
       take_primitives();
     }
+
+    if (calls.sort) {
+      primitive_self_test::report sorts;
+      const auto take_sorts = [&] {
+        result.checks += sorts.checks;
+        result.passed += sorts.passed;
+        for (std::string& failure : sorts.failures)
+          result.failures.push_back({0, std::move(failure)});
+        result.skipped.insert(result.skipped.end(), sorts.skipped.begin(), sorts.skipped.end());
+        result.running = sorts.running;
+      };
+      try {
+        sort_self_test::run(caps, context, queue, algo, sorts);
+      } catch (...) {
+        take_sorts();
+        throw;
+      }
+      take_sorts();
+    }
   } catch (const std::exception& e) {
     result.error = describe(e);
   }
@@ -181,6 +202,7 @@ std::string calls_text(const self_test_calls& calls) {
                        : calls.by_key                   ? "scans by key of every type"
                                                         : nullptr;
   if (others) text += (text.empty() ? "" : "; ") + std::string(others);
+  if (calls.sort) text += (text.empty() ? "" : "; ") + std::string("sorts of every key type");
   return text;
 }
 
@@ -258,6 +280,7 @@ void print_self_test_json(const std::vector<self_test_result>& results, const ma
   if (calls.scans) json.value("scans");
   if (calls.selections) json.value("select");
   if (calls.by_key) json.value("by_key");
+  if (calls.sort) json.value("sort");
   json.end_array();
   json.key("platform_errors");
   json.begin_array();

@@ -1,5 +1,5 @@
-"""Prefix sums (scans), stream compaction, scans by key and reductions of PyOpenCL arrays, computed on
-the device by the clscan library.
+"""Prefix sums (scans), stream compaction, scans by key, reductions and sorts of PyOpenCL arrays,
+computed on the device by the clscan library.
 
     import numpy as np
     import pyopencl as cl
@@ -14,6 +14,8 @@ the device by the clscan library.
     clscan.exclusive(a, b, op="max").wait()  # out of place into b
     odd, k = clscan.select_if(a, "x % 2 != 0")  # odd[:k] == the odd elements of a, in order
     total = clscan.reduce(a)                 # a numpy scalar: the sum of a's elements
+    s = clscan.sort(a)                       # a new array: np.sort(a.get()), stable
+    order = clscan.argsort(a)                # int64 indices: np.argsort(a.get(), kind="stable")
 
 The calls read and write the arrays' OpenCL buffers directly (nothing passes through the host). The
 scans return a pyopencl.Event; select_if, select_flagged, partition_if and unique wait for the count
@@ -49,6 +51,7 @@ __all__ = [
     "OPERATORS",
     "OpenCLError",
     "UnsupportedError",
+    "argsort",
     "exclusive",
     "exclusive_by_key",
     "inclusive",
@@ -59,6 +62,8 @@ __all__ = [
     "select_device",
     "select_flagged",
     "select_if",
+    "sort",
+    "sort_by_key",
     "unique",
 ]
 
@@ -621,6 +626,208 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
     if not wait_for_result:
         return event
     return out.get(queue)[0]
+
+
+# argsort's index dtypes -> the OpenCL C type the library writes (the same bits for n < 2^63 and
+# 2^31 respectively).
+_INDEX_TYPE = {
+    np.dtype(np.int64): "ulong",
+    np.dtype(np.uint64): "ulong",
+    np.dtype(np.int32): "uint",
+    np.dtype(np.uint32): "uint",
+}
+
+
+def _sort_axis(ary, axis):
+    """numpy's axis argument of a sort: clscan sorts the flattened array, so a 1-D array (axis -1 or
+    0) or axis=None (any shape, as np.sort(a, axis=None))."""
+    if axis is None or (ary.ndim <= 1 and axis in (0, -1)):
+        return
+    raise InvalidArgumentError(
+        f"clscan: sorts along axis {axis} of a {ary.ndim}-D array are not supported; pass axis=None to "
+        "sort the flattened array (as np.sort(a, axis=None))")
+
+
+def _sort_bits(dtype, begin_bit, end_bit):
+    bits = 8 * dtype.itemsize
+    for name, value in (("begin_bit", begin_bit), ("end_bit", end_bit)):
+        if value is None and name == "end_bit":
+            continue
+        try:
+            operator.index(value)
+        except TypeError:
+            raise TypeError(f"clscan: {name} must be an int, not {type(value).__name__}") from None
+    if not 0 <= begin_bit <= (bits if end_bit is None else end_bit) <= bits:
+        raise InvalidArgumentError(
+            f"clscan: bits [{begin_bit}, {bits if end_bit is None else end_bit}) are not a range of the "
+            f"{bits} bits of a {dtype} key (0 <= begin_bit <= end_bit <= {bits})")
+    return int(begin_bit), None if end_bit is None else int(end_bit)
+
+
+def _new_like(ary, queue, dtype=None):
+    return cla.empty(queue, ary.size, dtype or ary.dtype, allocator=ary.allocator)
+
+
+def _sort_call(kind, keys, keys_out, values, values_out, descending, begin_bit, end_bit, algorithm,
+               wait_for, queue):
+    """Enqueues one sort: keys (and values) are checked operands; keys_out / values_out are the
+    arrays to write (checked here). Returns the event, added to every array's events."""
+    key_source = _Operand(keys, "keys" if kind != "sort" else "ary")
+    queue = _command_queue(keys, queue)
+    begin_bit, end_bit = _sort_bits(keys.dtype, begin_bit, end_bit)
+    _check_algorithm(algorithm)
+    key_target = None
+    if keys_out is not None:
+        key_target = _Operand(keys_out, "keys_out" if kind == "sort_by_key" else "out")
+        if keys_out.dtype != keys.dtype:
+            raise InvalidArgumentError(
+                f"clscan: the sorted keys' array has dtype {keys_out.dtype}, the keys {keys.dtype}; they "
+                "must be the same")
+        _same_layout(keys_out, "the sorted keys' array", keys)
+    value_source = value_target = None
+    if values is not None:
+        value_source = _Operand(values, "values")
+        _same_layout(values, "values", keys)
+    if values_out is not None:
+        if kind == "sorted_order":
+            value_target = _Operand(values_out, "out", _INDEX_TYPE,
+                                    "indices must be int64, uint64, int32 or uint32")
+            if values_out.dtype.itemsize == 4 and keys.size > np.iinfo(values_out.dtype).max + 1:
+                raise InvalidArgumentError(
+                    f"clscan: {keys.size} keys have indices past {values_out.dtype}; use int64")
+        else:
+            value_target = _Operand(values_out, "values_out")
+            if values_out.dtype != values.dtype:
+                raise InvalidArgumentError(
+                    f"clscan: values_out has dtype {values_out.dtype}, values {values.dtype}; they must be "
+                    "the same")
+        _same_layout(values_out, "the output", keys)
+    arrays = [a for a in (keys, values, keys_out, values_out) if a is not None]
+    waits = _wait_list(wait_for, arrays)
+    if keys.size == 0:
+        event = cl.enqueue_marker(queue, wait_for=waits or None)
+    else:
+        value_type = "uint"
+        if kind == "sorted_order":
+            value_type = value_target.type
+        elif value_source is not None:
+            value_type = value_source.type
+        event_ptr = _native.sort(
+            kind, key_source.type, value_type, queue.int_ptr, key_source.buffer_ptr, key_source.offset,
+            key_target.buffer_ptr if key_target else 0, key_target.offset if key_target else 0,
+            value_source.buffer_ptr if value_source else 0, value_source.offset if value_source else 0,
+            value_target.buffer_ptr if value_target else 0, value_target.offset if value_target else 0,
+            keys.size, bool(descending), begin_bit, end_bit, algorithm, [e.int_ptr for e in waits])
+        event = cl.Event.from_int_ptr(event_ptr, retain=False)
+    _add_event(event, arrays)
+    return event
+
+
+def sort(ary, out=None, *, axis=-1, descending=False, begin_bit=0, end_bit=None, algorithm="automatic",
+         wait_for=None, queue=None):
+    """A stable sort of `ary`, as np.sort(ary, kind="stable") (a new array, unless `out` is given).
+
+        s = clscan.sort(a)                  # s.get() == np.sort(a.get(), kind="stable")
+        clscan.sort(a, out=a)               # in place, as a.sort() in numpy
+
+    The order is numpy's: integers numerically; floating point -inf < ... < -0.0 == +0.0 < ... < +inf
+    < NaN, where -0.0 and +0.0 are equal (they keep their input order) and every NaN, of any sign or
+    payload, goes last in input order. The result holds the input's own bits (-0.0 stays -0.0, a NaN
+    keeps its payload).
+
+    Args:
+        ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64,
+            1-D (or any shape with axis=None: sorted flattened, as np.sort(a, axis=None)).
+        out: where to write the sorted elements: an array of ary's dtype and size (flattened as
+            `ary`); `ary` itself sorts in place. Otherwise it must not overlap `ary`. Default: a new
+            1-D array.
+        axis: -1 or 0 for a 1-D array, or None; clscan does not sort along one axis of a
+            multidimensional array.
+        descending: largest first, with the NaNs still last (in input order), unlike
+            np.sort(a)[::-1], which puts them first and reverses equal keys.
+        begin_bit, end_bit: sort on bits [begin_bit, end_bit) of the key's order-preserving unsigned
+            image only (clscan/sort.hpp), e.g. end_bit=20 for unsigned keys below 2^20: fewer passes.
+            end_bit None means all of the key's bits.
+        algorithm, wait_for, queue: as for inclusive().
+
+    Returns:
+        The sorted array (`out`, or the new one), flattened; the call does not wait for the device.
+        Its event is added to the events of `ary` and the result (Array.events), so .get() waits.
+
+    Raises:
+        The exceptions of inclusive(); InvalidArgumentError also for a bit range outside the key or
+        an axis of a multidimensional array.
+    """
+    _sort_axis(ary, axis)
+    queue_ = _command_queue(ary, queue)
+    if out is None:
+        out = _new_like(ary, queue_)
+    _sort_call("sort", ary, out, None, None, descending, begin_bit, end_bit, algorithm, wait_for, queue)
+    return out if out.ndim == 1 else out.reshape(out.size)
+
+
+def argsort(ary, *, axis=-1, descending=False, begin_bit=0, end_bit=None, dtype=np.int64, out=None,
+            algorithm="automatic", wait_for=None, queue=None):
+    """The indices that sort `ary` stably, as np.argsort(ary, kind="stable"): ary[result] is sorted,
+    and equal keys appear in their input order.
+
+        order = clscan.argsort(a)           # order.get() == np.argsort(a.get(), kind="stable")
+
+    The order of floating-point keys (NaNs last, -0.0 == +0.0), `axis`, `descending`, `begin_bit`,
+    `end_bit`, `algorithm`, `wait_for` and `queue` are those of sort(). `ary` is not modified.
+
+    Args:
+        dtype: the indices' dtype: int64 (default, numpy's), uint64, or int32 / uint32 (half the
+            memory) where the indices fit.
+        out: an array of `dtype` and ary's size to write them to; default a new one.
+
+    Returns:
+        The indices (a 1-D array); the call does not wait for the device. Its event is added to the
+        events of `ary` and the result.
+    """
+    _sort_axis(ary, axis)
+    queue_ = _command_queue(ary, queue)
+    if out is None:
+        dtype = np.dtype(dtype)
+        if dtype not in _INDEX_TYPE:
+            raise InvalidArgumentError(
+                f"clscan: argsort's dtype is {dtype}; use int64, uint64, int32 or uint32")
+        out = _new_like(ary, queue_, dtype)
+    _sort_call("sorted_order", ary, None, None, out, descending, begin_bit, end_bit, algorithm, wait_for,
+               queue)
+    return out if out.ndim == 1 else out.reshape(out.size)
+
+
+def sort_by_key(keys, values, keys_out=None, values_out=None, *, descending=False, begin_bit=0,
+                end_bit=None, algorithm="automatic", wait_for=None, queue=None):
+    """Sorts `keys` stably and moves `values` with them: numpy's
+    order = np.argsort(keys, kind="stable"); keys[order], values[order].
+
+        k, v = clscan.sort_by_key(keys, values)                 # new arrays
+        clscan.sort_by_key(keys, values, keys, values)          # in place
+
+    Args:
+        keys: as sort()'s `ary` (1-D, or taken flattened).
+        values: a contiguous array of any of clscan's dtypes with as many elements as `keys`.
+        keys_out, values_out: where the sorted keys and values go, arrays of the keys' and values'
+            dtype and size; the inputs themselves (both) sort in place. Default: new arrays.
+        descending, begin_bit, end_bit, algorithm, wait_for, queue: as for sort().
+
+    Returns:
+        (sorted keys, sorted values), flattened; the call does not wait for the device. Its event is
+        added to the events of every array.
+    """
+    if not isinstance(values, cla.Array):
+        raise TypeError(f"clscan: values must be a pyopencl.array.Array, not {type(values).__name__}")
+    queue_ = _command_queue(keys, queue)
+    if keys_out is None:
+        keys_out = _new_like(keys, queue_)
+    if values_out is None:
+        values_out = _new_like(values, queue_)
+    _sort_call("sort_by_key", keys, keys_out, values, values_out, descending, begin_bit, end_bit,
+               algorithm, wait_for, queue)
+    flat = lambda a: a if a.ndim == 1 else a.reshape(a.size)  # noqa: E731
+    return flat(keys_out), flat(values_out)
 
 
 def select_device():

@@ -1,0 +1,312 @@
+// The portable radix sort (lib/algorithms/sort.cpp): per 8-bit digit pass, count each tile's digits,
+// scan the tile-by-digit counts, and scatter each tile's keys, ranked stably in local memory. Works
+// on any OpenCL 1.2 device: local atomics only, no assumption about the order work-groups run in.
+//
+// Keys travel as their own bits (CLSCAN_T: uint or ulong, so double keys need no fp64) and are
+// turned into an order-preserving unsigned image only where a digit is taken, so the output holds
+// the input's bits. Values travel as bits too (CLSCAN_SORT_VALUE_SIZE 4 or 8; 0: none).
+//
+// Defines from the library: CLSCAN_T, CLSCAN_ELEM_SIZE, CLSCAN_WG, CLSCAN_ITEMS, CLSCAN_SORT_KEY_KIND
+// (0 unsigned, 1 signed, 2 floating point), CLSCAN_SORT_VALUE_SIZE, CLSCAN_SORT_WIDE (offsets as
+// ulong: n may reach 2^32).
+
+#ifndef CLSCAN_WG
+#define CLSCAN_WG 64
+#endif
+#ifndef CLSCAN_ITEMS
+#define CLSCAN_ITEMS 16
+#endif
+#ifndef CLSCAN_SORT_KEY_KIND
+#define CLSCAN_SORT_KEY_KIND 0
+#endif
+#ifndef CLSCAN_SORT_VALUE_SIZE
+#define CLSCAN_SORT_VALUE_SIZE 0
+#endif
+#ifndef CLSCAN_SORT_WIDE
+#define CLSCAN_SORT_WIDE 0
+#endif
+
+#define SORT_TILE (CLSCAN_WG * CLSCAN_ITEMS)
+#define SORT_RADIX 256
+// Rank rounds of 4 bits: 16 counters per work-item.
+#define SORT_ROUND_BINS 16
+
+#if CLSCAN_ELEM_SIZE == 8
+typedef ulong key_bits;
+#define SORT_SIGN 0x8000000000000000UL
+#define SORT_EXPONENT 0x7FF0000000000000UL
+#define SORT_ONES 0xFFFFFFFFFFFFFFFFUL
+#else
+typedef uint key_bits;
+#define SORT_SIGN 0x80000000U
+#define SORT_EXPONENT 0x7F800000U
+#define SORT_ONES 0xFFFFFFFFU
+#endif
+
+#if CLSCAN_SORT_VALUE_SIZE == 8
+typedef ulong value_bits;
+#else
+typedef uint value_bits;
+#endif
+
+#if CLSCAN_SORT_WIDE
+typedef ulong offset_t;
+#else
+typedef uint offset_t;
+#endif
+
+// The order-preserving unsigned image of a key (sort.hpp): NaN all ones in both directions.
+inline key_bits key_image(key_bits b, uint descending) {
+#if CLSCAN_SORT_KEY_KIND == 2
+  if ((b & ~SORT_SIGN) > SORT_EXPONENT) return SORT_ONES;
+  if (b == SORT_SIGN) b = 0; // -0.0 == +0.0
+  b = (b & SORT_SIGN) ? ~b : (b | SORT_SIGN);
+#elif CLSCAN_SORT_KEY_KIND == 1
+  b ^= SORT_SIGN;
+#endif
+  return descending ? ~b : b;
+}
+
+inline uint digit_of(key_bits b, uint descending, uint shift, uint mask) {
+  return (uint)(key_image(b, descending) >> shift) & mask;
+}
+
+// Reads every key once and counts the digits of every pass (at most 8), per work-group over
+// `tiles_per_group` tiles; partials[group][pass][digit]. The host keeps each group's share below 2^32.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles_per_group,
+               global uint* partials, uint descending, uint begin_bit, uint passes, uint end_bit) {
+  local uint counts[8 * SORT_RADIX];
+  const uint lid = get_local_id(0);
+  for (uint i = lid; i < passes * SORT_RADIX; i += CLSCAN_WG)
+    counts[i] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const ulong first = get_group_id(0) * tiles_per_group * SORT_TILE;
+  const ulong last = min(n, first + tiles_per_group * SORT_TILE);
+  keys += keys_offset;
+  for (ulong i = first + lid; i < last; i += CLSCAN_WG) {
+    const key_bits image = key_image(keys[i], descending);
+    for (uint p = 0; p < passes; ++p) {
+      const uint shift = begin_bit + 8 * p;
+      const uint bits = min(8U, end_bit - shift);
+      atomic_inc(&counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))]);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  global uint* mine = partials + get_group_id(0) * passes * SORT_RADIX;
+  for (uint i = lid; i < passes * SORT_RADIX; i += CLSCAN_WG)
+    mine[i] = counts[i];
+}
+
+// One work-group: sums the partial histograms of `groups` work-groups, marks the passes in which one
+// digit holds all n keys (trivial[pass] = 1: the pass only copies), and writes each pass's exclusive
+// digit offsets (digit_offsets[pass][digit], may be null).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_histogram_total(const global uint* partials, uint groups, uint passes, ulong n, global uint* trivial,
+                     global offset_t* digit_offsets) {
+  local uint any[8];
+  local offset_t totals[SORT_RADIX];
+  const uint lid = get_local_id(0);
+  if (lid < 8) any[lid] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint p = 0; p < passes; ++p) {
+    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+      ulong total = 0;
+      for (uint g = 0; g < groups; ++g)
+        total += partials[((ulong)g * passes + p) * SORT_RADIX + d];
+      if (total == n) any[p] = 1; // one digit at most: a single writer
+      totals[d] = (offset_t)total;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0 && digit_offsets) {
+      offset_t sum = 0;
+      for (uint d = 0; d < SORT_RADIX; ++d) {
+        digit_offsets[p * SORT_RADIX + d] = sum;
+        sum += totals[d];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid < passes) trivial[lid] = any[lid];
+}
+
+// Counts the digits of one tile: counts[digit * tiles + tile]. Nothing in a trivial pass.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles, global uint* counts,
+           const global uint* trivial, uint pass, uint descending, uint shift, uint mask) {
+  if (trivial[pass]) return;
+  local uint hist[SORT_RADIX];
+  const uint lid = get_local_id(0);
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+    hist[d] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong tile = get_group_id(0);
+  const ulong first = tile * SORT_TILE;
+  const uint count = (uint)min((ulong)SORT_TILE, n - first);
+  keys += keys_offset + first;
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    atomic_inc(&hist[digit_of(keys[j], descending, shift, mask)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+    counts[d * tiles + tile] = hist[d];
+}
+
+// One work-group: offsets[i] = counts[0] + ... + counts[i - 1] over `total` counts (digit-major, so
+// offsets[digit * tiles + tile] is where that tile's keys of that digit go). Nothing in a trivial pass.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong total, const global uint* trivial,
+                 uint pass) {
+  if (trivial[pass]) return;
+  local offset_t sums[CLSCAN_WG];
+  const uint lid = get_local_id(0);
+  const ulong chunk = (total + CLSCAN_WG - 1) / CLSCAN_WG;
+  const ulong first = min(total, lid * chunk);
+  const ulong last = min(total, first + chunk);
+  offset_t sum = 0;
+  for (ulong i = first; i < last; ++i)
+    sum += counts[i];
+  sums[lid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    offset_t running = 0;
+    for (uint t = 0; t < CLSCAN_WG; ++t) {
+      const offset_t s = sums[t];
+      sums[t] = running;
+      running += s;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  offset_t running = sums[lid];
+  for (ulong i = first; i < last; ++i) {
+    const offset_t c = counts[i];
+    offsets[i] = running;
+    running += c;
+  }
+}
+
+// Exclusive scan, in place, of the work-group's 16 * CLSCAN_WG rank counters in counter order.
+inline void scan_round_counters(local uint* counters, local uint* sums) {
+  const uint lid = get_local_id(0);
+  local uint* mine = counters + lid * SORT_ROUND_BINS;
+  uint sum = 0;
+  for (uint b = 0; b < SORT_ROUND_BINS; ++b)
+    sum += mine[b];
+  sums[lid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint step = 1; step < CLSCAN_WG; step <<= 1) {
+    const uint before = lid >= step ? sums[lid - step] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sums[lid] += before;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  uint running = sums[lid] - sum;
+  for (uint b = 0; b < SORT_ROUND_BINS; ++b) {
+    const uint c = mine[b];
+    mine[b] = running;
+    running += c;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// One digit pass over tile get_group_id(0): its keys ranked stably by digit in local memory (two
+// rounds of 4-bit splits over the positions each work-item owns, in order), then written to
+// offsets[digit * tiles + tile] + their rank among the tile's keys of that digit. Values move with
+// their keys (values_mode 1) or are the keys' input positions (values_mode 2: sorted_order's first
+// pass). In a trivial pass, or with copy set, the tile is copied in its order instead (keys only where
+// write_keys is set, as for a copy that puts an in-place input aside).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst, ulong dst_offset,
+             const global value_bits* values_src, ulong values_src_offset, global value_bits* values_dst,
+             ulong values_dst_offset, ulong n, ulong tiles, const global offset_t* offsets,
+             const global uint* trivial, uint pass, uint copy, uint write_keys, uint values_mode,
+             uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0);
+  const ulong tile = get_group_id(0);
+  const ulong first = tile * SORT_TILE;
+  const uint count = (uint)min((ulong)SORT_TILE, n - first);
+  src += src_offset + first;
+#if CLSCAN_SORT_VALUE_SIZE
+  if (values_src) values_src += values_src_offset + first;
+#endif
+
+  if (copy || trivial[pass]) {
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint j = k * CLSCAN_WG + lid;
+      if (j >= count) break;
+      if (write_keys) dst[dst_offset + first + j] = src[j];
+#if CLSCAN_SORT_VALUE_SIZE
+      if (values_mode == 1) values_dst[values_dst_offset + first + j] = values_src[j];
+      if (values_mode == 2) values_dst[values_dst_offset + first + j] = (value_bits)(first + j);
+#endif
+    }
+    return;
+  }
+
+  local uchar digits[2][SORT_TILE];
+  local ushort positions[2][SORT_TILE];
+  local uint counters[SORT_ROUND_BINS * CLSCAN_WG];
+  local uint sums[CLSCAN_WG];
+  local offset_t bases[SORT_RADIX];
+
+  // Positions past the input get the largest digit: stable, they stay behind every real key.
+  for (uint j = lid; j < SORT_TILE; j += CLSCAN_WG) {
+    digits[0][j] = (uchar)(j < count ? digit_of(src[j], descending, shift, mask) : 255);
+    positions[0][j] = (ushort)j;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (uint round = 0; round < 2; ++round) {
+    const local uchar* from_digits = digits[round];
+    const local ushort* from_positions = positions[round];
+    local uchar* to_digits = digits[round ^ 1];
+    local ushort* to_positions = positions[round ^ 1];
+    const uint round_shift = 4 * round;
+    // Counter of bin b of work-item t at counters[b * WG + t]: scanned in that order, a key's slot is
+    // after every key of a smaller bin and every key of its bin owned by an earlier work-item.
+    for (uint b = 0; b < SORT_ROUND_BINS; ++b)
+      counters[b * CLSCAN_WG + lid] = 0;
+    const uint own = lid * CLSCAN_ITEMS;
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+      ++counters[((from_digits[own + k] >> round_shift) & 15) * CLSCAN_WG + lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scan_round_counters(counters, sums);
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uchar d = from_digits[own + k];
+      const uint slot = counters[((d >> round_shift) & 15) * CLSCAN_WG + lid]++;
+      to_digits[slot] = d;
+      to_positions[slot] = from_positions[own + k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  // digits[0] is sorted now: a digit's run starts where the digit before it differs.
+  // Loops over a tile's positions test each position against count themselves: PoCL 3.1 ran the first
+  // round of `for (j = lid; j < count; j += WG)` after the last barrier for every work-item.
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    const uint d = digits[0][j];
+    if (j == 0 || digits[0][j - 1] != d) bases[d] = offsets[d * tiles + tile] - (offset_t)j;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  dst += dst_offset;
+#if CLSCAN_SORT_VALUE_SIZE
+  values_dst += values_dst_offset;
+#endif
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    const ulong to = (ulong)(bases[digits[0][j]] + (offset_t)j);
+    const uint from = positions[0][j];
+    if (write_keys) dst[to] = src[from];
+#if CLSCAN_SORT_VALUE_SIZE
+    if (values_mode == 1) values_dst[to] = values_src[from];
+    if (values_mode == 2) values_dst[to] = (value_bits)(first + from);
+#endif
+  }
+}

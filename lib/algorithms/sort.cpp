@@ -1,0 +1,314 @@
+// The radix sort (sort.hpp, kernels/sort.cl): a stable LSD sort in 8-bit digit passes. One kernel reads
+// the keys once and counts every pass's digits, so a pass in which every key has the same digit is
+// known on the device and only copies (nothing is read back). Each other pass counts each tile's
+// digits, scans the tile-by-digit counts, and scatters every tile's keys (and values) ranked stably
+// in local memory. The passes ping-pong between the output and one temporary so that the last one
+// writes the output and none reads the buffer it writes.
+#include "algorithms/sort.hpp"
+
+#include "arguments.hpp"
+#include "error_check.hpp"
+#include "launch.hpp"
+#include "tuning.hpp"
+#include "workspace.hpp"
+
+#include <clscan/error.hpp>
+#include <clscan/sort.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+namespace clscan::detail {
+namespace {
+
+constexpr std::size_t histogram_kernel = 0, histogram_total_kernel = 1, count_kernel = 2,
+                      scan_counts_kernel = 3, scatter_kernel = 4;
+
+// Scratch slots of a temporaries set (temporaries::scratch) the sort uses; the scans use the low ones.
+constexpr std::size_t keys_slot = 16, keys_slot_2 = 17, values_slot = 18, counts_slot = 19, offsets_slot = 20,
+                      partials_slot = 21, flags_slot = 22;
+
+constexpr std::size_t radix = 256;
+constexpr unsigned max_passes = 8;
+
+// sort_scatter's tile digits (two copies), positions (two copies of 16 bits), rank counters (16 per
+// work-item) with their sums, and digit bases (64-bit at most); the other kernels use less.
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
+                               element_type /*type*/) {
+  const std::size_t wg = shape.work_group_size, tile = wg * shape.items_per_thread;
+  const std::size_t scatter = tile * 2 + tile * 2 * 2 + 16 * wg * 4 + wg * 4 + radix * 8;
+  return std::max<std::size_t>(scatter, max_passes * radix * 4);
+}
+
+int key_kind(element_type type) {
+  switch (type) {
+  case element_type::int32:
+  case element_type::int64: return 1;
+  case element_type::float32:
+  case element_type::float64: return 2;
+  default: return 0;
+  }
+}
+
+std::string prelude(const variant_key& key, const device_capabilities& /*caps*/) {
+  return "#define CLSCAN_SORT_KEY_KIND " + std::to_string(key_kind(key.key_type)) +
+         "\n#define CLSCAN_SORT_VALUE_SIZE " + std::to_string(key.sort_value_size) +
+         "\n#define CLSCAN_SORT_WIDE " + (key.narrow_counts ? "0" : "1") + "\n";
+}
+
+std::string no_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) { return {}; }
+
+void not_a_scan(workspace& /*ws*/, temporaries& /*temps*/, const compiled_variant& /*kernels*/,
+                const scan_operands& /*op*/, launch_sequence& /*launch*/) {
+  throw error("clscan internal error: the sort unit runs through enqueue_sort only");
+}
+
+// A buffer and an element offset in it.
+struct place {
+  cl_mem buffer = nullptr;
+  cl_ulong offset = 0;
+};
+
+struct pass_args {
+  place keys_src, keys_dst, values_src, values_dst;
+  cl_uint pass = 0, copy = 0, write_keys = 1, values_mode = 0, shift = 0, mask = 0;
+};
+
+struct sort_run {
+  const compiled_variant& kernels;
+  launch_sequence& launch;
+  cl_ulong n = 0, tiles = 0;
+  cl_mem counts = nullptr, offsets = nullptr, flags = nullptr;
+  cl_uint descending = 0;
+
+  void scatter(const pass_args& a, bool last) {
+    cl_kernel k = kernels.kernels[scatter_kernel]();
+    set_arg(k, 0, a.keys_src.buffer);
+    set_arg(k, 1, a.keys_src.offset);
+    set_arg(k, 2, a.keys_dst.buffer);
+    set_arg(k, 3, a.keys_dst.offset);
+    set_arg(k, 4, a.values_src.buffer);
+    set_arg(k, 5, a.values_src.offset);
+    set_arg(k, 6, a.values_dst.buffer);
+    set_arg(k, 7, a.values_dst.offset);
+    set_arg(k, 8, n);
+    set_arg(k, 9, tiles);
+    set_arg(k, 10, offsets);
+    set_arg(k, 11, flags);
+    set_arg(k, 12, a.pass);
+    set_arg(k, 13, a.copy);
+    set_arg(k, 14, a.write_keys);
+    set_arg(k, 15, a.values_mode);
+    set_arg(k, 16, descending);
+    set_arg(k, 17, a.shift);
+    set_arg(k, 18, a.mask);
+    launch.run(k, tiles, kernels.work_group_size, last);
+  }
+
+  void count(const pass_args& a) {
+    cl_kernel k = kernels.kernels[count_kernel]();
+    set_arg(k, 0, a.keys_src.buffer);
+    set_arg(k, 1, a.keys_src.offset);
+    set_arg(k, 2, n);
+    set_arg(k, 3, tiles);
+    set_arg(k, 4, counts);
+    set_arg(k, 5, flags);
+    set_arg(k, 6, a.pass);
+    set_arg(k, 7, descending);
+    set_arg(k, 8, a.shift);
+    set_arg(k, 9, a.mask);
+    launch.run(k, tiles, kernels.work_group_size, false);
+    cl_kernel s = kernels.kernels[scan_counts_kernel]();
+    const cl_ulong total = tiles * radix;
+    set_arg(s, 0, counts);
+    set_arg(s, 1, offsets);
+    set_arg(s, 2, total);
+    set_arg(s, 3, flags);
+    set_arg(s, 4, a.pass);
+    launch.run(s, 1, kernels.work_group_size, false);
+  }
+};
+
+cl::Event enqueue_marker(const checked_call& call) {
+  cl_event marker = nullptr;
+  check(clEnqueueMarkerWithWaitList(call.queue, call.wait_count, call.waits, &marker),
+        "clEnqueueMarkerWithWaitList");
+  return cl::Event(marker);
+}
+
+void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& kernels,
+                    launch_sequence& launch, const cl::Buffer& keys_in, const cl::Buffer& keys_out,
+                    const cl::Buffer* values_in, const cl::Buffer* values_out, std::size_t n,
+                    const sort_request& r, bool wide) {
+  const std::size_t key_size = size_of(r.key_type);
+  const std::size_t value_size = r.call == sort_call::keys ? 0 : size_of(r.value_type);
+  const unsigned passes = (r.end_bit - r.begin_bit + 7) / 8;
+  const bool order = r.call == sort_call::order;
+  const bool keys_exact = !order && keys_in() == keys_out() && r.keys_in_offset == r.keys_out_offset;
+  const bool values_exact = r.call == sort_call::pairs && (*values_in)() == (*values_out)() &&
+                            r.values_in_offset == r.values_out_offset;
+
+  sort_run run{kernels, launch};
+  run.n = n;
+  run.tiles = (n + kernels.tile - 1) / kernels.tile;
+  run.descending = r.descending ? 1 : 0;
+  run.flags = temps.scratch(ws.context, flags_slot, max_passes * sizeof(cl_uint))();
+  const place user_keys_in{keys_in(), r.keys_in_offset}, user_keys_out{keys_out(), r.keys_out_offset};
+  const place user_values_in{values_in ? (*values_in)() : nullptr, r.values_in_offset};
+  const place user_values_out{values_out ? (*values_out)() : nullptr, r.values_out_offset};
+  const cl_uint moved_values = r.call == sort_call::pairs ? 1 : 0;
+
+  if (passes == 0) {
+    // No bit to sort on: the input, in its order (and sorted_order's identity).
+    pass_args a;
+    a.copy = 1;
+    a.keys_src = user_keys_in;
+    a.keys_dst = user_keys_out;
+    a.write_keys = order || keys_exact ? 0 : 1;
+    a.values_src = user_values_in;
+    a.values_dst = user_values_out;
+    a.values_mode = order ? 2 : values_exact ? 0 : moved_values;
+    run.scatter(a, true);
+    return;
+  }
+
+  // Ping-pong: pass p writes the user's output when P - 1 - p is even, so the last pass does. An
+  // output that is its own input (in place) with an odd count of passes is first put aside, so that
+  // no pass reads the buffer it writes. sorted_order never writes its keys: they go between two
+  // temporaries, and its last pass writes indices only.
+  const place temp_keys{temps.scratch(ws.context, keys_slot, n * key_size)(), 0};
+  const place temp_keys_2{
+      order && passes >= 3 ? temps.scratch(ws.context, keys_slot_2, n * key_size)() : nullptr, 0};
+  const place temp_values{value_size ? temps.scratch(ws.context, values_slot, n * value_size)() : nullptr, 0};
+  run.counts = temps.scratch(ws.context, counts_slot, run.tiles * radix * sizeof(cl_uint))();
+  run.offsets = temps.scratch(ws.context, offsets_slot, run.tiles * radix * (wide ? 8 : 4))();
+
+  // The histogram of every pass: work-groups of whole tiles, each counting fewer than 2^32 keys.
+  const std::size_t tile = kernels.tile;
+  const std::size_t group_limit = std::max<std::size_t>(1, (std::size_t{1} << 31) / tile);
+  const std::size_t wanted_groups = std::max<std::size_t>(1, std::size_t{ws.caps.compute_units} * 4);
+  const std::size_t tiles_per_group =
+      std::min(group_limit, std::max<std::size_t>(1, (run.tiles + wanted_groups - 1) / wanted_groups));
+  const std::size_t groups = (run.tiles + tiles_per_group - 1) / tiles_per_group;
+  const cl_mem partials =
+      temps.scratch(ws.context, partials_slot, groups * passes * radix * sizeof(cl_uint))();
+  {
+    cl_kernel k = kernels.kernels[histogram_kernel]();
+    set_arg(k, 0, user_keys_in.buffer);
+    set_arg(k, 1, user_keys_in.offset);
+    set_arg(k, 2, run.n);
+    set_arg(k, 3, cl_ulong{tiles_per_group});
+    set_arg(k, 4, partials);
+    set_arg(k, 5, run.descending);
+    set_arg(k, 6, cl_uint{r.begin_bit});
+    set_arg(k, 7, cl_uint{passes});
+    set_arg(k, 8, cl_uint{r.end_bit});
+    launch.run(k, groups, kernels.work_group_size, false);
+    cl_kernel t = kernels.kernels[histogram_total_kernel]();
+    set_arg(t, 0, partials);
+    set_arg(t, 1, static_cast<cl_uint>(groups));
+    set_arg(t, 2, cl_uint{passes});
+    set_arg(t, 3, run.n);
+    set_arg(t, 4, run.flags);
+    set_arg(t, 5, cl_mem{nullptr});
+    launch.run(t, 1, kernels.work_group_size, false);
+  }
+
+  place keys_src = user_keys_in, values_src = user_values_in;
+  const bool keys_aside = keys_exact && passes % 2 == 1;
+  const bool values_aside = values_exact && passes % 2 == 1;
+  if (keys_aside || values_aside) {
+    pass_args a;
+    a.copy = 1;
+    a.keys_src = user_keys_in;
+    a.keys_dst = temp_keys;
+    a.write_keys = keys_aside ? 1 : 0;
+    a.values_src = user_values_in;
+    a.values_dst = temp_values;
+    a.values_mode = values_aside ? 1 : 0;
+    run.scatter(a, false);
+    if (keys_aside) keys_src = temp_keys;
+    if (values_aside) values_src = temp_values;
+  }
+
+  for (unsigned p = 0; p < passes; ++p) {
+    const bool last = p + 1 == passes;
+    const bool to_user = (passes - 1 - p) % 2 == 0;
+    pass_args a;
+    a.pass = p;
+    a.shift = r.begin_bit + 8 * p;
+    a.mask = (1U << std::min(8U, r.end_bit - a.shift)) - 1;
+    a.keys_src = keys_src;
+    a.keys_dst = order ? (p % 2 == 0 ? temp_keys : temp_keys_2) : to_user ? user_keys_out : temp_keys;
+    a.write_keys = order && last ? 0 : 1;
+    a.values_src = values_src;
+    a.values_dst = value_size ? (to_user ? user_values_out : temp_values) : place{};
+    a.values_mode = order ? (p == 0 ? 2 : 1) : moved_values;
+    run.count(a);
+    run.scatter(a, last);
+    keys_src = a.keys_dst;
+    values_src = a.values_dst;
+  }
+}
+
+} // namespace
+
+cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in, const cl::Buffer& keys_out,
+                       const cl::Buffer* values_in, const cl::Buffer* values_out, std::size_t n,
+                       const sort_request& request) {
+  const checked_call call = check_sort_arguments(queue, keys_in, keys_out, values_in, values_out, n, request);
+  if (request.algo == algorithm::single_pass)
+    throw unsupported_error("clscan::sort: sort_options::algorithm single_pass is not available yet; use "
+                            "automatic or three_stage");
+  if (n == 0) return enqueue_marker(call);
+
+  // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
+  workspace& ws = *held;
+  std::unique_lock<std::mutex> lock(ws.mutex);
+
+  tuning shape = sort_tuning(ws.caps);
+  while (local_memory_bytes(shape, ws.caps, request.key_type) > ws.caps.local_mem_size &&
+         shape.items_per_thread > 1)
+    shape.items_per_thread /= 2;
+  variant_key key;
+  key.sort = true;
+  key.algo = algorithm::three_stage;
+  key.type = size_of(request.key_type) == 8 ? element_type::uint64 : element_type::uint32;
+  key.key_type = request.key_type;
+  key.sort_value_size = request.call == sort_call::keys ? 0 : size_of(request.value_type);
+  key.narrow_counts = n <= std::numeric_limits<cl_uint>::max();
+  key.work_group_size = shape.work_group_size;
+  key.items_per_thread = shape.items_per_thread;
+  key.vector_width = 1;
+  const compiled_variant& kernels = ws.variant(key);
+
+  // A set no other pending call may still use, as for the scans (workspace::temporaries_for).
+  temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count);
+  try {
+    enqueue_passes(ws, temps, kernels, launch, keys_in, keys_out, values_in, values_out, n, request,
+                   !key.narrow_counts);
+  } catch (...) {
+    // Commands enqueued before the failure may still run on these temporaries: give the set up.
+    temps = temporaries{};
+    throw;
+  }
+  cl::Event done = launch.finish();
+  temps.last_event = done;
+  if (temps.last_queue() != call.queue) temps.last_queue = queue;
+  return done;
+}
+
+const algorithm_unit sort_unit = {
+    algorithm::three_stage,
+    "sort.cl",
+    {"sort_histogram", "sort_histogram_total", "sort_count", "sort_scan_counts", "sort_scatter"},
+    local_memory_bytes,
+    prelude,
+    no_options,
+    not_a_scan};
+
+} // namespace clscan::detail

@@ -1,0 +1,12 @@
+#pragma once
+
+#include "algorithms/algorithm_unit.hpp"
+
+namespace clscan::detail {
+
+// The radix sort (kernels/sort.cl): sort, sort_by_key and sorted_order (sort.hpp). Its program is
+// built through the unit like every other; its enqueue is enqueue_sort's own (lib/algorithms/sort.cpp),
+// since a sort is not a scan of one buffer.
+extern const algorithm_unit sort_unit;
+
+} // namespace clscan::detail
