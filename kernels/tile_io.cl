@@ -6,6 +6,16 @@
 
 #include "prelude.cl"
 
+// Whole vectors of a run in global memory: plain vector accesses where the buffers' bases and offsets
+// keep them aligned (CLSCAN_ALIGNED), vloadN/vstoreN otherwise; one form for every load and store below.
+#if CLSCAN_ALIGNED
+#define CLSCAN_GLOBAL_VLOAD(i, p) (((const global vec_t*)(p))[i])
+#define CLSCAN_GLOBAL_VSTORE(x, i, p) (((global vec_t*)(p))[i] = (x))
+#else
+#define CLSCAN_GLOBAL_VLOAD(i, p) CLSCAN_VLOAD(i, p)
+#define CLSCAN_GLOBAL_VSTORE(x, i, p) CLSCAN_VSTORE(x, i, p)
+#endif
+
 // Loads the CLSCAN_ITEMS elements that start at `first` into v; elements at or past n read as the
 // identity, so a partial tile scans like a full one.
 inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v) {
@@ -15,11 +25,7 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
-#if CLSCAN_ALIGNED
-      vec_t x = ((const global vec_t*)(src + first))[k];
-#else
-      vec_t x = CLSCAN_VLOAD(k, src + first);
-#endif
+      vec_t x = CLSCAN_GLOBAL_VLOAD(k, src + first);
       CLSCAN_VSTORE(x, k, v);
     }
 #else
@@ -47,11 +53,7 @@ inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* 
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
       vec_t x = CLSCAN_VLOAD(k, v);
-#if CLSCAN_ALIGNED
-      ((global vec_t*)(dst + first))[k] = x;
-#else
-      CLSCAN_VSTORE(x, k, dst + first);
-#endif
+      CLSCAN_GLOBAL_VSTORE(x, k, dst + first);
     }
 #else
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
@@ -87,11 +89,7 @@ inline uint tile_vector_index(uint vector_in_tile) {
 inline vec_t load_tile_vector(const global elem_t* base, ulong available, uint j) {
   const ulong first = (ulong)j * CLSCAN_VEC;
   if (first + CLSCAN_VEC <= available) {
-#if CLSCAN_ALIGNED
-    return ((const global vec_t*)base)[j];
-#else
-    return CLSCAN_VLOAD(j, base);
-#endif
+    return CLSCAN_GLOBAL_VLOAD(j, base);
   }
   elem_t part[CLSCAN_VEC];
   for (int c = 0; c < CLSCAN_VEC; ++c)
@@ -209,11 +207,7 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
     const ulong first = (ulong)j * CLSCAN_VEC;
     const vec_t x = tile[tile_vector_index(j)];
     if (first + CLSCAN_VEC <= available) {
-#if CLSCAN_ALIGNED
-      ((global vec_t*)base)[j] = x;
-#else
-      CLSCAN_VSTORE(x, j, base);
-#endif
+      CLSCAN_GLOBAL_VSTORE(x, j, base);
     } else {
       elem_t part[CLSCAN_VEC];
       CLSCAN_VSTORE(x, 0, part);

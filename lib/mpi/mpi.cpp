@@ -11,7 +11,7 @@
 // written to any rank's buffer.
 #include "rank_records.hpp"
 
-#include "../api.hpp"
+#include "../api/api.hpp"
 
 #include <clscan/device.hpp>
 #include <clscan/error.hpp>

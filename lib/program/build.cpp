@@ -14,16 +14,24 @@
 namespace clscan::detail {
 namespace {
 
+constexpr const char* no_build_log = "(no build log)";
+
 std::string build_log(cl_program program, cl_device_id device) {
   std::size_t size = 0;
   if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS)
-    return "(no build log)";
+    return no_build_log;
   std::string log(size, '\0');
   if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS)
-    return "(no build log)";
+    return no_build_log;
   while (!log.empty() && log.back() == '\0')
     log.pop_back();
   return log;
+}
+
+// A clean build leaves the log empty or blank (some drivers add a newline); a log that could not be
+// read says nothing about the kernels either.
+bool has_diagnostics(const std::string& log) {
+  return log != no_build_log && log.find_first_not_of(" \t\r\n") != std::string::npos;
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
@@ -148,9 +156,15 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device,
   cl_device_id device_id = device();
   status = clBuildProgram(raw, 1, &device_id, options.c_str(), nullptr, nullptr);
   if (status != CL_SUCCESS) throw build_error(status, caps.name, options, build_log(raw, device_id));
-  if (log_enabled())
+  if (log_enabled()) {
     log(log_level::info, "built program from source for " + caps.name + " in " +
                              std::to_string(milliseconds_since(start)) + " ms, options: " + options);
+    // The kernels are meant to compile without diagnostics; a compiler that has something to say
+    // about them is worth a warning the user can read, with the options that produced it.
+    if (const std::string diagnostics = build_log(raw, device_id); has_diagnostics(diagnostics))
+      log(log_level::warning,
+          "compiler output for " + caps.name + ", options: " + options + "\n" + diagnostics);
+  }
   store_binary(id, program_binary(raw), disk_limit);
   return program;
 }

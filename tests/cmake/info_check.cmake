@@ -358,7 +358,7 @@ elseif(MODE STREQUAL "cache-states")
     fail("the self-test stored no entry in ${dir}")
   endif()
   # Entries are "<device stem>-<program hash>.clbin" and tuning files "tuning-<device stem>.txt"
-  # (lib/program/disk_cache.cpp, lib/tuning.cpp); a line of no algorithm changes no shape.
+  # (lib/program/disk_cache.cpp, lib/dispatch/tuning.cpp); a line of no algorithm changes no shape.
   list(GET entries 0 entry)
   string(REGEX REPLACE "-.*" "" stem "${entry}")
   set(tuning "${dir}/tuning-${stem}.txt")

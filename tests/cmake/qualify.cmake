@@ -1,4 +1,4 @@
-# The single-pass qualification (lib/qualify.cpp), through clscan-info (tests/cmake/qualify_check.cmake);
+# The single-pass qualification (lib/dispatch/qualify.cpp), through clscan-info (tests/cmake/qualify_check.cmake);
 # only where the tools are built (the TSan build has none).
 if(NOT TARGET clscan-info)
   return()

@@ -1,4 +1,4 @@
-# Checks the single-pass qualification (lib/qualify.cpp) through clscan-info, for one scenario
+# Checks the single-pass qualification (lib/dispatch/qualify.cpp) through clscan-info, for one scenario
 # (tests/CMakeLists.txt, label "qualify").
 #
 #   cmake -DINFO=<clscan-info> -DMODE=<mode> -DWORK=<scratch dir> -P qualify_check.cmake

@@ -28,7 +28,7 @@ set_tests_properties(rusticl-failed-wait-calls PROPERTIES LABELS "rusticl" TIMEO
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};robustness: skipped:"
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-failed-wait-calls")
 # The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
-# (lib/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
+# (lib/dispatch/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
 # built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.
 add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
 set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
@@ -64,3 +64,11 @@ add_test(NAME rusticl-self-test
 set_tests_properties(rusticl-self-test PROPERTIES LABELS "rusticl" TIMEOUT 300
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
     FAIL_REGULAR_EXPRESSION "FAIL:")
+# The same variants built with -Werror (kernel-warnings, tests/cmake/tools.cmake).
+add_test(NAME rusticl-kernel-warnings
+    COMMAND ${CMAKE_COMMAND} -E env ${CLSCAN_RUSTICL_ENV} CLSCAN_BUILD_OPTIONS=-Werror CLSCAN_QUALIFY=1
+            CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-kernel-warnings
+            $<TARGET_FILE:clscan-info> --self-test --selected --algorithm all)
+set_tests_properties(rusticl-kernel-warnings PROPERTIES LABELS "rusticl" TIMEOUT 600
+    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
+    FAIL_REGULAR_EXPRESSION "FAIL|error")

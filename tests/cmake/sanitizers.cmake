@@ -87,7 +87,7 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/cmake/reliability.cmake's.
     # The scan suite left it to keep CI within 30 minutes: it calls clscan from one host thread, so only
     # the implementation's own threads could race with it, and ASan runs it in full. "parts": a thread
-    # of each parts call opens the later parts' gates (lib/parts.cpp watch_reads).
+    # of each parts call opens the later parts' gates (lib/api/parts.cpp watch_reads).
     set(CLSCAN_TSAN_LABELS "concurrency|parts")
     # The tools' longest runs measure and self-test the kernels; their host code is the CLI tests'.
     # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.

@@ -634,7 +634,7 @@ void run_primitives(runner& r, const shape& sh, bool large) {
   using clscan::algorithm;
   using selection = selection_call;
   // They run on the single-pass scan's shape, with at most 64 elements per GPU work-item
-  // (plan_primitive in lib/dispatch.cpp).
+  // (plan_primitive in lib/dispatch/dispatch.cpp).
   const clscan::dispatch_plan plan = clscan::plan_for(r.device);
   const clscan::device_capabilities caps = clscan::capabilities(r.device);
   std::size_t items = plan.single_pass_small.items_per_thread;

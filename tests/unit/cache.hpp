@@ -56,7 +56,7 @@ inline probe_result run_probe(const std::string& cache_dir,
 }
 
 // Every file in `dir`, by name, but the single-pass qualification's verdict, which a scan on a GPU
-// stores there (lib/qualify.cpp; its file is tested by tests/cmake/qualify_check.cmake).
+// stores there (lib/dispatch/qualify.cpp; its file is tested by tests/cmake/qualify_check.cmake).
 inline std::vector<std::string> cache_files(const fs::path& dir) {
   static const std::regex verdict("^qualified-[0-9a-f]{16}\\.txt$");
   std::vector<std::string> names = files_in(dir);

@@ -72,6 +72,7 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
   result.name = entry.name;
   result.algo = algo;
   const clscan_tools::stopwatch watch;
+  progress_begin(entry.name + ", " + clscan::to_string(algo));
   try {
     const cl::Device device(entry.id, true);
     const clscan::device_capabilities caps = clscan::capabilities(device);
@@ -119,6 +120,7 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
         const std::string what = std::string(inclusive_kind ? "inclusive" : "exclusive") +
                                  (v.in_place ? " in place" : " out of place") + ", n = " + std::to_string(n);
         result.running = what;
+        progress_note(what);
         check(queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, data.data()), "clEnqueueWriteBuffer");
         cl::Event done;
         if (v.in_place)

@@ -13,8 +13,10 @@
 #include <clscan/clscan.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <iomanip>
 #include <iterator>
@@ -25,6 +27,32 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+namespace clscan_info {
+
+// Progress on stderr once a device's self-test has run a moment (PoCL builds every variant it meets,
+// for a minute or more): the check under way, at most one line a second, so that a slow run shows
+// what it is doing; stdout keeps the report alone.
+struct self_test_progress {
+  std::string device; // "<device>, <algorithm>"
+  std::chrono::steady_clock::time_point start, last;
+};
+inline self_test_progress progress;
+
+inline void progress_begin(std::string device) {
+  progress.device = std::move(device);
+  progress.start = progress.last = std::chrono::steady_clock::now();
+}
+
+inline void progress_note(const std::string& what) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - progress.start < std::chrono::milliseconds(1500) || now - progress.last < std::chrono::seconds(1))
+    return;
+  progress.last = now;
+  std::fprintf(stderr, "clscan-info: self-test of %s: %s\n", progress.device.c_str(), what.c_str());
+}
+
+} // namespace clscan_info
 
 namespace clscan_info::primitive_self_test {
 
@@ -306,6 +334,7 @@ std::vector<std::size_t> sizes_for(const cl::Device& device, const clscan::devic
 // Runs check(), counting it, and records what was wrong under `what`.
 template <typename Check> void run_check(report& r, const std::string& what, Check&& check) {
   r.running = what;
+  progress_note(what);
   const std::string problem = check(); // counted once it has run: a check that throws is not
   ++r.checks;
   if (problem.empty())

@@ -1,6 +1,8 @@
 // The C API (include/clscan/clscan.h): each function checks what only C can get wrong (enumerators,
 // struct_size, null pointers), forwards to the C++ API, and turns every exception into a status and a
 // thread-local message, so that no exception crosses into C.
+#include "c_api_support.hpp"
+
 #include <clscan/cache.hpp>
 #include <clscan/clscan.h>
 #include <clscan/device.hpp>
@@ -18,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace {
+namespace clscan::c_api {
 
 // The failure of this thread's most recent clscan_status call. The message points at a literal when
 // even copying the text ran out of memory.
@@ -29,7 +31,7 @@ struct last_failure {
 };
 thread_local last_failure last;
 
-clscan_status record(clscan_status status, const char* message, cl_int opencl_status = CL_SUCCESS) noexcept {
+clscan_status record(clscan_status status, const char* message, cl_int opencl_status) noexcept {
   try {
     last.text.assign(message);
     last.message = last.text.c_str();
@@ -68,8 +70,7 @@ std::string with_c_names(std::string message) {
   return message;
 }
 
-clscan_status record_renamed(clscan_status status, const char* message,
-                             cl_int opencl_status = CL_SUCCESS) noexcept {
+clscan_status record_renamed(clscan_status status, const char* message, cl_int opencl_status) noexcept {
   try {
     return record(status, with_c_names(message).c_str(), opencl_status);
   } catch (...) {
@@ -77,170 +78,11 @@ clscan_status record_renamed(clscan_status status, const char* message,
   }
 }
 
-// Runs `body`, mapping clscan's exception hierarchy onto the status enum. `plain_error` is the status
-// for a clscan::error of none of the derived types (clscan_select_device: no device; elsewhere a
-// fault in clscan).
-template <typename Body>
-clscan_status guarded(Body&& body, clscan_status plain_error = CLSCAN_INTERNAL_ERROR) noexcept {
-  try {
-    body();
-    return succeed();
-  } catch (const clscan::build_error& e) {
-    return record(CLSCAN_BUILD_ERROR, e.what(), e.status());
-  } catch (const clscan::opencl_error& e) {
-    return record_renamed(CLSCAN_OPENCL_ERROR, e.what(), e.status());
-  } catch (const clscan::invalid_argument& e) {
-    return record_renamed(CLSCAN_INVALID_ARGUMENT, e.what());
-  } catch (const clscan::unsupported_error& e) {
-    return record_renamed(CLSCAN_UNSUPPORTED, e.what());
-  } catch (const clscan::error& e) {
-    return record_renamed(plain_error, e.what());
-  } catch (const std::bad_alloc&) {
-    return record(CLSCAN_OUT_OF_MEMORY, "clscan: out of host memory");
-  } catch (const std::exception& e) {
-    return record(CLSCAN_INTERNAL_ERROR, e.what());
-  } catch (...) {
-    return record(CLSCAN_INTERNAL_ERROR, "clscan: an unknown exception");
-  }
-}
+} // namespace clscan::c_api
 
-// A C++ wrapper over a handle the caller owns, for the length of one call: made without retaining
-// the handle, and emptied before its destructor would release it. Copies the library keeps (a queue
-// it remembers) are ordinary wrappers with references of their own.
-template <typename Wrapper> class borrowed {
-public:
-  explicit borrowed(typename Wrapper::cl_type handle) : wrapper_(handle, false) {}
-  ~borrowed() { wrapper_() = nullptr; }
-  borrowed(const borrowed&) = delete;
-  borrowed& operator=(const borrowed&) = delete;
-  const Wrapper& get() const noexcept { return wrapper_; }
+namespace {
 
-private:
-  Wrapper wrapper_;
-};
-
-// The wait list as the C++ API takes it, borrowed in the same way.
-class borrowed_events {
-public:
-  borrowed_events(const cl_event* events, cl_uint count) {
-    events_.reserve(count); // the only allocation: once it succeeded, nothing below throws
-    for (cl_uint i = 0; i < count; ++i)
-      events_.emplace_back(events[i], false);
-  }
-  ~borrowed_events() {
-    for (cl::Event& event : events_)
-      event() = nullptr;
-  }
-  borrowed_events(const borrowed_events&) = delete;
-  borrowed_events& operator=(const borrowed_events&) = delete;
-  const std::vector<cl::Event>& get() const noexcept { return events_; }
-
-private:
-  std::vector<cl::Event> events_;
-};
-
-// C lets a caller pass any integer as an enumeration, while C++ may assume that an enumeration holds
-// only values its enumerators span (UBSan reports loading 99 as a clscan_type): enumerations from C
-// are read as their integer, through their bytes.
-template <typename Enum> std::underlying_type_t<Enum> integer_of(const Enum& value) noexcept {
-  std::underlying_type_t<Enum> integer;
-  static_assert(sizeof integer == sizeof value, "an enumeration has the size of its underlying type");
-  std::memcpy(&integer, &value, sizeof integer);
-  return integer;
-}
-
-using type_integer = std::underlying_type_t<clscan_type>;
-
-clscan::element_type element_type_of(type_integer type) {
-  switch (type) {
-  case CLSCAN_TYPE_INT32: return clscan::element_type::int32;
-  case CLSCAN_TYPE_UINT32: return clscan::element_type::uint32;
-  case CLSCAN_TYPE_INT64: return clscan::element_type::int64;
-  case CLSCAN_TYPE_UINT64: return clscan::element_type::uint64;
-  case CLSCAN_TYPE_FLOAT32: return clscan::element_type::float32;
-  case CLSCAN_TYPE_FLOAT64: return clscan::element_type::float64;
-  }
-  throw clscan::invalid_argument("clscan: unknown clscan_type " + std::to_string(static_cast<int>(type)));
-}
-
-clscan::op op_of(std::underlying_type_t<clscan_op> operation) {
-  switch (operation) {
-  case CLSCAN_OP_SUM: return clscan::op::sum;
-  case CLSCAN_OP_MIN: return clscan::op::min;
-  case CLSCAN_OP_MAX: return clscan::op::max;
-  case CLSCAN_OP_AND: return clscan::op::bit_and;
-  case CLSCAN_OP_OR: return clscan::op::bit_or;
-  case CLSCAN_OP_XOR: return clscan::op::bit_xor;
-  case CLSCAN_OP_CUSTOM: return clscan::op::custom;
-  }
-  throw clscan::invalid_argument("clscan: unknown clscan_op " + std::to_string(static_cast<int>(operation)));
-}
-
-clscan::algorithm algorithm_of(std::underlying_type_t<clscan_algorithm> algo) {
-  switch (algo) {
-  case CLSCAN_ALGORITHM_AUTOMATIC: return clscan::algorithm::automatic;
-  case CLSCAN_ALGORITHM_SINGLE_PASS: return clscan::algorithm::single_pass;
-  case CLSCAN_ALGORITHM_THREE_STAGE: return clscan::algorithm::three_stage;
-  }
-  throw clscan::invalid_argument("clscan: unknown clscan_algorithm " +
-                                 std::to_string(static_cast<int>(algo)));
-}
-
-// The first `size` bytes of a clscan_value hold the member of that size (union members all start at
-// its first byte); the rest of the type-erased value stays zero, as the C++ API leaves it.
-clscan::detail::element_value value_of(const clscan_value& value, clscan::element_type type) {
-  clscan::detail::element_value v;
-  std::memcpy(v.bytes, &value, clscan::size_of(type));
-  return v;
-}
-
-// The smallest clscan_options a caller may pass: the layout of clscan 0.1. Fields appended later are
-// read only when struct_size covers them.
-constexpr std::size_t first_options_size = sizeof(clscan_options);
-
-void check_options(const clscan_options& options) {
-  if (options.struct_size < first_options_size || options.struct_size > sizeof(clscan_options))
-    throw clscan::invalid_argument("clscan: clscan_options.struct_size is " +
-                                   std::to_string(options.struct_size) + ", not sizeof(clscan_options) (" +
-                                   std::to_string(sizeof(clscan_options)) +
-                                   "); initialise options with CLSCAN_OPTIONS_INIT or clscan_options_init()");
-  if (options.wait_list_size > 0 && !options.wait_list)
-    throw clscan::invalid_argument("clscan: clscan_options.wait_list is NULL but wait_list_size is " +
-                                   std::to_string(options.wait_list_size));
-}
-
-// The C++ request of a scan or a by-key scan from clscan_options, which must outlive it (it points into
-// `custom_op`).
-clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
-                                             const clscan_options& opts, std::string& custom_op) {
-  check_options(opts);
-  clscan::detail::scan_request request;
-  request.kind = kind;
-  request.type = element_type_of(type);
-  request.algo = algorithm_of(integer_of(opts.algorithm));
-  request.operation = op_of(integer_of(opts.operation));
-  if (request.operation == clscan::op::custom) {
-    if (!opts.custom_op)
-      throw clscan::invalid_argument("clscan: CLSCAN_OP_CUSTOM needs clscan_options.custom_op, an OpenCL C "
-                                     "expression of a and b; it is NULL");
-    custom_op = opts.custom_op;
-  }
-  request.custom_op = &custom_op;
-  request.custom_identity = value_of(opts.custom_identity, request.type);
-  request.has_initial = opts.has_initial != 0;
-  if (request.has_initial) request.initial = value_of(opts.initial, request.type);
-  request.deterministic = opts.deterministic != 0;
-  request.in_offset = opts.in_offset;
-  request.out_offset = opts.out_offset;
-  return request;
-}
-
-// Hands the reference `done` holds over to the caller, where it asked for the event.
-void hand_over(cl::Event& done, cl_event* event) noexcept {
-  if (!event) return;
-  *event = done();
-  done() = nullptr;
-}
+using namespace clscan::c_api;
 
 clscan_status scan(clscan::scan_kind kind, cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
                    type_integer type, const clscan_options* options, cl_event* event) noexcept {
@@ -544,58 +386,5 @@ clscan_status clscan_sorted_order(cl_command_queue queue, cl_mem keys, cl_mem in
 const char* clscan_last_error_message(void) { return last.message; }
 
 cl_int clscan_last_opencl_status(void) { return last.opencl_status; }
-
-const char* clscan_status_name(clscan_status status) {
-  switch (integer_of(status)) {
-  case CLSCAN_SUCCESS: return "CLSCAN_SUCCESS";
-  case CLSCAN_INVALID_ARGUMENT: return "CLSCAN_INVALID_ARGUMENT";
-  case CLSCAN_UNSUPPORTED: return "CLSCAN_UNSUPPORTED";
-  case CLSCAN_BUILD_ERROR: return "CLSCAN_BUILD_ERROR";
-  case CLSCAN_OPENCL_ERROR: return "CLSCAN_OPENCL_ERROR";
-  case CLSCAN_OUT_OF_MEMORY: return "CLSCAN_OUT_OF_MEMORY";
-  case CLSCAN_DEVICE_NOT_FOUND: return "CLSCAN_DEVICE_NOT_FOUND";
-  case CLSCAN_INTERNAL_ERROR: return "CLSCAN_INTERNAL_ERROR";
-  }
-  return "CLSCAN_UNKNOWN_STATUS";
-}
-
-const char* clscan_opencl_status_name(cl_int status) { return clscan::status_name(status); }
-
-const char* clscan_version(void) { return CLSCAN_VERSION_STRING; }
-
-clscan_status clscan_select_device(cl_device_id* device) {
-  if (device) *device = nullptr;
-  return guarded(
-      [&] {
-        if (!device)
-          throw clscan::invalid_argument("clscan: clscan_select_device: the device pointer is NULL");
-        // A root device, which OpenCL does not reference-count: the handle outlives the wrapper.
-        *device = clscan::select_device()();
-      },
-      CLSCAN_DEVICE_NOT_FOUND);
-}
-
-clscan_status clscan_release_cached_resources(void) {
-  return guarded([] { clscan::release_cached_resources(); });
-}
-
-clscan_status clscan_release_context_resources(cl_context context) {
-  return guarded([&] {
-    const borrowed<cl::Context> borrowed_context(context);
-    clscan::release_cached_resources(borrowed_context.get());
-  });
-}
-
-clscan_status clscan_set_cache_limit(size_t contexts) {
-  return guarded([&] { clscan::set_cache_limit(contexts); });
-}
-
-clscan_status clscan_get_cache_limit(size_t* contexts) {
-  return guarded([&] {
-    if (!contexts)
-      throw clscan::invalid_argument("clscan: clscan_get_cache_limit: the result pointer is NULL");
-    *contexts = clscan::cache_limit();
-  });
-}
 
 } // extern "C"

@@ -6,6 +6,7 @@
 #include <clscan/options.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace clscan::detail {
 
@@ -27,6 +28,10 @@ struct tile_range {
   bool contains(std::size_t tiles) const noexcept { return first <= tiles && tiles <= last; }
 };
 tile_range fixed_order_tiles(const device_capabilities& caps);
+
+// Reads "wg=128,items=16,vec=4,lookback=16,lanes=2" into `shape` (tuning.cpp); `source` names where
+// the text came from, for the error message.
+void parse_shape(const std::string& text, const std::string& source, tuning& shape);
 
 // clscan::reduce (lib/algorithms/reduce.cpp): its launch shape for this device and type (lookback and
 // spin_limit unused), defaults by device type and then CLSCAN_TUNING; throws invalid_argument for a

@@ -1,4 +1,4 @@
-// The check scans of the single-pass qualification (lib/qualify.cpp keeps the verdicts).
+// The check scans of the single-pass qualification (lib/dispatch/qualify.cpp keeps the verdicts).
 #pragma once
 
 #include "qualify.hpp"

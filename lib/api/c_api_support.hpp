@@ -1,0 +1,108 @@
+// What every function of the C API (include/clscan/clscan.h) shares: the status of a call and the
+// thread-local message (c_api.cpp), handles borrowed from the caller, and the conversions of C
+// enumerations and options to the C++ API's (c_api_support.cpp).
+#pragma once
+
+#include <clscan/clscan.h>
+#include <clscan/error.hpp>
+#include <clscan/scan.hpp>
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace clscan::c_api {
+
+// Records the failure of this thread's call and returns `status`; record_renamed gives the message
+// the names of clscan.h first.
+clscan_status record(clscan_status status, const char* message, cl_int opencl_status = CL_SUCCESS) noexcept;
+clscan_status record_renamed(clscan_status status, const char* message,
+                             cl_int opencl_status = CL_SUCCESS) noexcept;
+clscan_status succeed() noexcept;
+
+// Runs `body`, mapping clscan's exception hierarchy onto the status enum. `plain_error` is the status
+// for a clscan::error of none of the derived types (clscan_select_device: no device; elsewhere a
+// fault in clscan).
+template <typename Body>
+clscan_status guarded(Body&& body, clscan_status plain_error = CLSCAN_INTERNAL_ERROR) noexcept {
+  try {
+    body();
+    return succeed();
+  } catch (const clscan::build_error& e) {
+    return record(CLSCAN_BUILD_ERROR, e.what(), e.status());
+  } catch (const clscan::opencl_error& e) {
+    return record_renamed(CLSCAN_OPENCL_ERROR, e.what(), e.status());
+  } catch (const clscan::invalid_argument& e) {
+    return record_renamed(CLSCAN_INVALID_ARGUMENT, e.what());
+  } catch (const clscan::unsupported_error& e) {
+    return record_renamed(CLSCAN_UNSUPPORTED, e.what());
+  } catch (const clscan::error& e) {
+    return record_renamed(plain_error, e.what());
+  } catch (const std::bad_alloc&) {
+    return record(CLSCAN_OUT_OF_MEMORY, "clscan: out of host memory");
+  } catch (const std::exception& e) {
+    return record(CLSCAN_INTERNAL_ERROR, e.what());
+  } catch (...) {
+    return record(CLSCAN_INTERNAL_ERROR, "clscan: an unknown exception");
+  }
+}
+
+// A C++ wrapper over a handle the caller owns, for the length of one call: made without retaining
+// the handle, and emptied before its destructor would release it. Copies the library keeps (a queue
+// it remembers) are ordinary wrappers with references of their own.
+template <typename Wrapper> class borrowed {
+public:
+  explicit borrowed(typename Wrapper::cl_type handle) : wrapper_(handle, false) {}
+  ~borrowed() { wrapper_() = nullptr; }
+  borrowed(const borrowed&) = delete;
+  borrowed& operator=(const borrowed&) = delete;
+  const Wrapper& get() const noexcept { return wrapper_; }
+
+private:
+  Wrapper wrapper_;
+};
+
+// The wait list as the C++ API takes it, borrowed in the same way.
+class borrowed_events {
+public:
+  borrowed_events(const cl_event* events, cl_uint count) {
+    events_.reserve(count); // the only allocation: once it succeeded, nothing below throws
+    for (cl_uint i = 0; i < count; ++i)
+      events_.emplace_back(events[i], false);
+  }
+  ~borrowed_events() {
+    for (cl::Event& event : events_)
+      event() = nullptr;
+  }
+  borrowed_events(const borrowed_events&) = delete;
+  borrowed_events& operator=(const borrowed_events&) = delete;
+  const std::vector<cl::Event>& get() const noexcept { return events_; }
+
+private:
+  std::vector<cl::Event> events_;
+};
+
+// C lets a caller pass any integer as an enumeration, while C++ may assume that an enumeration holds
+// only values its enumerators span (UBSan reports loading 99 as a clscan_type): enumerations from C
+// are read as their integer, through their bytes.
+template <typename Enum> std::underlying_type_t<Enum> integer_of(const Enum& value) noexcept {
+  std::underlying_type_t<Enum> integer;
+  static_assert(sizeof integer == sizeof value, "an enumeration has the size of its underlying type");
+  std::memcpy(&integer, &value, sizeof integer);
+  return integer;
+}
+
+using type_integer = std::underlying_type_t<clscan_type>;
+
+clscan::element_type element_type_of(type_integer type);
+clscan::op op_of(std::underlying_type_t<clscan_op> operation);
+clscan::algorithm algorithm_of(std::underlying_type_t<clscan_algorithm> algo);
+clscan::detail::element_value value_of(const clscan_value& value, clscan::element_type type);
+void check_options(const clscan_options& options);
+clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
+                                             const clscan_options& opts, std::string& custom_op);
+void hand_over(cl::Event& done, cl_event* event) noexcept;
+
+} // namespace clscan::c_api
