@@ -14,6 +14,7 @@
 #                    threads sharing contexts and queues) and parts. Any ThreadSanitizer report fails
 #                    the test.
 #   sanitizers-environment  the vendor list both give the OpenCL loader is readable by every user.
+#   lsan-without-symbols    lsan.supp holds where glibc has no symbols (tests/cmake/lsan_without_symbols.cmake).
 #   clang-tidy       tools/run-clang-tidy.sh: clang-tidy with the checks of .clang-tidy over lib/*.cpp
 #                    and tools/*.cpp, with this build's compile_commands.json; fails on any finding, and
 #                    fails (says so) where clang-tidy is not installed (Debian: clang-tidy).
@@ -187,6 +188,15 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
                      "-DTREES=${PROJECT_SOURCE_DIR}|${CMAKE_BINARY_DIR}"
                      -P ${CMAKE_CURRENT_LIST_DIR}/sanitizer_environment_check.cmake)
     set_tests_properties(sanitizers-environment PROPERTIES LABELS sanitizers)
+    # The suppressions hold on a machine without glibc's symbols (a fresh Debian).
+    add_test(NAME lsan-without-symbols
+             COMMAND ${CMAKE_COMMAND} -DCXX_COMPILER=${CMAKE_CXX_COMPILER} -DOBJCOPY=${CMAKE_OBJCOPY}
+                     "-DOPENCL_INCLUDE_DIRS=${OpenCL_INCLUDE_DIRS}" -DOPENCL_LIBRARY=${OpenCL_LIBRARY}
+                     -DSUPPRESSIONS=${CLSCAN_SANITIZER_SUPPRESSIONS}/lsan.supp
+                     -DVENDORS=${CLSCAN_SANITIZER_VENDORS} -DWORK=${CMAKE_BINARY_DIR}/lsan-without-symbols
+                     -P ${CMAKE_CURRENT_LIST_DIR}/lsan_without_symbols.cmake)
+    set_tests_properties(lsan-without-symbols PROPERTIES LABELS sanitizers TIMEOUT 120
+        SKIP_REGULAR_EXPRESSION "lsan-without-symbols: skipped: ")
     # Each compiles on every core and then runs tests that use every core (PoCL): PROCESSORS keeps
     # `ctest -jN` from starting more next to them than the machine has cores.
     set_tests_properties(sanitizers-asan PROPERTIES
