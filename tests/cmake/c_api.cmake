@@ -48,6 +48,7 @@ if(CLSCAN_INSTALL)
                    -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/package/c_consumer/main.c
                    -DBUILD_DIR=${CLSCAN_PACKAGE_BUILD_DIR}/c_consumer
                    "-DFORBIDDEN_PATHS=${PROJECT_SOURCE_DIR}/include|${PROJECT_SOURCE_DIR}/lib|${PROJECT_BINARY_DIR}/include|${PROJECT_BINARY_DIR}/lib"
+                   "-DDEFINITIONS=$<JOIN:$<TARGET_PROPERTY:clscan,INTERFACE_COMPILE_DEFINITIONS>,|>"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/pkg_config_consumer.cmake)
   set_tests_properties(packaging-pkg-config PROPERTIES
       LABELS "packaging;c-api" FIXTURES_REQUIRED clscan-installed TIMEOUT 300

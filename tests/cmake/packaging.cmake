@@ -6,6 +6,7 @@
 #   packaging-find-package      tests/package/consumer: find_package(clscan CONFIG REQUIRED) against
 #                               that prefix only, links clscan::clscan, runs and verifies scans; and
 #                               clscan::mpi (COMPONENTS mpi) where clscan was built with MPI
+#   packaging-installed-programs  the programs README.md shows are in the prefix's bin directory
 #   packaging-add-subdirectory  tests/package/subdir: add_subdirectory(<clscan source>) and the same
 #                               program
 #
@@ -58,6 +59,16 @@ if(CLSCAN_INSTALL)
       LABELS packaging FIXTURES_SETUP clscan-install-clean)
   set_tests_properties(packaging-install PROPERTIES
       LABELS packaging FIXTURES_REQUIRED clscan-install-clean FIXTURES_SETUP clscan-installed)
+  # The programs README.md shows (the quick start runs clscan-info and clscan-demo from the build tree;
+  # "Tools" clscan-bench and clscan-tune), where the tools are built.
+  if(TARGET clscan-demo)
+    add_test(NAME packaging-installed-programs
+             COMMAND ${CMAKE_COMMAND} -DPREFIX=${CLSCAN_TEST_INSTALL_PREFIX} -DBINDIR=${CMAKE_INSTALL_BINDIR}
+                     "-DPROGRAMS=clscan-info|clscan-demo|clscan-bench|clscan-tune"
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/installed_programs_check.cmake)
+    set_tests_properties(packaging-installed-programs PROPERTIES
+        LABELS packaging FIXTURES_REQUIRED clscan-installed)
+  endif()
   set_tests_properties(packaging-find-package PROPERTIES
       LABELS packaging FIXTURES_REQUIRED clscan-installed TIMEOUT 600
       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-packaging")

@@ -29,12 +29,15 @@ set_tests_properties(rusticl-failed-wait-calls PROPERTIES LABELS "rusticl" TIMEO
     ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-failed-wait-calls")
 # The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
 # (lib/dispatch/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
-# built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). About a minute warm.
+# built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). The tree is the single-pass
+# look-back's (kernels/tile_prefix.cl), so only the automatic algorithm's half of the suites runs
+# (CLSCAN_TEST_ALGORITHMS, tests/unit/select.cpp): every size, type and pattern, single-pass from a
+# tile up; the three-stage half runs the same kernels as rusticl-select and rusticl-by_key.
 add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
 set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-tree")
-# The sort's GPU tile shape (lib/tuning.cpp sort_tuning), which llvmpipe, a CPU device, does not take.
+    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_TEST_ALGORITHMS=automatic;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-tree")
+# The sort's GPU tile shape (lib/dispatch/tuning.cpp sort_tuning), which llvmpipe, a CPU device, does not take.
 add_test(NAME rusticl-sort-gpu-shape COMMAND clscan-tests "[sort]")
 set_tests_properties(rusticl-sort-gpu-shape PROPERTIES LABELS "rusticl" TIMEOUT 900
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"

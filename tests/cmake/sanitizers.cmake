@@ -5,11 +5,16 @@
 #   sanitizers-asan  clscan built again, with its tests and tools, by `ctest --build-and-test` into
 #                    ${CMAKE_BINARY_DIR}/asan: CLSCAN_SANITIZE=address,undefined, Debug, with
 #                    _GLIBCXX_ASSERTIONS; then every test of that build but the labels in
-#                    CLSCAN_ASAN_EXCLUDED_LABELS and the tests in CLSCAN_ASAN_EXCLUDED_TESTS below. Any AddressSanitizer, LeakSanitizer or
-#                    UndefinedBehaviorSanitizer report ends the test process and fails the test.
-#   sanitizers-tsan  the library and tests again, into ${CMAKE_BINARY_DIR}/tsan: CLSCAN_SANITIZE=thread,
-#                    Debug at -O1; then the tests labelled concurrency (host threads sharing contexts
-#                    and queues). Any ThreadSanitizer report fails the test.
+#                    CLSCAN_ASAN_EXCLUDED_LABELS and the tests in CLSCAN_ASAN_EXCLUDED_TESTS below
+#                    (a run of every host path, not of every size, type and operator). Any
+#                    AddressSanitizer, LeakSanitizer or UndefinedBehaviorSanitizer report ends the
+#                    test process and fails the test.
+#   sanitizers-tsan  the library and clscan-tests again, into ${CMAKE_BINARY_DIR}/tsan:
+#                    CLSCAN_SANITIZE=thread, Debug at -O1; then the tests labelled concurrency (host
+#                    threads sharing contexts and queues) and parts. Any ThreadSanitizer report fails
+#                    the test.
+#   sanitizers-environment  the vendor list both give the OpenCL loader is readable by every user.
+#   lsan-without-symbols    lsan.supp holds where glibc has no symbols (tests/cmake/lsan_without_symbols.cmake).
 #   clang-tidy       tools/run-clang-tidy.sh: clang-tidy with the checks of .clang-tidy over lib/*.cpp
 #                    and tools/*.cpp, with this build's compile_commands.json; fails on any finding, and
 #                    fails (says so) where clang-tidy is not installed (Debian: clang-tidy).
@@ -70,12 +75,26 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
         -DCLSCAN_INSTALL=OFF
         -DCLSCAN_MPI=OFF
         -DCLSCAN_WARNINGS_AS_ERRORS=OFF)
+    # A compiler launcher (ccache) of this build serves the sanitizer builds too.
+    foreach(_clscan_lang C CXX)
+      list(LENGTH CMAKE_${_clscan_lang}_COMPILER_LAUNCHER _clscan_launcher_words)
+      if(_clscan_launcher_words EQUAL 1)
+        list(APPEND CLSCAN_SANITIZER_COMMON_OPTIONS
+             "-DCMAKE_${_clscan_lang}_COMPILER_LAUNCHER=${CMAKE_${_clscan_lang}_COMPILER_LAUNCHER}")
+      endif()
+    endforeach()
 
     cmake_host_system_information(RESULT CLSCAN_SANITIZER_JOBS QUERY NUMBER_OF_LOGICAL_CORES)
     if(NOT CLSCAN_SANITIZER_JOBS OR CLSCAN_SANITIZER_JOBS LESS 2)
       set(CLSCAN_SANITIZER_JOBS 2)
     endif()
 
+    # What the sanitizer builds run. Their subject is clscan's host side (argument checks, workspaces,
+    # caches, events, threads, error paths): the kernels run inside PoCL, which is not instrumented,
+    # so a suite that repeats the same host path for more sizes, types, operators or launch shapes
+    # finds nothing more under a sanitizer and only costs CI time (the second Quick start command
+    # stays within 30 minutes on 2 cores). Every host path runs at least once in each build:
+    #
     # Labels the ASan+UBSan build does not run:
     #   packaging   its consumer projects are not sanitized, so they cannot link the instrumented library
     #   large       more than 2^32 elements: two 17 GiB host vectors plus ASan's shadow and quarantine
@@ -83,15 +102,26 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     #   sanitizers, hygiene   not defined in the nested build; listed so that it can never recurse
     #   rusticl     Mesa's rusticl: the sanitizers look at clscan's host side, which PoCL exercises
     #   constrained the functional suite again under smaller device limits: the same host code
-    set(CLSCAN_ASAN_EXCLUDED_LABELS "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene")
+    #   scan, types, single_pass   every scan kind for every size around the tiles, type and
+    #               operator: one host path per call kind, which errors (every argument check), fuzz
+    #               (random kinds, types, operators, offsets and sizes), hot-path, c-api, concurrency
+    #               and robustness take with far fewer scans
+    #   select, by_key   the same for the selections and scans by key (each size around a CPU tile of a
+    #               MiB of elements, per type and pattern): fuzz's primitive cases take every call
+    #               kind, and select-arguments below their argument checks
+    set(CLSCAN_ASAN_EXCLUDED_LABELS
+        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key")
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/cmake/reliability.cmake's.
     # The scan suite left it to keep CI within 30 minutes: it calls clscan from one host thread, so only
     # the implementation's own threads could race with it, and ASan runs it in full. "parts": a thread
     # of each parts call opens the later parts' gates (lib/api/parts.cpp watch_reads).
     set(CLSCAN_TSAN_LABELS "concurrency|parts")
-    # The tools' longest runs measure and self-test the kernels; their host code is the CLI tests'.
+    # The tools' longest runs measure and self-test the kernels; their host code is the CLI tests'
+    # (cli-*, info-*, demo, bench-smoke-automatic, parts-bench-bad-flag and -too-large, qualify-* stay).
     # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.
-    set(CLSCAN_ASAN_EXCLUDED_TESTS "^(info-self-test|info-selected|tune-dry-run|hot-path-size-classes)$")
+    # reduce-shapes repeats reduce for tiles of a few elements: kernel shapes, one host path.
+    set(CLSCAN_ASAN_EXCLUDED_TESTS
+        "^(info-self-test|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
@@ -108,22 +138,26 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # directory's path length); thread-local storage is then not a root, which can only add reports.
     # The ICD loader of the sanitized runs sees PoCL only: every process that asks for platforms loads
     # every installed implementation, and Mesa's (mesa-opencl-icd: Clover and rusticl) allocate at
-    # load what they never free, which LeakSanitizer would report in every test.
-    set(CLSCAN_SANITIZER_VENDORS ${CMAKE_BINARY_DIR}/sanitizer-vendors)
-    file(MAKE_DIRECTORY ${CLSCAN_SANITIZER_VENDORS})
-    if(EXISTS /etc/OpenCL/vendors/pocl.icd)
-      file(COPY /etc/OpenCL/vendors/pocl.icd DESTINATION ${CLSCAN_SANITIZER_VENDORS})
-    endif()
+    # load what they never free, which LeakSanitizer would report in every test. An OCL_ICD_VENDORS
+    # without a slash that ends in .icd names one file of the system's vendor directory
+    # (/etc/OpenCL/vendors, world-readable), so a test's child running as another user (the cache
+    # probe as user nobody) reads it too: a copy in the build tree is out of that user's reach in a
+    # checkout under /root (0700), and the child then finds no platform at all.
+    set(CLSCAN_SANITIZER_VENDORS pocl.icd)
     # The fuzzers' cases test the kernels, which the normal run covers in full (300 scans, 150
     # selections and by-key scans); under AddressSanitizer a fifth of them exercise the host side.
+    # The concurrency tests' threads (1000 scans each in the normal run) draw from 27 kinds of scan:
+    # 100 each still run every kind on every thread, against each other.
     set(CLSCAN_ASAN_ENVIRONMENT
         "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}"
-        "CLSCAN_FUZZ_CASES=60" "CLSCAN_FUZZ_PRIMITIVE_CASES=30"
+        "CLSCAN_FUZZ_CASES=60" "CLSCAN_FUZZ_PRIMITIVE_CASES=30" "CLSCAN_CONCURRENCY_SCANS=100"
         "ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1:fast_unwind_on_malloc=0:print_summary=1"
         "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1"
         "LSAN_OPTIONS=suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0:use_tls=0")
+    # ThreadSanitizer: a quarter of the normal run's scans per thread (2,000 at a time on one context
+    # in the busiest case) keeps every kind of scan running next to every other.
     set(CLSCAN_TSAN_ENVIRONMENT
-        "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}"
+        "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}" "CLSCAN_CONCURRENCY_SCANS=250"
         "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/tsan.supp:print_suppressions=0")
 
     add_test(NAME sanitizers-asan
@@ -145,8 +179,24 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
                                      -DCLSCAN_SANITIZE=thread
                                      -DCLSCAN_BUILD_TOOLS=OFF
                                      -DCMAKE_CXX_FLAGS=-O1
+                     --build-target clscan-tests
                      --test-command ${CMAKE_CTEST_COMMAND} -C Debug --output-on-failure --no-tests=error
                                     -j${CLSCAN_SANITIZER_JOBS} -L "${CLSCAN_TSAN_LABELS}")
+    # The vendor list above stays readable by the user the cache tests' probe runs as.
+    add_test(NAME sanitizers-environment
+             COMMAND ${CMAKE_COMMAND} -DVENDORS=${CLSCAN_SANITIZER_VENDORS}
+                     "-DTREES=${PROJECT_SOURCE_DIR}|${CMAKE_BINARY_DIR}"
+                     -P ${CMAKE_CURRENT_LIST_DIR}/sanitizer_environment_check.cmake)
+    set_tests_properties(sanitizers-environment PROPERTIES LABELS sanitizers)
+    # The suppressions hold on a machine without glibc's symbols (a fresh Debian).
+    add_test(NAME lsan-without-symbols
+             COMMAND ${CMAKE_COMMAND} -DCXX_COMPILER=${CMAKE_CXX_COMPILER} -DOBJCOPY=${CMAKE_OBJCOPY}
+                     "-DOPENCL_INCLUDE_DIRS=${OpenCL_INCLUDE_DIRS}" -DOPENCL_LIBRARY=${OpenCL_LIBRARY}
+                     -DSUPPRESSIONS=${CLSCAN_SANITIZER_SUPPRESSIONS}/lsan.supp
+                     -DVENDORS=${CLSCAN_SANITIZER_VENDORS} -DWORK=${CMAKE_BINARY_DIR}/lsan-without-symbols
+                     -P ${CMAKE_CURRENT_LIST_DIR}/lsan_without_symbols.cmake)
+    set_tests_properties(lsan-without-symbols PROPERTIES LABELS sanitizers TIMEOUT 120
+        SKIP_REGULAR_EXPRESSION "lsan-without-symbols: skipped: ")
     # Each compiles on every core and then runs tests that use every core (PoCL): PROCESSORS keeps
     # `ctest -jN` from starting more next to them than the machine has cores.
     set_tests_properties(sanitizers-asan PROPERTIES

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,26 @@ template <typename T> std::vector<std::size_t> interesting_sizes(bool all_sizes,
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
+}
+
+// The algorithms the selection and by-key suites run: automatic and three_stage, or those named in
+// CLSCAN_TEST_ALGORITHMS (comma-separated). A run whose subject is the single-pass path alone (the
+// fixed tree on rusticl, tests/cmake/rusticl.cmake) names automatic: three_stage would repeat what
+// another run of the same suite checks.
+std::vector<algorithm> suite_algorithms() {
+  const std::vector<algorithm> all = {algorithm::automatic, algorithm::three_stage};
+  const char* text = std::getenv("CLSCAN_TEST_ALGORITHMS");
+  if (!text || !*text) return all;
+  std::vector<algorithm> chosen;
+  std::istringstream names(text);
+  for (std::string name; std::getline(names, name, ',');) {
+    const auto known =
+        std::find_if(all.begin(), all.end(), [&](algorithm a) { return name == clscan::to_string(a); });
+    INFO("CLSCAN_TEST_ALGORITHMS='" << text << "': " << name);
+    REQUIRE(known != all.end());
+    chosen.push_back(*known);
+  }
+  return chosen;
 }
 
 enum class pattern { none, all, half_random, alternating, last_only };
@@ -187,7 +209,7 @@ template <typename T> void selection_suite(bool all_sizes) {
     WARN("skipped for " << clscan::opencl_name(clscan::element_traits<T>::type) << ": no fp64");
     return;
   }
-  for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+  for (algorithm algo : suite_algorithms()) {
     for (std::size_t n : interesting_sizes<T>(all_sizes, false)) {
       // Every selection pattern on the small sizes; on the large ones (several tiles of a CPU's long
       // runs), the random half and the last element only, which keeps the suite short on llvmpipe.
@@ -242,7 +264,7 @@ template <typename K, typename T> void by_key_suite(bool all_sizes) {
     WARN("skipped: no fp64");
     return;
   }
-  for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+  for (algorithm algo : suite_algorithms()) {
     for (std::size_t n : interesting_sizes<T>(all_sizes, true)) {
       // Segments of length 1, short random ones, long ones that straddle tiles, and one of everything.
       for (std::size_t max_run : {std::size_t{0}, std::size_t{4}, std::size_t{700}, n}) {

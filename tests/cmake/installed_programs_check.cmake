@@ -1,0 +1,20 @@
+# Checks that `cmake --install` put every program README.md shows its users into PREFIX/BINDIR
+# (PROGRAMS, "|"-separated): a program built but not installed is missing from every package.
+# Usage: cmake -DPREFIX=... -DBINDIR=... -DPROGRAMS=... -P installed_programs_check.cmake
+if(IS_ABSOLUTE "${BINDIR}")
+  set(bin "${BINDIR}")
+else()
+  set(bin "${PREFIX}/${BINDIR}")
+endif()
+string(REPLACE "|" ";" programs "${PROGRAMS}")
+set(missing "")
+foreach(program IN LISTS programs)
+  if(NOT EXISTS "${bin}/${program}" OR IS_DIRECTORY "${bin}/${program}")
+    list(APPEND missing "${program}")
+  endif()
+endforeach()
+if(missing)
+  file(GLOB installed RELATIVE "${bin}" "${bin}/*")
+  message(FATAL_ERROR "not installed in ${bin}: ${missing} (installed: ${installed})")
+endif()
+message(STATUS "installed in ${bin}: ${programs}")
