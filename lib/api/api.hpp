@@ -1,4 +1,4 @@
-// What the layers over the single-device calls (lib/parts.cpp) use of lib/api.cpp beyond the calls.
+// What the layers over the single-device calls (lib/api/parts.cpp) use of lib/api/api.cpp beyond the calls.
 #pragma once
 
 #include <clscan/scan.hpp>
