@@ -87,18 +87,18 @@ struct sort_run {
 
   void scatter(const pass_args& a, bool last) {
     cl_kernel k = kernels.kernels[scatter_kernel]();
-    set_arg(k, 0, a.keys_src.buffer);
+    launch.buffer_arg(k, 0, a.keys_src.buffer);
     set_arg(k, 1, a.keys_src.offset);
-    set_arg(k, 2, a.keys_dst.buffer);
+    launch.buffer_arg(k, 2, a.keys_dst.buffer);
     set_arg(k, 3, a.keys_dst.offset);
-    set_arg(k, 4, a.values_src.buffer);
+    launch.buffer_arg(k, 4, a.values_src.buffer);
     set_arg(k, 5, a.values_src.offset);
-    set_arg(k, 6, a.values_dst.buffer);
+    launch.buffer_arg(k, 6, a.values_dst.buffer);
     set_arg(k, 7, a.values_dst.offset);
     set_arg(k, 8, n);
     set_arg(k, 9, tiles);
-    set_arg(k, 10, offsets);
-    set_arg(k, 11, flags);
+    launch.buffer_arg(k, 10, offsets);
+    launch.buffer_arg(k, 11, flags);
     set_arg(k, 12, a.pass);
     set_arg(k, 13, a.copy);
     set_arg(k, 14, a.write_keys);
@@ -111,12 +111,12 @@ struct sort_run {
 
   void count(const pass_args& a) {
     cl_kernel k = kernels.kernels[count_kernel]();
-    set_arg(k, 0, a.keys_src.buffer);
+    launch.buffer_arg(k, 0, a.keys_src.buffer);
     set_arg(k, 1, a.keys_src.offset);
     set_arg(k, 2, n);
     set_arg(k, 3, tiles);
-    set_arg(k, 4, counts);
-    set_arg(k, 5, flags);
+    launch.buffer_arg(k, 4, counts);
+    launch.buffer_arg(k, 5, flags);
     set_arg(k, 6, a.pass);
     set_arg(k, 7, descending);
     set_arg(k, 8, a.shift);
@@ -124,10 +124,10 @@ struct sort_run {
     launch.run(k, tiles, kernels.work_group_size, false);
     cl_kernel s = kernels.kernels[scan_counts_kernel]();
     const cl_ulong total = tiles * radix;
-    set_arg(s, 0, counts);
-    set_arg(s, 1, offsets);
+    launch.buffer_arg(s, 0, counts);
+    launch.buffer_arg(s, 1, offsets);
     set_arg(s, 2, total);
-    set_arg(s, 3, flags);
+    launch.buffer_arg(s, 3, flags);
     set_arg(s, 4, a.pass);
     launch.run(s, 1, kernels.work_group_size, false);
   }
@@ -198,22 +198,22 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
       temps.scratch(ws.context, partials_slot, groups * passes * radix * sizeof(cl_uint))();
   {
     cl_kernel k = kernels.kernels[histogram_kernel]();
-    set_arg(k, 0, user_keys_in.buffer);
+    launch.buffer_arg(k, 0, user_keys_in.buffer);
     set_arg(k, 1, user_keys_in.offset);
     set_arg(k, 2, run.n);
     set_arg(k, 3, cl_ulong{tiles_per_group});
-    set_arg(k, 4, partials);
+    launch.buffer_arg(k, 4, partials);
     set_arg(k, 5, run.descending);
     set_arg(k, 6, cl_uint{r.begin_bit});
     set_arg(k, 7, cl_uint{passes});
     set_arg(k, 8, cl_uint{r.end_bit});
     launch.run(k, groups, kernels.work_group_size, false);
     cl_kernel t = kernels.kernels[histogram_total_kernel]();
-    set_arg(t, 0, partials);
+    launch.buffer_arg(t, 0, partials);
     set_arg(t, 1, static_cast<cl_uint>(groups));
     set_arg(t, 2, cl_uint{passes});
     set_arg(t, 3, run.n);
-    set_arg(t, 4, run.flags);
+    launch.buffer_arg(t, 4, run.flags);
     set_arg(t, 5, cl_mem{nullptr});
     launch.run(t, 1, kernels.work_group_size, false);
   }
@@ -289,16 +289,25 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
 
   // A set no other pending call may still use, as for the scans (workspace::temporaries_for).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count);
+  // Behind a wait event that may still fail, every command waits for the one before, so that the
+  // failure reaches the call's event on every implementation (runtime/launch.hpp).
+  bool pending = false;
+  for (cl_uint i = 0; i < call.wait_count; ++i)
+    pending = pending || execution_status(call.waits[i]) != CL_COMPLETE;
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, temps.enqueued, pending);
   try {
     enqueue_passes(ws, temps, kernels, launch, keys_in, keys_out, values_in, values_out, n, request,
                    !key.narrow_counts);
   } catch (...) {
     // Commands enqueued before the failure may still run on these temporaries: give the set up.
+    std::vector<cl::Event> enqueued = std::move(temps.enqueued);
     temps = temporaries{};
+    temps.enqueued = std::move(enqueued);
+    temps.keep_enqueued();
     throw;
   }
   cl::Event done = launch.finish();
+  temps.keep_enqueued();
   temps.last_event = done;
   if (temps.last_queue() != call.queue) temps.last_queue = queue;
   return done;

@@ -65,21 +65,22 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   const bool pending = waits_pending(call.waits, call.wait_count);
   operands.waits_pending = plan->algo == algorithm::single_pass && pending;
 
-  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, pending);
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, temps.enqueued, pending);
   try {
     unit_of(plan->key).enqueue(ws, temps, kernels, operands, launch);
   } catch (...) {
     // Commands enqueued before the failure may still run on these temporaries, and no event tells
     // when they end: give the set up (OpenCL keeps its buffers alive for those commands), so that no
     // later call shares it.
-    std::vector<cl::Event> enqueued = launch.take_events();
+    std::vector<cl::Event> enqueued = std::move(temps.enqueued);
     temps = temporaries{};
-    temps.keep(std::move(enqueued));
+    temps.enqueued = std::move(enqueued);
+    temps.keep_enqueued();
     throw;
   }
 
   cl::Event done = launch.finish();
-  temps.keep(launch.take_events());
+  temps.keep_enqueued();
   temps.last_event = done;
   if (temps.last_queue() != call.queue) temps.last_queue = queue;
   return done;

@@ -30,16 +30,20 @@ inline void set_arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, con
 // failed event themselves and runs the rest of an in-order queue, so a call of several commands would
 // complete with garbage and report CL_COMPLETE.
 //
-// Every command gets an event, which the caller keeps until the command has ended (take_events,
-// temporaries::keep): PoCL 3.1 aborts the process ("PTHREAD ERROR in pocl_update_event_failed()")
+// Every command gets an event, which the caller keeps until the command has ended (temporaries::enqueued,
+// keep_enqueued): PoCL 3.1 aborts the process ("PTHREAD ERROR in pocl_update_event_failed()")
 // when a failure reaches a command whose event nobody holds (one enqueued without an event, or whose
 // event was released) and goes on from it to a command behind it.
 class launch_sequence {
 public:
+  // `events` receives every command's event (temporaries::enqueued: a vector kept across calls, so
+  // that a repeated call allocates nothing for it).
   launch_sequence(cl_command_queue queue, bool out_of_order, const cl_event* initial_waits,
-                  cl_uint initial_count, bool waits_pending = false)
+                  cl_uint initial_count, std::vector<cl::Event>& events, bool waits_pending = false)
       : queue_(queue), chained_(out_of_order || waits_pending), out_of_order_(out_of_order),
-        waits_(initial_waits), wait_count_(initial_count) {}
+        waits_(initial_waits), wait_count_(initial_count), events_(events) {
+    events_.clear();
+  }
   launch_sequence(const launch_sequence&) = delete;
   launch_sequence& operator=(const launch_sequence&) = delete;
   ~launch_sequence() { forget_buffers(); }
@@ -109,9 +113,6 @@ public:
 
   cl::Event finish() { return previous_; }
 
-  // Every event the sequence's commands were given.
-  std::vector<cl::Event> take_events() { return std::move(events_); }
-
 private:
   // After a command: on an out-of-order queue, or behind pending waits, the next one waits for its event.
   void advance(cl_event event) {
@@ -137,7 +138,7 @@ private:
   const cl_event* waits_;
   cl_uint wait_count_;
   cl::Event previous_;
-  std::vector<cl::Event> events_;
+  std::vector<cl::Event>& events_;
   std::array<kernel_buffers, 8> buffers_set_{};
   std::size_t kernels_set_ = 0;
 };

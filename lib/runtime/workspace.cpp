@@ -155,15 +155,16 @@ cl_int execution_status(cl_event event) {
   return status;
 }
 
-void temporaries::keep(std::vector<cl::Event>&& events) {
+void temporaries::keep_enqueued() {
   // Oldest first, up to the first command still in flight: the commands on a set end in the order
   // they were enqueued (an in-order queue, or each waiting for the one before), so a call queries only
   // the commands that ended since and one more, however many calls are in flight.
   const auto in_flight = std::find_if(events_in_flight.begin(), events_in_flight.end(),
                                       [](const cl::Event& e) { return execution_status(e()) > CL_COMPLETE; });
   events_in_flight.erase(events_in_flight.begin(), in_flight);
-  for (cl::Event& event : events)
+  for (cl::Event& event : enqueued)
     events_in_flight.push_back(std::move(event));
+  enqueued.clear();
 }
 
 namespace {

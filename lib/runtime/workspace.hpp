@@ -47,8 +47,10 @@ struct temporaries {
   // the process ("PTHREAD ERROR in pocl_update_event_failed()") when a wait event's failure reaches a
   // command whose event the application has released, so none is released while it may still fail
   // (an implementation calls no callback of a command that a failure terminates, so none can tell).
-  // keep() drops those that have ended, so the list holds only commands still in flight.
-  void keep(std::vector<cl::Event>&& events);
+  // keep_enqueued() moves the current call's events (`enqueued`, filled by its launch_sequence) there
+  // and drops those that have ended, so the list holds only commands still in flight.
+  void keep_enqueued();
+  std::vector<cl::Event> enqueued;
   std::vector<cl::Event> events_in_flight;
 
 private:

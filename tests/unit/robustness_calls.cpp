@@ -309,3 +309,36 @@ TEST_CASE("buffers: no call keeps a caller's buffer referenced once its commands
     }
   }
 }
+
+TEST_CASE("buffers: no sort keeps a caller's buffer referenced once its commands have ended",
+          "[references]") {
+  const environment& e = env();
+  for (const std::size_t n : {std::size_t{1000}, std::size_t{70'000}}) {
+    std::vector<cl_uint> keys(n), values(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      keys[i] = static_cast<cl_uint>((i * 2654435761u) ^ (i >> 3));
+      values[i] = static_cast<cl_uint>(i);
+    }
+    const std::size_t bytes = n * sizeof(cl_uint);
+    for (const char* call : {"sort", "sort_by_key", "sorted_order"}) {
+      INFO(call << ", n = " << n << " on " << e.device_name);
+      cl::Buffer keys_in(e.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, keys.data());
+      cl::Buffer values_in(e.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, values.data());
+      cl::Buffer keys_out(e.context, CL_MEM_READ_WRITE, bytes);
+      cl::Buffer values_out(e.context, CL_MEM_READ_WRITE, bytes);
+      const std::string c = call;
+      if (c == "sort")
+        clscan::sort<cl_uint>(e.queue, keys_in, keys_out, n);
+      else if (c == "sort_by_key")
+        clscan::sort_by_key<cl_uint, cl_uint>(e.queue, keys_in, values_in, keys_out, values_out, n);
+      else
+        clscan::sorted_order<cl_uint, cl_uint>(e.queue, keys_in, values_out, n);
+      e.queue.finish();
+      std::vector<cl_uint> sorted(n);
+      e.queue.enqueueReadBuffer(c == "sorted_order" ? keys_in : keys_out, CL_TRUE, 0, bytes, sorted.data());
+      if (c != "sorted_order") CHECK(std::is_sorted(sorted.begin(), sorted.end()));
+      for (const cl::Buffer* b : {&keys_in, &values_in, &keys_out, &values_out})
+        CHECK(settled_reference_count(*b) == 1);
+    }
+  }
+}
