@@ -5,6 +5,7 @@
 // in local memory. The passes ping-pong between the output and one temporary so that the last one
 // writes the output and none reads the buffer it writes.
 #include "algorithms/sort.hpp"
+#include "launch_call.hpp"
 
 #include "arguments.hpp"
 #include "error_check.hpp"
@@ -289,28 +290,10 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
 
   // A set no other pending call may still use, as for the scans (workspace::temporaries_for).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  // Behind a wait event that may still fail, every command waits for the one before, so that the
-  // failure reaches the call's event on every implementation (runtime/launch.hpp).
-  bool pending = false;
-  for (cl_uint i = 0; i < call.wait_count; ++i)
-    pending = pending || execution_status(call.waits[i]) != CL_COMPLETE;
-  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, temps.enqueued, pending);
-  try {
+  return launch_call(queue, call, temps, [&](launch_sequence& launch, bool /*pending*/) {
     enqueue_passes(ws, temps, kernels, launch, keys_in, keys_out, values_in, values_out, n, request,
                    !key.narrow_counts);
-  } catch (...) {
-    // Commands enqueued before the failure may still run on these temporaries: give the set up.
-    std::vector<cl::Event> enqueued = std::move(temps.enqueued);
-    temps = temporaries{};
-    temps.enqueued = std::move(enqueued);
-    temps.keep_enqueued();
-    throw;
-  }
-  cl::Event done = launch.finish();
-  temps.keep_enqueued();
-  temps.last_event = done;
-  if (temps.last_queue() != call.queue) temps.last_queue = queue;
-  return done;
+  });
 }
 
 const algorithm_unit sort_unit = {

@@ -10,6 +10,7 @@
 #include "dispatch.hpp"
 #include "element.hpp"
 #include "error_check.hpp"
+#include "launch_call.hpp"
 #include "qualify.hpp"
 #include "workspace.hpp"
 
@@ -22,14 +23,14 @@
 #include <optional>
 
 namespace clscan::detail {
-namespace {
 
-// True when some event of the wait list has not completed yet (so it may still fail).
 bool waits_pending(const cl_event* events, cl_uint count) {
   for (cl_uint i = 0; i < count; ++i)
     if (execution_status(events[i]) != CL_COMPLETE) return true;
   return false;
 }
+
+namespace {
 
 // The part every call shares once its arguments are checked: the plan (qualifying the device first
 // where the plan needs a verdict it does not have yet), the program, a set of temporaries and the
@@ -62,28 +63,10 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   // A set of temporaries that another call's pending command may still use is never taken, so the
   // call waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  const bool pending = waits_pending(call.waits, call.wait_count);
-  operands.waits_pending = plan->algo == algorithm::single_pass && pending;
-
-  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, temps.enqueued, pending);
-  try {
+  return launch_call(queue, call, temps, [&](launch_sequence& launch, bool pending) {
+    operands.waits_pending = plan->algo == algorithm::single_pass && pending;
     unit_of(plan->key).enqueue(ws, temps, kernels, operands, launch);
-  } catch (...) {
-    // Commands enqueued before the failure may still run on these temporaries, and no event tells
-    // when they end: give the set up (OpenCL keeps its buffers alive for those commands), so that no
-    // later call shares it.
-    std::vector<cl::Event> enqueued = std::move(temps.enqueued);
-    temps = temporaries{};
-    temps.enqueued = std::move(enqueued);
-    temps.keep_enqueued();
-    throw;
-  }
-
-  cl::Event done = launch.finish();
-  temps.keep_enqueued();
-  temps.last_event = done;
-  if (temps.last_queue() != call.queue) temps.last_queue = queue;
-  return done;
+  });
 }
 
 cl::Event enqueue_marker(const checked_call& call) {
