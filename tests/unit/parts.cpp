@@ -359,7 +359,7 @@ TEST_CASE("parts: a failed wait-list event fails every part", "[parts-failed-wai
   // PoCL 3.1 aborted the process here in pocl_update_event_failed while clscan released the events of
   // commands behind the failed one, or gave them none; with every event kept it still aborts now and
   // then in pocl_lock_events_inorder (about one run in six on 2 cores), a race inside PoCL 3 while it
-  // fails the parts' commands. rusticl, PoCL 5 and NVIDIA run this test.
+  // fails the parts' commands. CI runs it on rusticl (rusticl-parts-failed-wait).
   const cl::Platform platform(env().device.getInfo<CL_DEVICE_PLATFORM>());
   if (platform.getInfo<CL_PLATFORM_VERSION>().find("PoCL 3.") != std::string::npos) {
     std::cout << "parts-failed-wait: skipped: " << env().device_name
