@@ -55,7 +55,7 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
     plan = plan_with(&verdict);
   }
   const compiled_variant& kernels = ws.variant(plan->key);
-  if (prepare_only) return cl::Event();
+  if (prepare_only) return {};
   operands.small_inputs = plan->small_inputs;
   operands.small_class_tiles = plan->small_class_tiles;
   operands.algo = plan->algo;
@@ -151,7 +151,7 @@ cl::Event reduce_call(const cl::CommandQueue& queue, const cl::Buffer& in, const
                       std::size_t n, const scan_request& request, bool prepare_only) {
   const checked_call call = check_reduce_arguments(queue, in, out, n, request);
   const std::size_t element_size = size_of(request.type);
-  if (n == 0 && prepare_only) return cl::Event();
+  if (n == 0 && prepare_only) return {};
   if (n == 0) {
     // The total of nothing is the initial value, or the identity: written, as any total is.
     cl_event written = nullptr;

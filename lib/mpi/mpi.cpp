@@ -113,6 +113,7 @@ scan_request without_initial(scan_request request) {
 // Waits for `events` (checked: valid, of the queue's context); throws when one of them failed.
 void wait_for_wait_list(const std::vector<cl::Event>& events) {
   std::vector<cl_event> handles;
+  handles.reserve(events.size());
   for (const cl::Event& event : events)
     handles.push_back(event());
   static_cast<void>(clWaitForEvents(cl_uint(handles.size()), handles.data()));

@@ -196,7 +196,8 @@ std::vector<key_distribution> parse_key_distributions(const std::string& flag, c
     if (name == "distinct7")
       d = key_distribution::distinct7;
     else if (name != "uniform")
-      throw usage_error(flag + ": unknown '" + name + "' (uniform, distinct7)");
+      throw usage_error(
+          std::string(flag).append(": unknown '").append(name).append("' (uniform, distinct7)"));
     if (std::find(chosen.begin(), chosen.end(), d) == chosen.end()) chosen.push_back(d);
     if (comma == std::string::npos) break;
     start = comma + 1;
