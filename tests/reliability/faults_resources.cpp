@@ -25,6 +25,18 @@ namespace {
 cl_uint reference_count(const cl::Context& context) { return context.getInfo<CL_CONTEXT_REFERENCE_COUNT>(); }
 cl_uint reference_count(const cl::CommandQueue& queue) { return queue.getInfo<CL_QUEUE_REFERENCE_COUNT>(); }
 
+// The context's reference count once it has come down to `expected`, or after two seconds: the
+// implementation may drop its own references to finished commands' events (which hold the context) a
+// little after finish() returns, on a loaded machine. A reference clscan keeps stays.
+cl_uint settled_reference_count(const cl::Context& context, cl_uint expected) {
+  cl_uint count = reference_count(context);
+  for (int wait_ms = 0; wait_ms < 2000 && count > expected; wait_ms += 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    count = reference_count(context);
+  }
+  return count;
+}
+
 } // namespace
 
 // Run with CLSCAN_TUNING=wg=1,items=2,vec=1, two-element tiles (and POCL_MEMORY_LIMIT=1 on PoCL, so
@@ -247,7 +259,7 @@ TEST_CASE("faults: release_cached_resources() gives up clscan's references to a 
     INFO("references: " << before << " before the scans, " << holding << " after them");
     CHECK(holding > before); // clscan's workspace holds the context
     clscan::release_cached_resources();
-    CHECK(reference_count(context) == before);
+    CHECK(settled_reference_count(context, before) == before);
   }
-  CHECK(reference_count(context) == 1);
+  CHECK(settled_reference_count(context, 1) == 1);
 }
