@@ -51,6 +51,8 @@ cl::Device select_device();
 // Test hook: CLSCAN_DEVICE_LIMITS makes clscan believe less of every device than it reports, so that
 // the limits of phone and integrated GPUs are exercised on the devices at hand; comma-separated:
 //   gpu               treat the device as a GPU (GPU launch shapes: tiles in local memory)
+//   cpu               treat the device as a CPU only (CPU launch shapes), e.g. a simulator that
+//                     reports every device type
 //   wg=N              at most N work-items per work-group
 //   local=N           at most N bytes of local memory
 //   no_int64_atomics  no cl_khr_int64_base_atomics (32-bit single-pass status words)

@@ -106,6 +106,8 @@ void apply_limits(device_capabilities& caps, const std::string& text) {
         equals == std::string::npos ? std::nullopt : parse_limit(field.substr(equals + 1));
     if (field == "gpu") {
       caps.type = CL_DEVICE_TYPE_GPU;
+    } else if (field == "cpu") {
+      caps.type = CL_DEVICE_TYPE_CPU;
     } else if (name == "wg" && value) {
       caps.max_work_group_size = std::min(caps.max_work_group_size, *value);
     } else if (name == "local" && value) {
@@ -121,7 +123,7 @@ void apply_limits(device_capabilities& caps, const std::string& text) {
     } else {
       std::string message = "CLSCAN_DEVICE_LIMITS='";
       message.append(text).append("': '").append(field);
-      message.append("' is not one of gpu, wg=N, local=N, no_int64_atomics, no_fp64, no_out_of_order, "
+      message.append("' is not one of gpu, cpu, wg=N, local=N, no_int64_atomics, no_fp64, no_out_of_order, "
                      "no_acq_rel (N a positive whole number)");
       throw invalid_argument(message);
     }

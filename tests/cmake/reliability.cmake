@@ -8,7 +8,8 @@
 #   faults       allocation failure, full disk, concurrent processes on an empty cache, resource
 #                growth, look-back fallback (tests/reliability/faults_*.cpp)
 #   oclgrind     every kernel variant on tiny inputs under Oclgrind's memory, uninitialized-value,
-#                data-race and API checks (tests/reliability/oclgrind_runner.cpp), and canaries that show those
+#                data-race and API checks (tests/reliability/oclgrind_runner.cpp; the sort's through
+#                clscan-tests "[sort-oclgrind]"), and canaries that show those
 #                checks catch faults (tests/reliability/oclgrind_canary.cl); needs the `oclgrind` program (Debian
 #                package oclgrind) and fails, rather than skips, without it
 target_sources(clscan-tests PRIVATE
@@ -96,18 +97,27 @@ endforeach()
 set_tests_properties(oclgrind-narrow-status PROPERTIES
     ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_NARROW_STATUS=1")
 
-# The radix sort's kernels are not run under Oclgrind yet: `clscan-tests "[sort-oclgrind]"` under
-# `oclgrind` passes its checks of the results, but Oclgrind reports sort_histogram_total reading
-# uninitialized partial histograms, and the process ends with "corrupted double-linked list" at exit
-# (Oclgrind 21.10, the GPU tile shape). No other implementation shows a wrong result (PoCL 3.1 and
-# 5.0, rusticl, NVIDIA), and the cause is not found. Registering this test is part of the sort's
-# open work:
-# add_test(NAME oclgrind-sort
-#          COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-sort.log
-#                  -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake
-#                  -- ${CLSCAN_OCLGRIND_OPTIONS} $<TARGET_FILE:clscan-tests> "[sort-oclgrind]")
-# set_tests_properties(oclgrind-sort PROPERTIES LABELS "oclgrind" TIMEOUT 900 FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
-#     ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-sort")
+# The radix sort's kernels (kernels/sort.cl) on small inputs, checked against std::stable_sort:
+# `clscan-tests "[sort-oclgrind]"` (tests/unit/sort.cpp, which says why each call runs in a context of
+# its own). Oclgrind's device reports every device type, so the library takes the GPU tile shape
+# (ranked in local memory); CLSCAN_DEVICE_LIMITS=cpu gives the CPU shape (one work-item per tile).
+#   oclgrind-sort       GPU shape
+#   oclgrind-sort-cpu   CPU shape
+foreach(shape gpu cpu)
+  set(name oclgrind-sort)
+  set(limits "")
+  if(shape STREQUAL "cpu")
+    set(name oclgrind-sort-cpu)
+    set(limits ";CLSCAN_DEVICE_LIMITS=cpu")
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/${name}.log
+                   -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake
+                   -- ${CLSCAN_OCLGRIND_OPTIONS} $<TARGET_FILE:clscan-tests> "[sort-oclgrind]")
+  set_tests_properties(${name} PROPERTIES LABELS "oclgrind" TIMEOUT 900
+      FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
+      ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-${name}${limits}")
+endforeach()
 
 # Canaries: kernels with one deliberate fault each (tests/reliability/oclgrind_canary.cl), run the same way with
 # the same options. Each passes only when Oclgrind reports its fault in a form that matches the
