@@ -87,7 +87,10 @@ sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong ti
   keys += keys_offset;
   for (ulong i = first + lid; i < last; i += CLSCAN_WG) {
     const key_bits image = key_image(keys[i], descending);
-    for (uint p = 0; p < passes; ++p) {
+    // A constant trip count: Mesa's llvmpipe (rusticl, LLVM 15) miscompiled this loop bounded by
+    // `passes`, and the copy-out loop below then wrote only its first counter.
+    for (uint p = 0; p < 8; ++p) {
+      if (p >= passes) break;
       const uint shift = begin_bit + 8 * p;
       const uint bits = min(8U, end_bit - shift);
 #if CLSCAN_WG == 1
@@ -165,37 +168,108 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
     counts[d * tiles + tile] = hist[d];
 }
 
-// One work-group: offsets[i] = counts[0] + ... + counts[i - 1] over `total` counts (digit-major, so
-// offsets[digit * tiles + tile] is where that tile's keys of that digit go). Nothing in a trivial pass.
-kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
-sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong total, const global uint* trivial,
-                 uint pass) {
-  if (trivial[pass]) return;
-  local offset_t sums[CLSCAN_WG];
+#if CLSCAN_WG > 1
+// The sum of `value` over the work-group, in every work-item (any work-group size). `sums` is free again
+// when it returns.
+inline offset_t group_sum(local offset_t* sums, offset_t value) {
   const uint lid = get_local_id(0);
-  const ulong chunk = (total + CLSCAN_WG - 1) / CLSCAN_WG;
-  const ulong first = min(total, lid * chunk);
-  const ulong last = min(total, first + chunk);
-  offset_t sum = 0;
-  for (ulong i = first; i < last; ++i)
-    sum += counts[i];
-  sums[lid] = sum;
+  sums[lid] = value;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    offset_t running = 0;
-    for (uint t = 0; t < CLSCAN_WG; ++t) {
-      const offset_t s = sums[t];
-      sums[t] = running;
-      running += s;
-    }
+  for (uint step = 1; step < CLSCAN_WG; step <<= 1) {
+    if (lid % (2 * step) == 0 && lid + step < CLSCAN_WG) sums[lid] += sums[lid + step];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
+  const offset_t total = sums[0];
   barrier(CLK_LOCAL_MEM_FENCE);
-  offset_t running = sums[lid];
+  return total;
+}
+#endif
+
+// The tile-by-digit counts (digit-major: tiles * SORT_RADIX of them) are scanned in two launches over
+// segments of `segment` counts, one per work-group, so that the work is spread over the device
+// whatever n is: each segment's total, then each segment's scan from the totals of the segments
+// before it. offsets[digit * tiles + tile] is then where that tile's keys of that digit go.
+
+// Work-group g: segment_totals[g] = the sum of counts [g * segment, (g + 1) * segment). Nothing in a
+// trivial pass.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_count_totals(const global uint* counts, ulong total, ulong segment, global offset_t* segment_totals,
+                  const global uint* trivial, uint pass) {
+  if (trivial[pass]) return;
+  const ulong first = get_group_id(0) * segment;
+  const ulong last = min(total, first + segment);
+  offset_t sum = 0;
+  for (ulong i = first + get_local_id(0); i < last; i += CLSCAN_WG)
+    sum += counts[i];
+#if CLSCAN_WG > 1
+  local offset_t sums[CLSCAN_WG];
+  sum = group_sum(sums, sum);
+#endif
+  if (get_local_id(0) == 0) segment_totals[get_group_id(0)] = sum;
+}
+
+// Work-group g: offsets[i] = counts[0] + ... + counts[i - 1] for i in its segment, from the totals of
+// the segments before it and its own counts, in chunks of a tile's size read and written in coalesced
+// order. Nothing in a trivial pass.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong total, ulong segment,
+                 const global offset_t* segment_totals, const global uint* trivial, uint pass) {
+  if (trivial[pass]) return;
+  const uint group = get_group_id(0);
+  const ulong first = group * segment;
+  const ulong last = min(total, first + segment);
+#if CLSCAN_WG == 1
+  offset_t carry = 0;
+  for (uint g = 0; g < group; ++g)
+    carry += segment_totals[g];
   for (ulong i = first; i < last; ++i) {
     const offset_t c = counts[i];
-    offsets[i] = running;
-    running += c;
+    offsets[i] = carry;
+    carry += c;
   }
+#else
+  local offset_t chunk[SORT_TILE];
+  local offset_t sums[CLSCAN_WG];
+  const uint lid = get_local_id(0);
+  offset_t before = 0;
+  for (uint g = lid; g < group; g += CLSCAN_WG)
+    before += segment_totals[g];
+  offset_t carry = group_sum(sums, before);
+  local offset_t* mine = chunk + lid * CLSCAN_ITEMS;
+  for (ulong start = first; start < last; start += SORT_TILE) {
+    const uint count = (uint)min((ulong)SORT_TILE, last - start);
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint j = k * CLSCAN_WG + lid;
+      chunk[j] = j < count ? (offset_t)counts[start + j] : 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    offset_t sum = 0;
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+      sum += mine[k];
+    sums[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint step = 1; step < CLSCAN_WG; step <<= 1) {
+      const offset_t below = lid >= step ? sums[lid - step] : 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      sums[lid] += below;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    offset_t running = carry + sums[lid] - sum;
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const offset_t c = mine[k];
+      mine[k] = running;
+      running += c;
+    }
+    carry += sums[CLSCAN_WG - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint j = k * CLSCAN_WG + lid;
+      if (j < count) offsets[start + j] = chunk[j];
+    }
+    // The next chunk overwrites chunk and sums only once every work-item has read them.
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#endif
 }
 
 // Exclusive scan, in place, of the work-group's 16 * CLSCAN_WG rank counters in counter order.

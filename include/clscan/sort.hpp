@@ -33,6 +33,7 @@
 //   + tiles * 256 * (4 + 4)     per-tile digit counts and their offsets (4 + 8 where n >= 2^32),
 //                               tiles = ceil(n / tile): 16384 keys on CPUs, 4096 on GPUs
 //   + groups * passes * 256 * 4 the histogram's partial counts (groups: 4 per compute unit at most)
+//   + 256 * 4                   the digits' totals in a pass (8 where n >= 2^32)
 //   + 32                        a flag per pass
 // where passes = ceil((end_bit - begin_bit) / 8). For 32-bit keys on a GPU that is about
 // n * (4 + sizeof(V) + 0.5) bytes.

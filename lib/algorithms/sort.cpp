@@ -25,24 +25,28 @@ namespace clscan::detail {
 namespace {
 
 constexpr std::size_t histogram_kernel = 0, histogram_total_kernel = 1, count_kernel = 2,
-                      scan_counts_kernel = 3, scatter_kernel = 4;
+                      count_totals_kernel = 3, scan_counts_kernel = 4, scatter_kernel = 5;
 
 // Scratch slots of a temporaries set (temporaries::scratch) the sort uses; the scans use the low ones.
 constexpr std::size_t keys_slot = 16, keys_slot_2 = 17, values_slot = 18, counts_slot = 19, offsets_slot = 20,
-                      partials_slot = 21, flags_slot = 22;
+                      partials_slot = 21, flags_slot = 22, segment_totals_slot = 23;
 
 constexpr std::size_t radix = 256;
 constexpr unsigned max_passes = 8;
+// The most work-groups sort_scan_counts takes (each adds up the totals of those before it).
+constexpr std::size_t max_segments = 256;
 
 // sort_scatter's tile digits (two copies), positions (two copies of 16 bits), rank counters (16 per
-// work-item) with their sums, and digit bases (64-bit at most); the other kernels use less.
+// work-item) with their sums, and digit bases (64-bit at most); sort_scan_counts' chunk of a tile's
+// size and its sums (64-bit at most); the histograms' counters.
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
                                element_type /*type*/) {
   const std::size_t wg = shape.work_group_size, tile = wg * shape.items_per_thread;
   // One work-item per tile scatters in input order, with only its digits' next offsets.
   const std::size_t scatter =
       wg == 1 ? radix * 8 : tile * 2 + tile * 2 * 2 + 16 * wg * 4 + wg * 4 + radix * 8;
-  return std::max<std::size_t>(scatter, max_passes * radix * 4);
+  const std::size_t scan_counts = wg == 1 ? 0 : tile * 8 + wg * 8;
+  return std::max({scatter, scan_counts, std::size_t{max_passes * radix * 4}});
 }
 
 int key_kind(element_type type) {
@@ -83,7 +87,9 @@ struct sort_run {
   const compiled_variant& kernels;
   launch_sequence& launch;
   cl_ulong n = 0, tiles = 0;
-  cl_mem counts = nullptr, offsets = nullptr, flags = nullptr;
+  cl_mem counts = nullptr, offsets = nullptr, flags = nullptr, segment_totals = nullptr;
+  // sort_scan_counts' segments of the tile-by-digit counts, one per work-group.
+  cl_ulong segment = 0, segments = 0;
   cl_uint descending = 0;
 
   void scatter(const pass_args& a, bool last) {
@@ -123,14 +129,24 @@ struct sort_run {
     set_arg(k, 8, a.shift);
     set_arg(k, 9, a.mask);
     launch.run(k, tiles, kernels.work_group_size, false);
-    cl_kernel s = kernels.kernels[scan_counts_kernel]();
     const cl_ulong total = tiles * radix;
+    cl_kernel t = kernels.kernels[count_totals_kernel]();
+    launch.buffer_arg(t, 0, counts);
+    set_arg(t, 1, total);
+    set_arg(t, 2, segment);
+    launch.buffer_arg(t, 3, segment_totals);
+    launch.buffer_arg(t, 4, flags);
+    set_arg(t, 5, a.pass);
+    launch.run(t, segments, kernels.work_group_size, false);
+    cl_kernel s = kernels.kernels[scan_counts_kernel]();
     launch.buffer_arg(s, 0, counts);
     launch.buffer_arg(s, 1, offsets);
     set_arg(s, 2, total);
-    launch.buffer_arg(s, 3, flags);
-    set_arg(s, 4, a.pass);
-    launch.run(s, 1, kernels.work_group_size, false);
+    set_arg(s, 3, segment);
+    launch.buffer_arg(s, 4, segment_totals);
+    launch.buffer_arg(s, 5, flags);
+    set_arg(s, 6, a.pass);
+    launch.run(s, segments, kernels.work_group_size, false);
   }
 };
 
@@ -187,6 +203,13 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
   const place temp_values{value_size ? temps.scratch(ws.context, values_slot, n * value_size)() : nullptr, 0};
   run.counts = temps.scratch(ws.context, counts_slot, run.tiles * radix * sizeof(cl_uint))();
   run.offsets = temps.scratch(ws.context, offsets_slot, run.tiles * radix * (wide ? 8 : 4))();
+  // Segments of whole tiles' worth of counts, at most max_segments of them: enough work-groups to
+  // fill a GPU at large n, one at small n.
+  const std::size_t chunks = (run.tiles * radix + kernels.tile - 1) / kernels.tile;
+  const std::size_t chunks_per_segment = (chunks + max_segments - 1) / max_segments;
+  run.segment = chunks_per_segment * kernels.tile;
+  run.segments = (chunks + chunks_per_segment - 1) / chunks_per_segment;
+  run.segment_totals = temps.scratch(ws.context, segment_totals_slot, run.segments * (wide ? 8 : 4))();
 
   // The histogram of every pass: work-groups of whole tiles, each counting fewer than 2^32 keys.
   const std::size_t tile = kernels.tile;
@@ -296,13 +319,13 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
   });
 }
 
-const algorithm_unit sort_unit = {
-    algorithm::three_stage,
-    "sort.cl",
-    {"sort_histogram", "sort_histogram_total", "sort_count", "sort_scan_counts", "sort_scatter"},
-    local_memory_bytes,
-    prelude,
-    no_options,
-    not_a_scan};
+const algorithm_unit sort_unit = {algorithm::three_stage,
+                                  "sort.cl",
+                                  {"sort_histogram", "sort_histogram_total", "sort_count",
+                                   "sort_count_totals", "sort_scan_counts", "sort_scatter"},
+                                  local_memory_bytes,
+                                  prelude,
+                                  no_options,
+                                  not_a_scan};
 
 } // namespace clscan::detail

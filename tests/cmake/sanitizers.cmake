@@ -11,8 +11,8 @@
 #                    test process and fails the test.
 #   sanitizers-tsan  the library and clscan-tests again, into ${CMAKE_BINARY_DIR}/tsan:
 #                    CLSCAN_SANITIZE=thread, Debug at -O1; then the tests labelled concurrency (host
-#                    threads sharing contexts and queues) and parts. Any ThreadSanitizer report fails
-#                    the test.
+#                    threads sharing contexts and queues) and parts, the only ones that build compiles
+#                    and registers (tests/CMakeLists.txt). Any ThreadSanitizer report fails the test.
 #   sanitizers-environment  the vendor list both give the OpenCL loader is readable by every user.
 #   lsan-without-symbols    lsan.supp holds where glibc has no symbols (tests/cmake/lsan_without_symbols.cmake).
 #   clang-tidy       tools/run-clang-tidy.sh: clang-tidy with the checks of .clang-tidy over lib/*.cpp
@@ -67,9 +67,13 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # install rules (so no packaging-install tests either). No clscan::mpi: Open MPI allocates in
     # MPI_Init what it never frees (about 120 KB per rank, which LeakSanitizer reports from its
     # uninstrumented libraries). So lib/mpi/ itself is not sanitized; the scans and reductions it calls are.
+    # Line tables only (-g1): a report's stack still names file and line, and the builds compile and
+    # link faster than with full debug information.
     set(CLSCAN_SANITIZER_COMMON_OPTIONS
         -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
         -DCMAKE_BUILD_TYPE=Debug
+        -DCMAKE_CXX_FLAGS_DEBUG=-g1
+        -DCMAKE_C_FLAGS_DEBUG=-g1
         -DCLSCAN_SANITIZER_TESTS=OFF
         -DCLSCAN_CLANG_TIDY_TEST=OFF
         -DCLSCAN_INSTALL=OFF
@@ -109,8 +113,11 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     #   select, by_key   the same for the selections and scans by key (each size around a CPU tile of a
     #               MiB of elements, per type and pattern): fuzz's primitive cases take every call
     #               kind, and select-arguments below their argument checks
+    #   sort, parts every key and value type, bit range and pattern; every part type and operator: the
+    #               sanitized builds run each call's host paths once instead (sort-host-paths and
+    #               parts-host-paths in tests/CMakeLists.txt), and TSan runs parts in full
     set(CLSCAN_ASAN_EXCLUDED_LABELS
-        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key")
+        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key|sort|parts")
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/cmake/reliability.cmake's.
     # The scan suite left it to keep CI within 30 minutes: it calls clscan from one host thread, so only
     # the implementation's own threads could race with it, and ASan runs it in full. "parts": a thread
@@ -131,8 +138,11 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # halt_on_error: the first report ends the process (for UBSan together with the build's
     # -fno-sanitize-recover=all). allocator_may_return_null: an impossible allocation request returns
     # null as without ASan (the fault tests provoke allocation failures) instead of aborting.
-    # fast_unwind_on_malloc=0: allocation stacks through PoCL (built without frame pointers) reach
-    # the clscan frames that called it, so a leaked OpenCL object shows who created it.
+    # Allocation stacks are taken by the fast unwinder, which stops in PoCL (built without frame
+    # pointers): a leaked OpenCL object's report may not reach the clscan frame that created it. To
+    # see that frame, run the failing test again by hand with fast_unwind_on_malloc=0 added to
+    # ASAN_OPTIONS; in every run it would make each allocation (PoCL's compiler makes many) about
+    # three times as slow.
     # use_tls=0: LeakSanitizer's exit-time tracer (GCC 12) crashed with signal 11 while reading the
     # main thread's thread-local storage in the errors test, depending on memory layout (the cache
     # directory's path length); thread-local storage is then not a root, which can only add reports.
@@ -151,7 +161,7 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     set(CLSCAN_ASAN_ENVIRONMENT
         "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}"
         "CLSCAN_FUZZ_CASES=60" "CLSCAN_FUZZ_PRIMITIVE_CASES=30" "CLSCAN_CONCURRENCY_SCANS=100"
-        "ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1:fast_unwind_on_malloc=0:print_summary=1"
+        "ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1:print_summary=1"
         "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1"
         "LSAN_OPTIONS=suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0:use_tls=0")
     # ThreadSanitizer: a quarter of the normal run's scans per thread (2,000 at a time on one context
