@@ -110,34 +110,28 @@ template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> wi
   };
 }
 
-// All bits set except, now and then, one: prefix ANDs change slowly over many tiles.
-template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
-  return [](std::size_t n, splitmix64& r) {
+// Every bit set (`ones`) or clear, except now and then one flipped: prefix ANDs (of ones) or ORs (of
+// zeros) change slowly over many tiles.
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly(bool ones) {
+  return [ones](std::size_t n, splitmix64& r) {
     using U = std::make_unsigned_t<T>;
     std::vector<T> v(n);
     for (auto& x : v) {
       const std::uint64_t roll = r.next();
-      U bits = static_cast<U>(~U{0});
-      if (roll % 2048 == 0) bits = static_cast<U>(bits & ~(U{1} << ((roll >> 16) % (8 * sizeof(U)))));
+      U bits = ones ? static_cast<U>(~U{0}) : U{0};
+      if (roll % 2048 == 0) bits = static_cast<U>(bits ^ (U{1} << ((roll >> 16) % (8 * sizeof(U)))));
       std::memcpy(&x, &bits, sizeof x);
     }
     return v;
   };
 }
 
-// No bit set except, now and then, one: prefix ORs change slowly over many tiles.
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
+  return mostly<T>(true);
+}
+
 template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_zeros() {
-  return [](std::size_t n, splitmix64& r) {
-    using U = std::make_unsigned_t<T>;
-    std::vector<T> v(n);
-    for (auto& x : v) {
-      const std::uint64_t roll = r.next();
-      U bits = 0;
-      if (roll % 2048 == 0) bits = static_cast<U>(U{1} << ((roll >> 16) % (8 * sizeof(U))));
-      std::memcpy(&x, &bits, sizeof x);
-    }
-    return v;
-  };
+  return mostly<T>(false);
 }
 
 // Odd values (and a rare even one), so that wrapping products stay non-zero for a long time.
