@@ -158,20 +158,30 @@ template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> si
 
 // --- the operators ---
 
+// A case of `operation` with its identity, the host's combine and the data; the other fields as
+// op_case has them.
+template <typename T>
+op_case<T> make_op_case(std::string label, op operation, T identity, std::function<T(T, T)> combine,
+                        std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded,
+                        bool aligned) {
+  op_case<T> c;
+  c.label = std::move(label);
+  c.operation = operation;
+  c.identity = identity;
+  c.combine = std::move(combine);
+  c.data = std::move(data);
+  c.rounded = rounded;
+  c.aligned = aligned;
+  return c;
+}
+
 template <typename T> std::vector<op_case<T>> builtin_cases() {
   const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
   std::vector<op_case<T>> cases;
   auto add = [&](std::string label, op operation, T identity, std::function<T(T, T)> combine,
                  std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded = false) {
-    op_case<T> c;
-    c.label = std::move(label);
-    c.operation = operation;
-    c.identity = identity;
-    c.combine = std::move(combine);
-    c.data = std::move(data);
-    c.rounded = rounded;
-    c.aligned = cases.size() % 2 == 0;
-    cases.push_back(std::move(c));
+    cases.push_back(make_op_case(std::move(label), operation, identity, std::move(combine), std::move(data),
+                                 rounded, cases.size() % 2 == 0));
   };
   if constexpr (is_float<T>) {
     // fmin and fmax, whose identity (an exclusive scan's first element) is NaN; the sum's is -0.0.
@@ -204,17 +214,11 @@ template <typename T> std::vector<op_case<T>> custom_cases() {
   auto add = [&](std::string expression, T identity, std::function<T(T, T)> combine,
                  std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded = false,
                  clscan::algorithm algo = clscan::algorithm::three_stage) {
-    op_case<T> c;
-    c.label = "custom \"" + expression + "\"";
-    c.operation = op::custom;
+    op_case<T> c = make_op_case("custom \"" + expression + "\"", op::custom, identity, std::move(combine),
+                                std::move(data), rounded, cases.size() % 2 == 1);
     c.custom_op = std::move(expression);
     c.custom_identity = identity;
-    c.identity = identity;
-    c.combine = std::move(combine);
-    c.data = std::move(data);
-    c.rounded = rounded;
     c.algo = algo;
-    c.aligned = cases.size() % 2 == 1;
     cases.push_back(std::move(c));
   };
   // Every variant is a program build of a few seconds on a CPU device, so the commutative custom
