@@ -126,41 +126,19 @@ scan_arguments scan_arguments_from(std::size_t in_offset, std::size_t out_offset
   return args;
 }
 
-// The call behind clscan.inclusive and clscan.exclusive. Returns the scan's event (owned_handle).
-std::uintptr_t scan(const std::string& kind, const std::string& type, std::uintptr_t queue_ptr,
-                    std::uintptr_t in_ptr, std::size_t in_offset, std::uintptr_t out_ptr,
-                    std::size_t out_offset, std::size_t n, const std::string& op,
-                    const std::string& custom_op, py::object custom_identity, py::object initial,
-                    bool deterministic, const std::string& algorithm,
-                    const std::vector<std::uintptr_t>& wait_for) {
+// The calls behind clscan.inclusive, exclusive, inclusive_by_key and exclusive_by_key (`by_key`): keys
+// of OpenCL C type `key_type` at the input's offset in their own buffer. Returns the scan's event
+// (owned_handle).
+std::uintptr_t run_scan(bool by_key, const std::string& kind, const std::string& key_type,
+                        const std::string& type, std::uintptr_t queue_ptr, std::uintptr_t keys_ptr,
+                        std::uintptr_t in_ptr, std::size_t in_offset, std::uintptr_t out_ptr,
+                        std::size_t out_offset, std::size_t n, const std::string& op,
+                        const std::string& custom_op, py::object custom_identity, py::object initial,
+                        bool deterministic, const std::string& algorithm,
+                        const std::vector<std::uintptr_t>& wait_for) {
   const clscan::scan_kind scan_kind =
       parse_or_throw(clscan::parse_scan_kind(kind), "scan kind", kind, "inclusive or exclusive");
-  const scan_arguments args =
-      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
-                          std::move(initial), deterministic, algorithm, wait_for);
-  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
-  const cl::Buffer in = buffer_of(in_ptr);
-  const cl::Buffer out = buffer_of(out_ptr);
-  const cl::Event done = with_element_type(parse_element_type(type), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const clscan::options<T> opts = options_from<T>(args);
-    py::gil_scoped_release unlocked;
-    return scan_kind == clscan::scan_kind::inclusive ? clscan::inclusive<T>(queue, in, out, n, opts)
-                                                     : clscan::exclusive<T>(queue, in, out, n, opts);
-  });
-  return owned_handle(done);
-}
-
-// The call behind clscan.inclusive_by_key and clscan.exclusive_by_key: keys of OpenCL C type
-// `key_type` at the input's offset in their own buffer. Returns the scan's event (owned_handle).
-std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type, const std::string& type,
-                           std::uintptr_t queue_ptr, std::uintptr_t keys_ptr, std::uintptr_t in_ptr,
-                           std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset,
-                           std::size_t n, const std::string& op, const std::string& custom_op,
-                           py::object custom_identity, py::object initial, bool deterministic,
-                           const std::string& algorithm, const std::vector<std::uintptr_t>& wait_for) {
-  const clscan::scan_kind scan_kind =
-      parse_or_throw(clscan::parse_scan_kind(kind), "scan kind", kind, "inclusive or exclusive");
+  const bool inclusive = scan_kind == clscan::scan_kind::inclusive;
   const scan_arguments args =
       scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
                           std::move(initial), deterministic, algorithm, wait_for);
@@ -171,15 +149,41 @@ std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type,
   const cl::Event done = with_element_type(parse_element_type(type), [&](auto value_tag) {
     using T = typename decltype(value_tag)::type;
     const clscan::options<T> opts = options_from<T>(args);
+    if (!by_key) {
+      py::gil_scoped_release unlocked;
+      return inclusive ? clscan::inclusive<T>(queue, in, out, n, opts)
+                       : clscan::exclusive<T>(queue, in, out, n, opts);
+    }
     return with_element_type(parse_element_type(key_type), [&](auto key_tag) {
       using K = typename decltype(key_tag)::type;
       py::gil_scoped_release unlocked;
-      return scan_kind == clscan::scan_kind::inclusive
-                 ? clscan::inclusive_by_key<K, T>(queue, keys, in, out, n, opts)
-                 : clscan::exclusive_by_key<K, T>(queue, keys, in, out, n, opts);
+      return inclusive ? clscan::inclusive_by_key<K, T>(queue, keys, in, out, n, opts)
+                       : clscan::exclusive_by_key<K, T>(queue, keys, in, out, n, opts);
     });
   });
   return owned_handle(done);
+}
+
+std::uintptr_t scan(const std::string& kind, const std::string& type, std::uintptr_t queue_ptr,
+                    std::uintptr_t in_ptr, std::size_t in_offset, std::uintptr_t out_ptr,
+                    std::size_t out_offset, std::size_t n, const std::string& op,
+                    const std::string& custom_op, py::object custom_identity, py::object initial,
+                    bool deterministic, const std::string& algorithm,
+                    const std::vector<std::uintptr_t>& wait_for) {
+  return run_scan(false, kind, /*key_type=*/"", type, queue_ptr, /*keys_ptr=*/0, in_ptr, in_offset, out_ptr,
+                  out_offset, n, op, custom_op, std::move(custom_identity), std::move(initial), deterministic,
+                  algorithm, wait_for);
+}
+
+std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type, const std::string& type,
+                           std::uintptr_t queue_ptr, std::uintptr_t keys_ptr, std::uintptr_t in_ptr,
+                           std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset,
+                           std::size_t n, const std::string& op, const std::string& custom_op,
+                           py::object custom_identity, py::object initial, bool deterministic,
+                           const std::string& algorithm, const std::vector<std::uintptr_t>& wait_for) {
+  return run_scan(true, kind, key_type, type, queue_ptr, keys_ptr, in_ptr, in_offset, out_ptr, out_offset, n,
+                  op, custom_op, std::move(custom_identity), std::move(initial), deterministic, algorithm,
+                  wait_for);
 }
 
 // The call behind clscan.reduce: the total of in_buffer[in_offset:in_offset + n] into

@@ -99,6 +99,26 @@ typedef union clscan_value {
   cl_double f64;
 } clscan_value;
 
+/* Every options struct T of this header comes with T_init(T*), which sets struct_size and makes every
+ * other field its default (zero), and an initialiser macro (CLSCAN_OPTIONS_INIT, ...): in C a designated
+ * initialiser, in C++ (which has those only from C++20) a call of T_defaults(), a T made by T_init.
+ * CLSCAN_OPTIONS_DEFAULTS(T) defines T_defaults in C++ (clscan_options_defaults,
+ * clscan_select_options_defaults, clscan_sort_options_defaults) and nothing in C. Each T_init names
+ * every field of T, so that its defaults stand beside the struct that documents them. */
+#if defined(__cplusplus)
+#define CLSCAN_OPTIONS_INIT_OF(T) T##_defaults()
+#define CLSCAN_OPTIONS_DEFAULTS(T)                                                                           \
+  static inline T T##_defaults(void) {                                                                       \
+    T options;                                                                                               \
+    T##_init(&options);                                                                                      \
+    return options;                                                                                          \
+  }
+#else
+#define CLSCAN_OPTIONS_INIT_OF(T)                                                                            \
+  { .struct_size = sizeof(T) }
+#define CLSCAN_OPTIONS_DEFAULTS(T)
+#endif
+
 /* Options of a scan. Initialise with CLSCAN_OPTIONS_INIT or clscan_options_init(), which set
  * struct_size and make every other field its default (zero), then change what you need. struct_size
  * lets later versions append fields: the library reads only the fields that struct_size covers. */
@@ -127,12 +147,7 @@ typedef struct clscan_options {
   const cl_event* wait_list;
 } clscan_options;
 
-#if defined(__cplusplus)
-#define CLSCAN_OPTIONS_INIT clscan_options_defaults()
-#else
-#define CLSCAN_OPTIONS_INIT                                                                                  \
-  { .struct_size = sizeof(clscan_options) }
-#endif
+#define CLSCAN_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_options)
 
 static inline void clscan_options_init(clscan_options* options) {
   options->struct_size = sizeof(clscan_options);
@@ -149,13 +164,7 @@ static inline void clscan_options_init(clscan_options* options) {
   options->wait_list = NULL;
 }
 
-#if defined(__cplusplus)
-static inline clscan_options clscan_options_defaults(void) {
-  clscan_options options;
-  clscan_options_init(&options);
-  return options;
-}
-#endif
+CLSCAN_OPTIONS_DEFAULTS(clscan_options)
 
 /* The scans. `in` and `out` hold n elements of `type` from their offsets on; pass the same buffer as
  * both to scan in place (its two ranges must then be the same or not overlap). `options` may be NULL
@@ -190,12 +199,7 @@ typedef struct clscan_select_options {
   const cl_event* wait_list;
 } clscan_select_options;
 
-#if defined(__cplusplus)
-#define CLSCAN_SELECT_OPTIONS_INIT clscan_select_options_defaults()
-#else
-#define CLSCAN_SELECT_OPTIONS_INIT                                                                           \
-  { .struct_size = sizeof(clscan_select_options) }
-#endif
+#define CLSCAN_SELECT_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_select_options)
 
 static inline void clscan_select_options_init(clscan_select_options* options) {
   options->struct_size = sizeof(clscan_select_options);
@@ -208,13 +212,7 @@ static inline void clscan_select_options_init(clscan_select_options* options) {
   options->wait_list = NULL;
 }
 
-#if defined(__cplusplus)
-static inline clscan_select_options clscan_select_options_defaults(void) {
-  clscan_select_options options;
-  clscan_select_options_init(&options);
-  return options;
-}
-#endif
+CLSCAN_OPTIONS_DEFAULTS(clscan_select_options)
 
 /* Stream compaction. Each call writes the kept elements of in[0, n), in order, to out[0, k) and k, as a
  * cl_ulong, to count[count_offset]; elements of `out` past k are not written (clscan_partition_if
@@ -298,12 +296,7 @@ typedef struct clscan_sort_options {
   const cl_event* wait_list;
 } clscan_sort_options;
 
-#if defined(__cplusplus)
-#define CLSCAN_SORT_OPTIONS_INIT clscan_sort_options_defaults()
-#else
-#define CLSCAN_SORT_OPTIONS_INIT                                                                             \
-  { .struct_size = sizeof(clscan_sort_options) }
-#endif
+#define CLSCAN_SORT_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_sort_options)
 
 static inline void clscan_sort_options_init(clscan_sort_options* options) {
   options->struct_size = sizeof(clscan_sort_options);
@@ -319,13 +312,7 @@ static inline void clscan_sort_options_init(clscan_sort_options* options) {
   options->wait_list = NULL;
 }
 
-#if defined(__cplusplus)
-static inline clscan_sort_options clscan_sort_options_defaults(void) {
-  clscan_sort_options options;
-  clscan_sort_options_init(&options);
-  return options;
-}
-#endif
+CLSCAN_OPTIONS_DEFAULTS(clscan_sort_options)
 
 /* Stable LSD radix sorts (C++: clscan::sort, sort_by_key, sorted_order). Keys of `key_type` in the
  * order of numpy's sort: integers numerically; floating point -inf < ... < -0.0 == +0.0 < ... < +inf <

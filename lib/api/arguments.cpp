@@ -1,4 +1,5 @@
 #include "arguments.hpp"
+#include "argument_checks.hpp"
 
 #include "algorithms/single_pass.hpp"
 #include "device_info.hpp"
@@ -40,12 +41,6 @@ void check_wait_list(const cl_event* events, cl_uint count, cl_context context) 
   }
 }
 
-// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
-bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
-  if (a == b) return false;
-  return a < b ? b - a < n : a - b < n;
-}
-
 // True when byte ranges [a, a + a_bytes) and [b, b + b_bytes) intersect (both lengths > 0).
 bool intersecting(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::size_t b_bytes) {
   return a < b ? b - a < a_bytes : a - b < b_bytes;
@@ -61,6 +56,13 @@ void check_user_expression(const std::string& text, expression_kind kind, const 
     throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
                            " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
   detail::check_expression(text, kind, what);
+}
+
+// The input of a scan or a reduce: not write-only, nor read-only where it is the output too.
+memory_view check_input(cl_mem in, bool in_place, cl_context context, std::size_t offset, std::size_t n,
+                        std::size_t element_size) {
+  return check_buffer(in, "input", context, offset, n, element_size,
+                      in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
 }
 
 void validate_request(const scan_request& request, const device_capabilities& caps) {
@@ -124,9 +126,6 @@ bool views_overlap(const memory_view& a, byte_range a_range, const memory_view& 
                       reinterpret_cast<std::uintptr_t>(b.host) + b_range.offset, b_range.bytes);
 }
 
-namespace {
-
-// The queue of a call (not null) and what the checks need from it: its context, device and mode.
 checked_call call_on(const cl::CommandQueue& queue, const char* who) {
   checked_call call;
   call.queue = queue();
@@ -138,16 +137,12 @@ checked_call call_on(const cl::CommandQueue& queue, const char* who) {
   return call;
 }
 
-// The request's wait list, checked against the call's context, as the call passes it on.
-void take_wait_list(const scan_request& request, checked_call& call) {
-  const std::vector<cl::Event>* user_waits = request.wait_list;
-  call.wait_count = static_cast<cl_uint>(user_waits ? user_waits->size() : 0);
+void take_wait_list(const std::vector<cl::Event>* wait_list, checked_call& call) {
+  call.wait_count = static_cast<cl_uint>(wait_list ? wait_list->size() : 0);
   // cl::Event holds exactly one cl_event, as the C++ bindings themselves rely on.
-  call.waits = call.wait_count ? reinterpret_cast<const cl_event*>(user_waits->data()) : nullptr;
+  call.waits = call.wait_count ? reinterpret_cast<const cl_event*>(wait_list->data()) : nullptr;
   check_wait_list(call.waits, call.wait_count, call.context);
 }
-
-} // namespace
 
 void check_initial_on_device(const scan_request& request, cl_context context, const memory_view& out,
                              byte_range out_range, cl_mem may_share) {
@@ -174,21 +169,20 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
 
   const std::size_t element_size = size_of(request.type);
   const bool in_place = in() == out();
-  const memory_view in_view =
-      check_buffer(in(), "input", context, request.in_offset, n, element_size,
-                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, element_size);
   const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, n, element_size,
                                             CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
-  if (in_place && partially_overlapping(request.in_offset, request.out_offset, n))
-    throw invalid_argument("clscan: input and output ranges overlap without being the same range");
-  if (!in_place && views_overlap(in_view, {request.in_offset * element_size, n * element_size}, out_view,
-                                 {request.out_offset * element_size, n * element_size}))
-    throw invalid_argument(
-        "clscan: the input and output buffers are different handles whose ranges overlap "
-        "(sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over the same "
-        "host memory); to scan in place, pass the same cl::Buffer as input and output");
+  check_in_out(in_place, in_view, {request.in_offset * element_size, n * element_size}, out_view,
+               {request.out_offset * element_size, n * element_size}, [](bool one_handle) {
+                 return std::string(
+                     one_handle ? "clscan: input and output ranges overlap without being the same range"
+                                : "clscan: the input and output buffers are different handles whose ranges "
+                                  "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or "
+                                  "buffers over the same host memory); to scan in place, pass the same "
+                                  "cl::Buffer as input and output");
+               });
 
-  take_wait_list(request, call);
+  take_wait_list(request.wait_list, call);
   validate_request(request, cached_capabilities(call.device));
   check_initial_on_device(request, context, out_view, {request.out_offset * element_size, n * element_size});
   call.in = in_view;
@@ -292,9 +286,7 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
 
   const std::size_t element_size = size_of(request.type);
   const bool in_place = in() == out();
-  const memory_view in_view =
-      check_buffer(in(), "input", context, request.in_offset, n, element_size,
-                   in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
+  const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, element_size);
   const memory_view out_view =
       check_buffer(out(), "output", context, request.out_offset, 1, element_size, CL_MEM_READ_ONLY, false);
   const byte_range out_range{request.out_offset * element_size, element_size};
@@ -309,7 +301,7 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
   // The initial value is read before the total is written, by the same work-item: through one handle,
   // the total may replace it.
   check_initial_on_device(request, context, out_view, out_range, out());
-  take_wait_list(request, call);
+  take_wait_list(request.wait_list, call);
   // The algorithm is not reduce's to choose (reduce.hpp), so a forced one is not checked against
   // `deterministic` either.
   scan_request checked = request;
@@ -317,127 +309,6 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
   validate_request(checked, cached_capabilities(call.device));
   call.in = in_view;
   call.out = out_view;
-  return call;
-}
-
-namespace {
-
-const char* sort_call_name(sort_call call) {
-  switch (call) {
-  case sort_call::keys: return "clscan::sort";
-  case sort_call::pairs: return "clscan::sort_by_key";
-  case sort_call::order: return "clscan::sorted_order";
-  }
-  return "clscan::sort";
-}
-
-bool known_type(element_type type) {
-  switch (type) {
-  case element_type::int32:
-  case element_type::uint32:
-  case element_type::int64:
-  case element_type::uint64:
-  case element_type::float32:
-  case element_type::float64: return true;
-  }
-  return false;
-}
-
-} // namespace
-
-checked_call check_sort_arguments(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
-                                  const cl::Buffer& keys_out, const cl::Buffer* values_in,
-                                  const cl::Buffer* values_out, std::size_t n, const sort_request& request) {
-  const char* who = sort_call_name(request.call); // strings are built only for a message
-  checked_call call = call_on(queue, who);
-  const cl_context context = call.context;
-
-  if (!known_type(request.key_type)) throw invalid_argument(std::string(who) + ": unknown key type");
-  const std::size_t key_size = size_of(request.key_type);
-  if (request.begin_bit > request.end_bit || request.end_bit > 8 * key_size)
-    throw invalid_argument(std::string(who) + ": sort_options::begin_bit " +
-                           std::to_string(request.begin_bit) + " and end_bit " +
-                           std::to_string(request.end_bit) + " must satisfy begin_bit <= end_bit <= " +
-                           std::to_string(8 * key_size) + " (the bits of the key type)");
-  if (request.algo != algorithm::automatic && request.algo != algorithm::single_pass &&
-      request.algo != algorithm::three_stage)
-    throw invalid_argument(std::string(who) + ": unknown sort_options::algorithm");
-  const bool has_values = request.call != sort_call::keys;
-  if (has_values && !known_type(request.value_type))
-    throw invalid_argument(std::string(who) + ": unknown value type");
-  if (request.call == sort_call::order) {
-    if (request.value_type != element_type::uint32 && request.value_type != element_type::uint64)
-      throw invalid_argument(std::string(who) + ": indices are cl_uint or cl_ulong");
-    if (request.value_type == element_type::uint32 &&
-        n > std::size_t{std::numeric_limits<cl_uint>::max()} + 1)
-      throw invalid_argument(std::string(who) + ": cl_uint indices cannot number " + std::to_string(n) +
-                             " keys; use cl_ulong indices (sorted_order<K, cl_ulong>)");
-  }
-  if (has_values && !values_out)
-    throw invalid_argument(std::string(who) + ": no output buffer for the values");
-  if (request.call == sort_call::pairs && !values_in)
-    throw invalid_argument(std::string(who) + ": no values buffer");
-
-  constexpr cl_mem_flags read_write = CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-  // Outputs are read back by the later digit passes, so they must be readable and writable.
-  const bool keys_in_place = request.call == sort_call::order || keys_in() == keys_out();
-  const memory_view keys_in_view = check_buffer(
-      keys_in(), request.call == sort_call::order ? "keys" : "keys_in", context, request.keys_in_offset, n,
-      key_size, keys_in_place && request.call != sort_call::order ? read_write : CL_MEM_WRITE_ONLY);
-  memory_view keys_out_view = keys_in_view;
-  const byte_range keys_in_range{request.keys_in_offset * key_size, n * key_size};
-  byte_range keys_out_range = keys_in_range;
-  if (request.call != sort_call::order) {
-    keys_out_view =
-        check_buffer(keys_out(), "keys_out", context, request.keys_out_offset, n, key_size, read_write);
-    keys_out_range = {request.keys_out_offset * key_size, n * key_size};
-    if (keys_in_place && request.keys_in_offset != request.keys_out_offset && n > 0 &&
-        partially_overlapping(request.keys_in_offset, request.keys_out_offset, n))
-      throw invalid_argument(std::string(who) +
-                             ": keys_in and keys_out are one buffer whose ranges overlap without being "
-                             "the same range (equal offsets sort in place)");
-    if (!keys_in_place && views_overlap(keys_in_view, keys_in_range, keys_out_view, keys_out_range))
-      throw invalid_argument(std::string(who) +
-                             ": keys_in and keys_out are different handles whose ranges overlap; to "
-                             "sort in place, pass the same cl::Buffer with equal offsets");
-  }
-
-  if (has_values) {
-    const std::size_t value_size = size_of(request.value_type);
-    const char* out_role = request.call == sort_call::order ? "indices_out" : "values_out";
-    const memory_view out_view = check_buffer((*values_out)(), out_role, context, request.values_out_offset,
-                                              n, value_size, read_write);
-    const byte_range out_range{request.values_out_offset * value_size, n * value_size};
-    const auto keys_clash = [&](const memory_view& view, byte_range range, const char* role) {
-      if (views_overlap(view, range, keys_in_view, keys_in_range) ||
-          views_overlap(view, range, keys_out_view, keys_out_range))
-        throw invalid_argument(std::string(who) + ": the " + role + " range overlaps the keys");
-    };
-    keys_clash(out_view, out_range, out_role);
-    if (request.call == sort_call::pairs) {
-      const bool values_in_place = (*values_in)() == (*values_out)();
-      const memory_view in_view =
-          check_buffer((*values_in)(), "values_in", context, request.values_in_offset, n, value_size,
-                       values_in_place ? read_write : CL_MEM_WRITE_ONLY);
-      const byte_range in_range{request.values_in_offset * value_size, n * value_size};
-      if (values_in_place && request.values_in_offset != request.values_out_offset && n > 0 &&
-          partially_overlapping(request.values_in_offset, request.values_out_offset, n))
-        throw invalid_argument(std::string(who) +
-                               ": values_in and values_out are one buffer whose ranges overlap "
-                               "without being the same range (equal offsets sort in place)");
-      if (!values_in_place && views_overlap(in_view, in_range, out_view, out_range))
-        throw invalid_argument(std::string(who) +
-                               ": values_in and values_out are different handles whose ranges "
-                               "overlap; to sort in place, pass the same cl::Buffer with equal offsets");
-      keys_clash(in_view, in_range, "values_in");
-    }
-  }
-
-  call.wait_count = static_cast<cl_uint>(request.wait_list ? request.wait_list->size() : 0);
-  call.waits = call.wait_count ? reinterpret_cast<const cl_event*>(request.wait_list->data()) : nullptr;
-  check_wait_list(call.waits, call.wait_count, context);
-  call.in = keys_in_view;
-  call.out = keys_out_view;
   return call;
 }
 

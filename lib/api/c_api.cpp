@@ -84,65 +84,28 @@ namespace {
 
 using namespace clscan::c_api;
 
-clscan_status scan(clscan::scan_kind kind, cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
-                   type_integer type, const clscan_options* options, cl_event* event) noexcept {
+// The calls of clscan_options: the scans, reduce and the scans by key (`keys` and `key_type` used by
+// the latter only).
+enum class scan_call { inclusive, exclusive, reduce, inclusive_by_key, exclusive_by_key };
+
+clscan_status scan(scan_call call, cl_command_queue queue, cl_mem keys, type_integer key_type, cl_mem in,
+                   cl_mem out, size_t n, type_integer type, const clscan_options* options,
+                   cl_event* event) noexcept {
   if (event) *event = nullptr;
   return guarded([&] {
-    clscan_options defaults;
-    clscan_options_init(&defaults);
+    const clscan_options defaults = clscan_options_defaults();
     const clscan_options& opts = options ? *options : defaults;
-    std::string custom_op;
-    clscan::detail::scan_request request = scan_request_of(kind, type, opts, custom_op);
-    const borrowed_events waits(opts.wait_list, opts.wait_list_size);
-    request.wait_list = &waits.get();
-
-    const borrowed<cl::CommandQueue> borrowed_queue(queue);
-    const borrowed<cl::Buffer> borrowed_in(in);
-    const borrowed<cl::Buffer> borrowed_out(out);
-    // In place when the handles are the same: the C++ API compares the buffers' handles.
-    cl::Event done =
-        clscan::detail::enqueue_scan(borrowed_queue.get(), borrowed_in.get(), borrowed_out.get(), n, request);
-    hand_over(done, event);
-  });
-}
-
-clscan_status reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, type_integer type,
-                     const clscan_options* options, cl_event* event) noexcept {
-  if (event) *event = nullptr;
-  return guarded([&] {
-    clscan_options defaults;
-    clscan_options_init(&defaults);
-    const clscan_options& opts = options ? *options : defaults;
-    std::string custom_op;
-    clscan::detail::scan_request request =
-        scan_request_of(clscan::scan_kind::inclusive, type, opts, custom_op);
-    const borrowed_events waits(opts.wait_list, opts.wait_list_size);
-    request.wait_list = &waits.get();
-    const borrowed<cl::CommandQueue> borrowed_queue(queue);
-    const borrowed<cl::Buffer> borrowed_in(in);
-    const borrowed<cl::Buffer> borrowed_out(out);
-    cl::Event done = clscan::detail::enqueue_reduce(borrowed_queue.get(), borrowed_in.get(),
-                                                    borrowed_out.get(), n, request);
-    hand_over(done, event);
-  });
-}
-
-clscan_status scan_by_key(clscan::detail::primitive kind, cl_command_queue queue, cl_mem keys,
-                          type_integer key_type, cl_mem in, cl_mem out, size_t n, type_integer type,
-                          const clscan_options* options, cl_event* event) noexcept {
-  if (event) *event = nullptr;
-  return guarded([&] {
-    clscan_options defaults;
-    clscan_options_init(&defaults);
-    const clscan_options& opts = options ? *options : defaults;
+    const bool by_key = call == scan_call::inclusive_by_key || call == scan_call::exclusive_by_key;
+    const bool exclusive = call == scan_call::exclusive || call == scan_call::exclusive_by_key;
     std::string custom_op;
     clscan::detail::primitive_request request;
-    request.kind = kind;
-    request.scan =
-        scan_request_of(kind == clscan::detail::primitive::inclusive_by_key ? clscan::scan_kind::inclusive
-                                                                            : clscan::scan_kind::exclusive,
-                        type, opts, custom_op);
-    request.key_type = element_type_of(key_type);
+    request.scan = scan_request_of(exclusive ? clscan::scan_kind::exclusive : clscan::scan_kind::inclusive,
+                                   type, opts, custom_op);
+    if (by_key) {
+      request.kind = exclusive ? clscan::detail::primitive::exclusive_by_key
+                               : clscan::detail::primitive::inclusive_by_key;
+      request.key_type = element_type_of(key_type);
+    }
     const borrowed_events waits(opts.wait_list, opts.wait_list_size);
     request.scan.wait_list = &waits.get();
 
@@ -150,24 +113,17 @@ clscan_status scan_by_key(clscan::detail::primitive kind, cl_command_queue queue
     const borrowed<cl::Buffer> borrowed_keys(keys);
     const borrowed<cl::Buffer> borrowed_in(in);
     const borrowed<cl::Buffer> borrowed_out(out);
-    cl::Event done =
-        clscan::detail::enqueue_primitive(borrowed_queue.get(), borrowed_in.get(), &borrowed_keys.get(),
-                                          borrowed_out.get(), nullptr, n, request);
+    const cl::CommandQueue& q = borrowed_queue.get();
+    cl::Event done;
+    if (by_key)
+      done = clscan::detail::enqueue_primitive(q, borrowed_in.get(), &borrowed_keys.get(), borrowed_out.get(),
+                                               nullptr, n, request);
+    else if (call == scan_call::reduce)
+      done = clscan::detail::enqueue_reduce(q, borrowed_in.get(), borrowed_out.get(), n, request.scan);
+    else // in place when the handles are the same: the C++ API compares the buffers' handles
+      done = clscan::detail::enqueue_scan(q, borrowed_in.get(), borrowed_out.get(), n, request.scan);
     hand_over(done, event);
   });
-}
-
-constexpr std::size_t first_select_options_size = sizeof(clscan_select_options);
-
-void check_select_options(const clscan_select_options& options) {
-  if (options.struct_size < first_select_options_size || options.struct_size > sizeof(clscan_select_options))
-    throw clscan::invalid_argument(
-        "clscan: clscan_select_options.struct_size is " + std::to_string(options.struct_size) +
-        ", not sizeof(clscan_select_options) (" + std::to_string(sizeof(clscan_select_options)) +
-        "); initialise options with CLSCAN_SELECT_OPTIONS_INIT or clscan_select_options_init()");
-  if (options.wait_list_size > 0 && !options.wait_list)
-    throw clscan::invalid_argument("clscan: clscan_select_options.wait_list is NULL but wait_list_size is " +
-                                   std::to_string(options.wait_list_size));
 }
 
 const char* c_name_of(clscan::detail::primitive kind) noexcept {
@@ -190,10 +146,9 @@ clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, 
                         const clscan_select_options* options, cl_event* event) noexcept {
   if (event) *event = nullptr;
   return guarded([&] {
-    clscan_select_options defaults;
-    clscan_select_options_init(&defaults);
+    const clscan_select_options defaults = clscan_select_options_defaults();
     const clscan_select_options& opts = options ? *options : defaults;
-    check_select_options(opts);
+    check_struct(opts, first_select_options_size, "clscan_select_options", "CLSCAN_SELECT_OPTIONS_INIT");
 
     const bool takes_predicate =
         kind == clscan::detail::primitive::select_if || kind == clscan::detail::primitive::partition_if;
@@ -232,19 +187,6 @@ clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, 
   });
 }
 
-constexpr std::size_t first_sort_options_size = sizeof(clscan_sort_options);
-
-void check_sort_options(const clscan_sort_options& options) {
-  if (options.struct_size < first_sort_options_size || options.struct_size > sizeof(clscan_sort_options))
-    throw clscan::invalid_argument(
-        "clscan: clscan_sort_options.struct_size is " + std::to_string(options.struct_size) +
-        ", not sizeof(clscan_sort_options) (" + std::to_string(sizeof(clscan_sort_options)) +
-        "); initialise options with CLSCAN_SORT_OPTIONS_INIT or clscan_sort_options_init()");
-  if (options.wait_list_size > 0 && !options.wait_list)
-    throw clscan::invalid_argument("clscan: clscan_sort_options.wait_list is NULL but wait_list_size is " +
-                                   std::to_string(options.wait_list_size));
-}
-
 // The three sorts. values_in: sort_by_key's, else null; values_out: sort_by_key's values or
 // sorted_order's indices, else null.
 clscan_status sort(clscan::detail::sort_call call, const char* name, cl_command_queue queue, cl_mem keys_in,
@@ -252,10 +194,9 @@ clscan_status sort(clscan::detail::sort_call call, const char* name, cl_command_
                    type_integer value_type, const clscan_sort_options* options, cl_event* event) noexcept {
   if (event) *event = nullptr;
   return guarded([&] {
-    clscan_sort_options defaults;
-    clscan_sort_options_init(&defaults);
+    const clscan_sort_options defaults = clscan_sort_options_defaults();
     const clscan_sort_options& opts = options ? *options : defaults;
-    check_sort_options(opts);
+    check_struct(opts, first_sort_options_size, "clscan_sort_options", "CLSCAN_SORT_OPTIONS_INIT");
     const auto null_buffer = [&](const char* which) {
       throw clscan::invalid_argument(std::string(name) + ": the " + which + " buffer is NULL");
     };
@@ -309,12 +250,12 @@ extern "C" {
 
 clscan_status clscan_inclusive(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, clscan_type type,
                                const clscan_options* options, cl_event* event) {
-  return scan(clscan::scan_kind::inclusive, queue, in, out, n, integer_of(type), options, event);
+  return scan(scan_call::inclusive, queue, nullptr, 0, in, out, n, integer_of(type), options, event);
 }
 
 clscan_status clscan_exclusive(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, clscan_type type,
                                const clscan_options* options, cl_event* event) {
-  return scan(clscan::scan_kind::exclusive, queue, in, out, n, integer_of(type), options, event);
+  return scan(scan_call::exclusive, queue, nullptr, 0, in, out, n, integer_of(type), options, event);
 }
 
 clscan_status clscan_select_if(cl_command_queue queue, cl_mem in, cl_mem out, cl_mem count, size_t n,
@@ -347,20 +288,20 @@ clscan_status clscan_unique(cl_command_queue queue, cl_mem in, cl_mem out, cl_me
 clscan_status clscan_inclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type, cl_mem in,
                                       cl_mem out, size_t n, clscan_type type, const clscan_options* options,
                                       cl_event* event) {
-  return scan_by_key(clscan::detail::primitive::inclusive_by_key, queue, keys, integer_of(key_type), in, out,
-                     n, integer_of(type), options, event);
+  return scan(scan_call::inclusive_by_key, queue, keys, integer_of(key_type), in, out, n, integer_of(type),
+              options, event);
 }
 
 clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_mem keys, clscan_type key_type, cl_mem in,
                                       cl_mem out, size_t n, clscan_type type, const clscan_options* options,
                                       cl_event* event) {
-  return scan_by_key(clscan::detail::primitive::exclusive_by_key, queue, keys, integer_of(key_type), in, out,
-                     n, integer_of(type), options, event);
+  return scan(scan_call::exclusive_by_key, queue, keys, integer_of(key_type), in, out, n, integer_of(type),
+              options, event);
 }
 
 clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n, clscan_type type,
                             const clscan_options* options, cl_event* event) {
-  return reduce(queue, in, out, n, integer_of(type), options, event);
+  return scan(scan_call::reduce, queue, nullptr, 0, in, out, n, integer_of(type), options, event);
 }
 
 clscan_status clscan_sort(cl_command_queue queue, cl_mem keys_in, cl_mem keys_out, size_t n,

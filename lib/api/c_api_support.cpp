@@ -48,26 +48,11 @@ clscan::detail::element_value value_of(const clscan_value& value, clscan::elemen
   return v;
 }
 
-// The smallest clscan_options a caller may pass: the layout of clscan 0.1. Fields appended later are
-// read only when struct_size covers them.
-constexpr std::size_t first_options_size = sizeof(clscan_options);
-
-void check_options(const clscan_options& options) {
-  if (options.struct_size < first_options_size || options.struct_size > sizeof(clscan_options))
-    throw clscan::invalid_argument("clscan: clscan_options.struct_size is " +
-                                   std::to_string(options.struct_size) + ", not sizeof(clscan_options) (" +
-                                   std::to_string(sizeof(clscan_options)) +
-                                   "); initialise options with CLSCAN_OPTIONS_INIT or clscan_options_init()");
-  if (options.wait_list_size > 0 && !options.wait_list)
-    throw clscan::invalid_argument("clscan: clscan_options.wait_list is NULL but wait_list_size is " +
-                                   std::to_string(options.wait_list_size));
-}
-
 // The C++ request of a scan or a by-key scan from clscan_options, which must outlive it (it points into
 // `custom_op`).
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
                                              const clscan_options& opts, std::string& custom_op) {
-  check_options(opts);
+  check_struct(opts, first_options_size, "clscan_options", "CLSCAN_OPTIONS_INIT");
   clscan::detail::scan_request request;
   request.kind = kind;
   request.type = element_type_of(type);

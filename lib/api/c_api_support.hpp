@@ -100,7 +100,27 @@ clscan::element_type element_type_of(type_integer type);
 clscan::op op_of(std::underlying_type_t<clscan_op> operation);
 clscan::algorithm algorithm_of(std::underlying_type_t<clscan_algorithm> algo);
 clscan::detail::element_value value_of(const clscan_value& value, clscan::element_type type);
-void check_options(const clscan_options& options);
+
+// The smallest options struct a caller may pass: its layout in the first version that had it. Fields
+// appended later are read only when struct_size covers them.
+constexpr std::size_t first_options_size = sizeof(clscan_options);
+constexpr std::size_t first_select_options_size = sizeof(clscan_select_options);
+constexpr std::size_t first_sort_options_size = sizeof(clscan_sort_options);
+
+// What C can get wrong in every options struct of clscan.h: its struct_size and its wait list. `name`
+// is the struct's, `init_macro` its initialiser's (the function is name + "_init").
+template <typename Options>
+void check_struct(const Options& options, std::size_t first_size, const char* name, const char* init_macro) {
+  if (options.struct_size < first_size || options.struct_size > sizeof(Options))
+    throw clscan::invalid_argument(std::string("clscan: ") + name + ".struct_size is " +
+                                   std::to_string(options.struct_size) + ", not sizeof(" + name + ") (" +
+                                   std::to_string(sizeof(Options)) + "); initialise options with " +
+                                   init_macro + " or " + name + "_init()");
+  if (options.wait_list_size > 0 && !options.wait_list)
+    throw clscan::invalid_argument(std::string("clscan: ") + name +
+                                   ".wait_list is NULL but wait_list_size is " +
+                                   std::to_string(options.wait_list_size));
+}
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
                                              const clscan_options& opts, std::string& custom_op);
 void hand_over(cl::Event& done, cl_event* event) noexcept;

@@ -282,6 +282,69 @@ static void read_buffer(cl_mem buffer, void* bytes, size_t size) {
   REQUIRE_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, size, bytes, 0, NULL, NULL));
 }
 
+/* What every call that must succeed is checked for first: reports its failure under `label`, or checks
+ * that it left no error behind and waits for its work, on `done` or, where the call was not asked for
+ * an event (`asked_event` 0), with clFinish. Returns whether it succeeded. */
+static int succeeded(const char* label, clscan_status status, cl_event done, int asked_event) {
+  if (status != CLSCAN_SUCCESS) {
+    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
+    ++failures;
+    return 0;
+  }
+  if (strcmp(clscan_last_error_message(), "") != 0 || clscan_last_opencl_status() != CL_SUCCESS) {
+    fprintf(stderr, "%s: succeeded, but the last error is \"%s\", status %s\n", label,
+            clscan_last_error_message(), clscan_opencl_status_name(clscan_last_opencl_status()));
+    ++failures;
+  }
+  if (!asked_event) {
+    REQUIRE_CL(clFinish(queue));
+  } else if (!done) {
+    fprintf(stderr, "%s: succeeded without an event\n", label);
+    ++failures;
+    REQUIRE_CL(clFinish(queue));
+  } else {
+    REQUIRE_CL(clWaitForEvents(1, &done));
+  }
+  return 1;
+}
+
+/* Compares the `count` elements of `actual` read back from a call's output with `expected`: those in
+ * [first, end) by value where `by_value` (same_value: a NaN result where NaN is expected), all others bit
+ * for bit (the poison around a result, or copies). Reports the first difference under `label`, naming
+ * the buffer (`which`). */
+static void check_elements(const char* label, const char* which, clscan_type type,
+                           const unsigned char* actual, const unsigned char* expected, size_t count,
+                           size_t first, size_t end, int by_value) {
+  const size_t size = element_size(type);
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    const int in_range = i >= first && i < end;
+    const int same = in_range && by_value ? same_value(type, load(actual, i, type), load(expected, i, type))
+                                          : memcmp(actual + i * size, expected + i * size, size) == 0;
+    if (!same) {
+      char got[64], want[64];
+      describe(got, sizeof got, type, load(actual, i, type));
+      describe(want, sizeof want, type, load(expected, i, type));
+      fprintf(stderr, "%s: %s element %zu is %s, expected %s%s\n", label, which, i, got, want,
+              in_range ? "" : " (outside the result: not to be written)");
+      ++failures;
+      return;
+    }
+  }
+}
+
+/* Reports under `label` if `buffer`, which the call only reads, no longer holds `image`. */
+static void check_unchanged(const char* label, const char* which, cl_mem buffer, const void* image,
+                            size_t bytes) {
+  void* after = checked_malloc(bytes);
+  read_buffer(buffer, after, bytes);
+  if (memcmp(after, image, bytes) != 0) {
+    fprintf(stderr, "%s: the %s changed\n", label, which);
+    ++failures;
+  }
+  free(after);
+}
+
 /* One scan through the C API, checked against the host loop: every element in range exact, every
  * element outside it still poison, the input of an out-of-place scan unchanged. */
 typedef struct scan_case {
@@ -337,40 +400,11 @@ static void run_case(const scan_case* c) {
     status = c->exclusive ? clscan_exclusive(queue, in, out, c->n, c->type, options, event)
                           : clscan_inclusive(queue, in, out, c->n, c->type, options, event);
   }
-  if (status != CLSCAN_SUCCESS) {
-    ++failures;
-    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
-  } else {
-    CHECK(strcmp(clscan_last_error_message(), "") == 0);
-    CHECK(clscan_last_opencl_status() == CL_SUCCESS);
-    if (c->pass_null_event) {
-      REQUIRE_CL(clFinish(queue));
-    } else {
-      CHECK(done != NULL);
-      if (done) REQUIRE_CL(clWaitForEvents(1, &done));
-    }
+  if (succeeded(label, status, done, !c->pass_null_event)) {
     read_buffer(out, actual, count * size);
-    for (i = 0; i < count; ++i) {
-      const int in_range = i >= c->options.out_offset && i < c->options.out_offset + c->n;
-      const int same = in_range ? same_value(c->type, load(actual, i, c->type), load(expected, i, c->type))
-                                : memcmp(actual + i * size, expected + i * size, size) == 0;
-      if (!same) {
-        char got[64], want[64];
-        describe(got, sizeof got, c->type, load(actual, i, c->type));
-        describe(want, sizeof want, c->type, load(expected, i, c->type));
-        fprintf(stderr, "%s: element %zu is %s, expected %s%s\n", label, i, got, want,
-                in_range ? "" : " (outside the scanned range)");
-        ++failures;
-        break;
-      }
-    }
-    if (!c->in_place) {
-      read_buffer(in, actual, count * size);
-      if (memcmp(actual, initial_in, count * size) != 0) {
-        fprintf(stderr, "%s: the input buffer changed\n", label);
-        ++failures;
-      }
-    }
+    check_elements(label, "output", c->type, actual, expected, count, c->options.out_offset,
+                   c->options.out_offset + c->n, 1);
+    if (!c->in_place) check_unchanged(label, "input", in, initial_in, count * size);
   }
   if (done) clReleaseEvent(done);
   if (!c->in_place) clReleaseMemObject(out);
@@ -381,14 +415,8 @@ static void run_case(const scan_case* c) {
 }
 
 static scan_case make_case(clscan_type type, int exclusive, int in_place, size_t n) {
-  scan_case c;
-  c.type = type;
-  c.exclusive = exclusive;
-  c.in_place = in_place;
-  c.n = n;
+  scan_case c = {.type = type, .exclusive = exclusive, .in_place = in_place, .n = n};
   clscan_options_init(&c.options);
-  c.pass_null_options = 0;
-  c.pass_null_event = 0;
   return c;
 }
 
@@ -577,6 +605,15 @@ static void expect_failure(const char* what, clscan_status status, clscan_status
     CHECK(clscan_last_opencl_status() == CL_SUCCESS);
 }
 
+/* expect_failure of one call, in a function that declares `status`, `event` and `stale` (anything but
+ * NULL, which a failed call must replace with NULL). */
+#define EXPECT_FAILURE(what, call, expected, needle)                                                         \
+  do {                                                                                                       \
+    event = stale;                                                                                           \
+    status = (call);                                                                                         \
+    expect_failure(what, status, expected, needle, event);                                                   \
+  } while (0)
+
 static void test_errors(void) {
   enum { n = 64 };
   cl_int data[n], after[n];
@@ -592,13 +629,6 @@ static void test_errors(void) {
   for (i = 0; i < n; ++i)
     data[i] = (cl_int)i * 3 - 50;
   write_buffer(buffer, data, sizeof data);
-
-#define EXPECT_FAILURE(what, call, expected, needle)                                                         \
-  do {                                                                                                       \
-    event = stale;                                                                                           \
-    status = (call);                                                                                         \
-    expect_failure(what, status, expected, needle, event);                                                   \
-  } while (0)
 
   EXPECT_FAILURE("null queue", clscan_inclusive(NULL, buffer, buffer, n, CLSCAN_TYPE_INT32, NULL, not_null),
                  CLSCAN_INVALID_ARGUMENT, "queue");
@@ -697,7 +727,6 @@ static void test_errors(void) {
   else
     printf("c-api: CLSCAN_UNSUPPORTED not provoked here: the device has fp64 (the c-api-unsupported test "
            "covers it)\n");
-#undef EXPECT_FAILURE
   clReleaseMemObject(other);
   clReleaseMemObject(buffer);
 }
@@ -801,8 +830,7 @@ static void run_selection(const selection_case* c) {
   unsigned char* in_image = checked_malloc(in_count * size);
   unsigned char* flags_image = checked_malloc(flags_bytes);
   unsigned char* expected = checked_malloc(out_count * size);
-  unsigned char* actual = checked_malloc((in_count > out_count ? in_count : out_count) * size);
-  unsigned char* flags_after = checked_malloc(flags_bytes);
+  unsigned char* actual = checked_malloc(out_count * size);
   cl_ulong* count_image = checked_malloc(counts * sizeof(cl_ulong));
   cl_ulong* count_after = checked_malloc(counts * sizeof(cl_ulong));
   cl_mem in = create_buffer(in_count * size);
@@ -887,17 +915,7 @@ static void run_selection(const selection_case* c) {
     case UNIQUE: status = clscan_unique(queue, in, out, count, c->n, c->type, options, event); break;
     }
   }
-  if (status != CLSCAN_SUCCESS) {
-    ++failures;
-    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
-  } else {
-    CHECK(strcmp(clscan_last_error_message(), "") == 0);
-    if (c->pass_null_event) {
-      REQUIRE_CL(clFinish(queue));
-    } else {
-      CHECK(done != NULL);
-      if (done) REQUIRE_CL(clWaitForEvents(1, &done));
-    }
+  if (succeeded(label, status, done, !c->pass_null_event)) {
     read_buffer(count, count_after, counts * sizeof(cl_ulong));
     if (memcmp(count_after, count_image, counts * sizeof(cl_ulong)) != 0) {
       fprintf(stderr, "%s: count %llu, expected %llu (or a poisoned slot beside it was written)\n", label,
@@ -906,23 +924,10 @@ static void run_selection(const selection_case* c) {
     }
     /* The elements are copies: bit for bit, and the poison past the count unwritten. */
     read_buffer(out, actual, out_count * size);
-    for (i = 0; i < out_count; ++i)
-      if (memcmp(actual + i * size, expected + i * size, size) != 0) {
-        char got[64], want[64];
-        describe(got, sizeof got, c->type, load(actual, i, c->type));
-        describe(want, sizeof want, c->type, load(expected, i, c->type));
-        fprintf(stderr, "%s: output element %zu is %s, expected %s%s\n", label, i, got, want,
-                i >= o->out_offset && i < o->out_offset + kept ? "" : " (poison: not to be written)");
-        ++failures;
-        break;
-      }
-    read_buffer(in, actual, in_count * size);
-    read_buffer(flags, flags_after, flags_bytes);
-    if (memcmp(actual, in_image, in_count * size) != 0 ||
-        memcmp(flags_after, flags_image, flags_bytes) != 0) {
-      fprintf(stderr, "%s: the input or the flags changed\n", label);
-      ++failures;
-    }
+    check_elements(label, "output", c->type, actual, expected, out_count, o->out_offset, o->out_offset + kept,
+                   0);
+    check_unchanged(label, "input", in, in_image, in_count * size);
+    check_unchanged(label, "flags", flags, flags_image, flags_bytes);
   }
   if (done) clReleaseEvent(done);
   clReleaseMemObject(count);
@@ -933,21 +938,14 @@ static void run_selection(const selection_case* c) {
   free(flags_image);
   free(expected);
   free(actual);
-  free(flags_after);
   free(count_image);
   free(count_after);
 }
 
 static selection_case make_selection(selection_call call, clscan_type type, size_t n,
                                      selection_pattern pattern) {
-  selection_case c;
-  c.call = call;
-  c.type = type;
-  c.n = n;
-  c.pattern = pattern;
+  selection_case c = {.call = call, .type = type, .n = n, .pattern = pattern};
   clscan_select_options_init(&c.options);
-  c.pass_null_options = 0;
-  c.pass_null_event = 0;
   return c;
 }
 
@@ -1090,7 +1088,6 @@ static void run_by_key(const by_key_case* c) {
   const size_t out_count = o->out_offset + c->n + guard;
   const size_t count = in_count > out_count ? in_count : out_count;
   unsigned char* key_image = checked_malloc(in_count * key_size);
-  unsigned char* keys_after = checked_malloc(in_count * key_size);
   unsigned char* in_image = checked_malloc(count * size);
   unsigned char* expected = checked_malloc(count * size);
   unsigned char* actual = checked_malloc(count * size);
@@ -1125,44 +1122,17 @@ static void run_by_key(const by_key_case* c) {
 
   status = c->exclusive ? clscan_exclusive_by_key(queue, keys, c->key_type, in, out, c->n, c->type, o, &done)
                         : clscan_inclusive_by_key(queue, keys, c->key_type, in, out, c->n, c->type, o, &done);
-  if (status != CLSCAN_SUCCESS) {
-    ++failures;
-    fprintf(stderr, "%s: %s: %s\n", label, clscan_status_name(status), clscan_last_error_message());
-  } else {
-    CHECK(strcmp(clscan_last_error_message(), "") == 0);
-    CHECK(done != NULL);
-    if (done) REQUIRE_CL(clWaitForEvents(1, &done));
+  if (succeeded(label, status, done, 1)) {
     read_buffer(out, actual, count * size);
-    for (i = 0; i < count; ++i) {
-      const int in_range = i >= o->out_offset && i < o->out_offset + c->n;
-      const int same = in_range ? same_value(c->type, load(actual, i, c->type), load(expected, i, c->type))
-                                : memcmp(actual + i * size, expected + i * size, size) == 0;
-      if (!same) {
-        char got[64], want[64];
-        describe(got, sizeof got, c->type, load(actual, i, c->type));
-        describe(want, sizeof want, c->type, load(expected, i, c->type));
-        fprintf(stderr, "%s: element %zu is %s, expected %s%s\n", label, i, got, want,
-                in_range ? "" : " (outside the scanned range)");
-        ++failures;
-        break;
-      }
-    }
-    read_buffer(keys, keys_after, in_count * key_size);
-    CHECK(memcmp(keys_after, key_image, in_count * key_size) == 0);
-    if (!c->in_place) {
-      read_buffer(in, actual, count * size);
-      if (memcmp(actual, in_image, count * size) != 0) {
-        fprintf(stderr, "%s: the input buffer changed\n", label);
-        ++failures;
-      }
-    }
+    check_elements(label, "output", c->type, actual, expected, count, o->out_offset, o->out_offset + c->n, 1);
+    check_unchanged(label, "keys", keys, key_image, in_count * key_size);
+    if (!c->in_place) check_unchanged(label, "input", in, in_image, count * size);
   }
   if (done) clReleaseEvent(done);
   if (!c->in_place) clReleaseMemObject(out);
   clReleaseMemObject(in);
   clReleaseMemObject(keys);
   free(key_image);
-  free(keys_after);
   free(in_image);
   free(expected);
   free(actual);
@@ -1170,13 +1140,7 @@ static void run_by_key(const by_key_case* c) {
 
 static by_key_case make_by_key(clscan_type key_type, clscan_type type, int exclusive, size_t n,
                                size_t max_run) {
-  by_key_case c;
-  c.key_type = key_type;
-  c.type = type;
-  c.exclusive = exclusive;
-  c.in_place = 0;
-  c.n = n;
-  c.max_run = max_run;
+  by_key_case c = {.key_type = key_type, .type = type, .exclusive = exclusive, .n = n, .max_run = max_run};
   clscan_options_init(&c.options);
   return c;
 }
@@ -1264,13 +1228,6 @@ static void test_primitive_errors(void) {
   write_buffer(out, data, sizeof data);
   write_buffer(keys, data, sizeof data);
   write_buffer(count, counts, sizeof counts);
-
-#define EXPECT_FAILURE(what, call, expected, needle)                                                         \
-  do {                                                                                                       \
-    event = stale;                                                                                           \
-    status = (call);                                                                                         \
-    expect_failure(what, status, expected, needle, event);                                                   \
-  } while (0)
 
   /* The selections. */
   EXPECT_FAILURE("select_if: NULL predicate",
@@ -1409,7 +1366,6 @@ static void test_primitive_errors(void) {
                                            CLSCAN_TYPE_INT32, NULL, not_null),
                    CLSCAN_UNSUPPORTED, "fp64");
   }
-#undef EXPECT_FAILURE
 
   REQUIRE_CL(clFinish(queue));
   read_buffer(in, after, sizeof after);
@@ -1509,7 +1465,6 @@ static void run_reduce(clscan_type type, clscan_op op, size_t in_offset, int has
   const size_t size = element_size(type);
   const size_t in_count = in_offset + n;
   unsigned char* in_bytes = checked_malloc(in_count * size);
-  unsigned char* in_after = checked_malloc(in_count * size);
   unsigned char out_bytes[out_count * 8], out_after[out_count * 8];
   cl_mem in = create_buffer(in_count ? in_count * size : size);
   cl_mem out = create_buffer(out_count * size);
@@ -1518,6 +1473,7 @@ static void run_reduce(clscan_type type, clscan_op op, size_t in_offset, int has
   cl_event done = NULL;
   clscan_status status;
   size_t i;
+  char label[120];
   memset(in_bytes, poison_byte, in_count * size);
   for (i = 0; i < n; ++i)
     store(in_bytes, in_offset + i, type, input_value(type, op, i));
@@ -1531,15 +1487,10 @@ static void run_reduce(clscan_type type, clscan_op op, size_t in_offset, int has
   options.has_initial = has_initial;
   if (has_initial) options.initial = input_value(type, op, n + 7);
 
+  snprintf(label, sizeof label, "reduce %s %s n=%zu in_offset=%zu initial=%d", type_names[type], op_names[op],
+           n, in_offset, has_initial);
   status = clscan_reduce(queue, in, out, n, type, &options, &done);
-  if (status != CLSCAN_SUCCESS) {
-    fprintf(stderr, "reduce %s %s n=%zu: %s: %s\n", type_names[type], op_names[op], n,
-            clscan_status_name(status), clscan_last_error_message());
-    ++failures;
-  } else {
-    CHECK(done != NULL);
-    REQUIRE_CL(clWaitForEvents(1, &done));
-    clReleaseEvent(done);
+  if (succeeded(label, status, done, 1)) {
     expected = has_initial ? options.initial : identity(type, &options);
     for (i = 0; i < n; ++i)
       expected = combine(type, op, expected, load(in_bytes, in_offset + i, type));
@@ -1549,25 +1500,20 @@ static void run_reduce(clscan_type type, clscan_op op, size_t in_offset, int has
       char want[64], have[64];
       describe(want, sizeof want, type, expected);
       describe(have, sizeof have, type, got);
-      fprintf(stderr, "reduce %s %s n=%zu in_offset=%zu initial=%d: expected %s, got %s\n", type_names[type],
-              op_names[op], n, in_offset, has_initial, want, have);
+      fprintf(stderr, "%s: expected %s, got %s\n", label, want, have);
       ++failures;
     }
     for (i = 0; i < out_count; ++i)
       if (i != out_at && memcmp(out_after + i * size, out_bytes + i * size, size) != 0) {
-        fprintf(stderr, "reduce %s %s n=%zu wrote output element %zu\n", type_names[type], op_names[op], n,
-                i);
+        fprintf(stderr, "%s: wrote output element %zu\n", label, i);
         ++failures;
       }
-    if (in_count) {
-      read_buffer(in, in_after, in_count * size);
-      CHECK(memcmp(in_after, in_bytes, in_count * size) == 0);
-    }
+    if (in_count) check_unchanged(label, "input", in, in_bytes, in_count * size);
   }
+  if (done) clReleaseEvent(done);
   clReleaseMemObject(in);
   clReleaseMemObject(out);
   free(in_bytes);
-  free(in_after);
 }
 
 /* Every type, four operators, sizes of one work-group's range and of several, offsets, initial values
@@ -1839,42 +1785,21 @@ static void run_sort(const sort_case* c) {
       break;
     }
   }
-  if (status != CLSCAN_SUCCESS) {
-    fprintf(stderr, "%s: %s: %s\n", what, clscan_status_name(status), clscan_last_error_message());
-    ++failures;
-  } else {
-    CHECK(event != NULL);
-    REQUIRE_CL(clWaitForEvents(1, &event));
-    clReleaseEvent(event);
+  if (succeeded(what, status, event, 1)) {
     read_buffer(c->call == 2 ? kin : kout, keys_got, key_count * ks);
     read_buffer(vout, values_got, value_count * vs);
     if (c->call == 2) memcpy(keys_expected, keys_in, key_count * ks); /* the keys are only read */
-    for (i = 0; i < key_count; ++i)
-      if (memcmp(keys_got + i * ks, keys_expected + i * ks, ks) != 0) {
-        char e[64], g[64];
-        describe(e, sizeof e, c->key_type, load(keys_expected, i, c->key_type));
-        describe(g, sizeof g, c->key_type, load(keys_got, i, c->key_type));
-        fprintf(stderr, "%s: key element %zu: expected %s, got %s\n", what, i, e, g);
-        ++failures;
-        break;
-      }
-    for (i = 0; i < value_count && c->call != 0; ++i)
-      if (memcmp(values_got + i * vs, values_expected + i * vs, vs) != 0) {
-        char e[64], g[64];
-        describe(e, sizeof e, c->value_type, load(values_expected, i, c->value_type));
-        describe(g, sizeof g, c->value_type, load(values_got, i, c->value_type));
-        fprintf(stderr, "%s: value element %zu: expected %s, got %s\n", what, i, e, g);
-        ++failures;
-        break;
-      }
+    /* Bit for bit everywhere: the outputs hold the inputs' own bits. */
+    check_elements(what, "key", c->key_type, keys_got, keys_expected, key_count, 0, key_count, 0);
+    if (c->call != 0)
+      check_elements(what, "value", c->value_type, values_got, values_expected, value_count, 0, value_count,
+                     0);
     if (!c->in_place) {
-      /* The inputs are untouched. */
-      read_buffer(kin, keys_got, key_count * ks);
-      CHECK(memcmp(keys_got, keys_in, key_count * ks) == 0);
-      read_buffer(vin, values_got, value_count * vs);
-      CHECK(memcmp(values_got, values_in, value_count * vs) == 0);
+      check_unchanged(what, "input keys", kin, keys_in, key_count * ks);
+      check_unchanged(what, "input values", vin, values_in, value_count * vs);
     }
   }
+  if (event) clReleaseEvent(event);
   if (!c->in_place) {
     clReleaseMemObject(kout);
     clReleaseMemObject(vout);
@@ -1891,12 +1816,7 @@ static void run_sort(const sort_case* c) {
 }
 
 static sort_case make_sort(int call, clscan_type key_type, clscan_type value_type, size_t n) {
-  sort_case c;
-  memset(&c, 0, sizeof c);
-  c.call = call;
-  c.key_type = key_type;
-  c.value_type = value_type;
-  c.n = n;
+  sort_case c = {.call = call, .key_type = key_type, .value_type = value_type, .n = n};
   clscan_sort_options_init(&c.options);
   return c;
 }

@@ -104,6 +104,48 @@ struct scan_case {
 // Wrapping sums, as the device computes them.
 cl_int wrapping_sum(cl_int a, cl_int b) { return clscan_reference::wrapping_sum(a, b); }
 
+// What the repeated calls of a kind cost after its first: allocations on this thread, and log events
+// (builds or cache loads).
+struct repeat_cost {
+  std::size_t allocations = 0;
+  int log_events = 0;
+};
+
+// Calls call() once (it builds or loads the kernels and allocates the temporaries) and then `repeats`
+// times, each after prepare() (not counted), and measures those.
+template <typename Call, typename Prepare> repeat_cost repeat_calls(Call&& call, Prepare&& prepare) {
+  call().wait();
+  repeat_cost cost;
+  const int events_before = log_events.load();
+  for (int i = 0; i < repeats; ++i) {
+    prepare();
+    counting = true;
+    allocations = 0;
+    cl::Event done = call();
+    counting = false;
+    cost.allocations += allocations;
+    done.wait();
+  }
+  cost.log_events = log_events.load() - events_before;
+  return cost;
+}
+
+template <typename Call> repeat_cost repeat_calls(Call&& call) {
+  return repeat_calls(call, [] {});
+}
+
+// The line of a kind: empty when the repeats cost nothing and the result is right.
+std::string problems_of(const repeat_cost& cost, bool right) {
+  std::string problems;
+  if (cost.allocations)
+    problems +=
+        std::to_string(cost.allocations) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
+  if (cost.log_events)
+    problems += std::to_string(cost.log_events) + " log events (builds or cache loads) in repeated calls; ";
+  if (!right) problems += "wrong result; ";
+  return problems;
+}
+
 std::string run_case(const cl::Context& context, const cl::Device& device, const scan_case& c) {
   const cl::CommandQueue queue(context, device,
                                c.out_of_order_queue ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
@@ -132,19 +174,9 @@ std::string run_case(const cl::Context& context, const cl::Device& device, const
   };
 
   upload();
-  call().wait(); // the first call builds or loads kernels and allocates temporaries
-  std::size_t counted = 0;
-  const int events_before = log_events.load();
-  for (int i = 0; i < repeats; ++i) {
+  const repeat_cost cost = repeat_calls(call, [&] {
     if (c.in_place) upload();
-    counting = true;
-    allocations = 0;
-    cl::Event done = call();
-    counting = false;
-    counted += allocations;
-    done.wait();
-  }
-  const int events = log_events.load() - events_before;
+  });
 
   std::vector<cl_int> got(c.n);
   queue.enqueueReadBuffer(target, CL_TRUE, c.offset * sizeof(cl_int), c.n * sizeof(cl_int), got.data());
@@ -154,16 +186,28 @@ std::string run_case(const cl::Context& context, const cl::Device& device, const
     std::exclusive_scan(data.begin(), data.end(), expected.begin(), initial, wrapping_sum);
   else
     std::inclusive_scan(data.begin(), data.end(), expected.begin(), wrapping_sum, initial);
-
-  std::string problems;
-  if (counted)
-    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
-  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
-  if (got != expected) problems += "wrong result; ";
-  return problems;
+  return problems_of(cost, got == expected);
 }
 
 enum class call_kind { scan, select_if, inclusive_by_key };
+
+// The buffers of select_if and inclusive_by_key calls over `data` and `keys`: those two, uploaded, and
+// an output of their size and a count.
+struct primitive_buffers {
+  primitive_buffers(const cl::CommandQueue& queue, const std::vector<cl_int>& data,
+                    const std::vector<cl_int>& key_data)
+      : in(upload(queue, data)), keys(upload(queue, key_data)),
+        out(buffer(queue, data.size() * sizeof(cl_int))), count(buffer(queue, sizeof(cl_ulong))) {}
+  static cl::Buffer buffer(const cl::CommandQueue& queue, std::size_t bytes) {
+    return cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, bytes);
+  }
+  static cl::Buffer upload(const cl::CommandQueue& queue, const std::vector<cl_int>& contents) {
+    cl::Buffer made = buffer(queue, contents.size() * sizeof(cl_int));
+    queue.enqueueWriteBuffer(made, CL_TRUE, 0, contents.size() * sizeof(cl_int), contents.data());
+    return made;
+  }
+  cl::Buffer in, keys, out, count;
+};
 
 // A call of n elements, then calls of fewer: the later ones must allocate no temporary storage, even
 // where the smaller ones run on another launch shape with more tiles (GPU single-pass inputs of at
@@ -198,12 +242,8 @@ std::string run_smaller_sizes(const cl::Context& context, const cl::Device& devi
     data[i] = static_cast<cl_int>(random());
     keys[i] = static_cast<cl_int>(i / 700);
   }
-  cl::Buffer in(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
-  cl::Buffer key_buffer(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
-  cl::Buffer out(context, CL_MEM_READ_WRITE, largest * sizeof(cl_int));
-  cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
-  queue.enqueueWriteBuffer(in, CL_TRUE, 0, largest * sizeof(cl_int), data.data());
-  queue.enqueueWriteBuffer(key_buffer, CL_TRUE, 0, largest * sizeof(cl_int), keys.data());
+  const primitive_buffers buffers(queue, data, keys);
+  const cl::Buffer &in = buffers.in, &key_buffer = buffers.keys, &out = buffers.out, &count = buffers.count;
   clscan::select_options<cl_int> select;
   select.predicate = "x > 0";
   std::string problems;
@@ -256,12 +296,8 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
     data[i] = static_cast<cl_int>(random() % 1000) - 400;
     keys[i] = static_cast<cl_int>(i / (1 + random() % 50));
   }
-  cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-  cl::Buffer key_buffer(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-  cl::Buffer out(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-  cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
-  queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data());
-  queue.enqueueWriteBuffer(key_buffer, CL_TRUE, 0, n * sizeof(cl_int), keys.data());
+  const primitive_buffers buffers(queue, data, keys);
+  const cl::Buffer &in = buffers.in, &key_buffer = buffers.keys, &out = buffers.out, &count = buffers.count;
   clscan::select_options<cl_int> select;
   select.predicate = "x > 0";
   select.algorithm = algo;
@@ -271,18 +307,7 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
     return by_key ? clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n, scan)
                   : clscan::select_if<cl_int>(queue, in, out, count, n, select);
   };
-  call().wait(); // builds or loads the kernels and allocates the temporaries
-  std::size_t counted = 0;
-  const int events_before = log_events.load();
-  for (int i = 0; i < repeats; ++i) {
-    counting = true;
-    allocations = 0;
-    cl::Event done = call();
-    counting = false;
-    counted += allocations;
-    done.wait();
-  }
-  const int events = log_events.load() - events_before;
+  const repeat_cost cost = repeat_calls(call);
 
   std::vector<cl_int> expected;
   if (by_key)
@@ -293,13 +318,7 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
   queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data());
   cl_ulong selected = expected.size();
   if (!by_key) queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected);
-
-  std::string problems;
-  if (counted)
-    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
-  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
-  if (got != expected || selected != expected.size()) problems += "wrong result; ";
-  return problems;
+  return problems_of(cost, got == expected && selected == expected.size());
 }
 
 // clscan::sort_by_key repeated as the scans are, in place (a temporary copy first: three passes) and
@@ -328,19 +347,7 @@ std::string run_sort(const cl::Context& context, const cl::Device& device, bool 
     queue.enqueueWriteBuffer(v, CL_TRUE, 0, n * sizeof(cl_uint), values.data());
   };
   reset();
-  call().wait(); // builds or loads the kernels and allocates the temporaries
-  std::size_t counted = 0;
-  const int events_before = log_events.load();
-  for (int i = 0; i < repeats; ++i) {
-    reset();
-    counting = true;
-    allocations = 0;
-    cl::Event done = call();
-    counting = false;
-    counted += allocations;
-    done.wait();
-  }
-  const int events = log_events.load() - events_before;
+  const repeat_cost cost = repeat_calls(call, reset);
 
   std::vector<cl_uint> order(n);
   std::iota(order.begin(), order.end(), cl_uint{0});
@@ -352,13 +359,7 @@ std::string run_sort(const cl::Context& context, const cl::Device& device, bool 
   bool right = true;
   for (std::size_t i = 0; i < n; ++i)
     right = right && got_values[i] == order[i] && got_keys[i] == keys[order[i]];
-
-  std::string problems;
-  if (counted)
-    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
-  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
-  if (!right) problems += "wrong result; ";
-  return problems;
+  return problems_of(cost, right);
 }
 
 // clscan::reduce repeated as the scans are, at a size of several work-group ranges (two launches and
@@ -379,28 +380,10 @@ std::string run_reduce(const cl::Context& context, const cl::Device& device, std
   options.out_offset = 1;
   options.initial_on_device = clscan::device_value{totals, 0};
   const auto call = [&] { return clscan::reduce<cl_int>(queue, in, totals, n, options); };
-  call().wait(); // builds or loads the kernel and allocates the partial totals
-  std::size_t counted = 0;
-  const int events_before = log_events.load();
-  for (int i = 0; i < repeats; ++i) {
-    counting = true;
-    allocations = 0;
-    cl::Event done = call();
-    counting = false;
-    counted += allocations;
-    done.wait();
-  }
-  const int events = log_events.load() - events_before;
+  const repeat_cost cost = repeat_calls(call);
   cl_int got = 0;
   queue.enqueueReadBuffer(totals, CL_TRUE, sizeof(cl_int), sizeof got, &got);
-  const cl_int expected = std::accumulate(data.begin(), data.end(), initial, wrapping_sum);
-
-  std::string problems;
-  if (counted)
-    problems += std::to_string(counted) + " allocations in " + std::to_string(repeats) + " repeated calls; ";
-  if (events) problems += std::to_string(events) + " log events (builds or cache loads) in repeated calls; ";
-  if (got != expected) problems += "wrong result; ";
-  return problems;
+  return problems_of(cost, got == std::accumulate(data.begin(), data.end(), initial, wrapping_sum));
 }
 
 // run_smaller_sizes for a scan, a select_if and an inclusive_by_key, each in a fresh context (so that

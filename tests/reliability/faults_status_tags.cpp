@@ -77,25 +77,22 @@ TEST_CASE("faults child: narrow status tags wrap around", "[.faults-child]") {
     for (std::size_t b = 0; b < count_here; ++b) {
       const std::size_t i = first + b;
       if (i == 1) silent_tile.emplace("CLSCAN_BUILD_OPTIONS", std::string("-DCLSCAN_TEST_SILENT_TILE=5"));
-      if (after_clear(i)) {
-        clscan::options<cl_uint> opts;
+      // The same bits either way: only the program differs.
+      const auto launch = [&](auto element) {
+        using T = decltype(element);
+        clscan::options<T> opts;
         opts.algorithm = clscan::algorithm::single_pass;
-        opts.initial = static_cast<cl_uint>(i * 2654435761u);
+        opts.initial = static_cast<T>(i * 2654435761u);
         opts.out_offset = b * stride;
         if (i % 2)
           clscan::exclusive(queue, in, out, size_of_launch(i), opts);
         else
           clscan::inclusive(queue, in, out, size_of_launch(i), opts);
-        continue;
-      }
-      clscan::options<cl_int> opts;
-      opts.algorithm = clscan::algorithm::single_pass;
-      opts.initial = static_cast<cl_int>(i * 2654435761u);
-      opts.out_offset = b * stride;
-      if (i % 2)
-        clscan::exclusive(queue, in, out, size_of_launch(i), opts);
+      };
+      if (after_clear(i))
+        launch(cl_uint{});
       else
-        clscan::inclusive(queue, in, out, size_of_launch(i), opts);
+        launch(cl_int{});
     }
     REQUIRE(queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data()) == CL_SUCCESS);
     for (std::size_t b = 0; b < batch; ++b) {

@@ -353,15 +353,7 @@ fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uin
     c.size_origin = "random";
   }
 
-  // Offsets: multiples of 16 elements (aligned for every vector width), or unaligned (at least one odd).
-  if (c.aligned_offsets) {
-    c.in_offset = 16 * (r.next() % 3);
-    c.out_offset = 16 * (r.next() % 3);
-  } else {
-    c.in_offset = r.next() % 20;
-    c.out_offset = r.next() % 20;
-    if (c.in_offset % 2 == 0 && c.out_offset % 2 == 0) c.out_offset += 1;
-  }
+  draw_offsets(r, c.aligned_offsets, c.in_offset, c.out_offset);
   c.back_guard = r.next() % 8;
   if (c.place == placement::in_place) c.in_offset = c.out_offset;
   if (c.place == placement::one_buffer) {
@@ -383,12 +375,6 @@ fuzz_case draw_case(fuzz_state& state, const std::vector<family>& pool, std::uin
 }
 
 // --- running and checking one case ----------------------------------------------------------------
-
-struct outcome {
-  bool ok = true;
-  std::string problem;
-  std::string algorithm_run; // the algorithm the case asked for
-};
 
 // Waits for `event`; a scan still running after scan_timeout is taken for a hang (fuzz_common.hpp).
 cl_int await(const cl::Event& event, const cl::CommandQueue& queue, const fuzz_case& c) {
@@ -536,60 +522,29 @@ outcome run_case(fuzz_state& state, const fuzz_case& c) {
 } // namespace
 
 TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz][fuzz-scans]") {
-  const std::uint64_t seed = env_number("CLSCAN_FUZZ_SEED").value_or(default_seed);
-  const std::uint64_t cases = env_number("CLSCAN_FUZZ_CASES").value_or(default_cases);
-  const std::optional<std::uint64_t> replay = env_number("CLSCAN_FUZZ_REPLAY");
+  const run_settings settings = settings_of("CLSCAN_FUZZ_CASES", 1, default_cases);
   const bool fp64 = clscan::capabilities(env().device).fp64;
-  const bool verbose = env_number("CLSCAN_FUZZ_VERBOSE").value_or(0) != 0;
-  std::cout << "fuzz: device '" << env().device_name << "', seed " << hex(seed) << " (CLSCAN_FUZZ_SEED), "
-            << (replay ? "replaying case " + std::to_string(*replay) + " only (CLSCAN_FUZZ_REPLAY)"
-                       : std::to_string(cases) + " cases (CLSCAN_FUZZ_CASES)")
-            << (fp64 ? "" : "; no fp64: cl_double is not drawn") << std::endl;
+  print_start("fuzz", settings, "CLSCAN_FUZZ_CASES", fp64);
   for (std::size_t s = 0; s < shapes().size(); ++s)
     std::cout << "fuzz: shape " << s << ": " << shapes()[s].label << "\n";
 
   fuzz_state state(shapes());
-  const std::vector<family> pool = family_pool(seed, cases, fp64);
+  const std::vector<family> pool = family_pool(settings.seed, settings.cases, fp64);
   std::cout << "fuzz: cases drawn from " << pool.size()
             << " kernel families (type, operator, shape, alignment)" << std::endl;
   std::map<std::string, std::map<std::string, std::size_t>> counts; // algorithm -> type -> cases
   std::map<std::string, std::size_t> shape_counts;
-  std::vector<std::string> failures;
-  std::size_t failed = 0, run = 0;
-  const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t first = replay ? *replay : 0, last = replay ? *replay + 1 : cases;
-  for (std::uint64_t index = first; index < last; ++index) {
-    const fuzz_case c = draw_case(state, pool, seed, cases, index);
-    if (replay || verbose) std::cout << "fuzz: " << describe(c) << std::endl;
-    outcome result;
-    const auto case_start = std::chrono::steady_clock::now();
-    try {
-      result = run_case(state, c);
-    } catch (const std::exception& e) {
-      result.ok = false;
-      result.problem = std::string("exception: ") + e.what();
-    }
-    if (replay || verbose)
-      std::cout
-          << "fuzz: case " << index << (result.ok ? " passed" : " FAILED") << " in "
-          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - case_start).count()
-          << " ms" << std::endl;
-    ++run;
-    ++counts[clscan::to_string(c.algo)][type_names[c.type]];
-    ++shape_counts[shapes()[c.shape].label];
-    if (!result.ok) {
-      ++failed;
-      std::ostringstream message;
-      message << "FUZZ FAILURE: " << describe(c) << "\n  problem: " << result.problem;
-      std::cout << message.str() << std::endl;
-      if (failures.size() < 20) failures.push_back(message.str());
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const run_totals totals = run_cases(
+      settings, "case",
+      [&](std::uint64_t index) { return draw_case(state, pool, settings.seed, settings.cases, index); },
+      [&](const fuzz_case& c) { return run_case(state, c); },
+      [&](const fuzz_case& c, const outcome&) {
+        ++counts[clscan::to_string(c.algo)][type_names[c.type]];
+        ++shape_counts[shapes()[c.shape].label];
+      });
 
   std::ostringstream summary;
-  summary << "fuzz summary: seed " << hex(seed) << ", " << run << " cases in " << std::fixed
-          << std::setprecision(1) << seconds << " s, " << failed << " failed. Cases per algorithm and type:";
+  summary << summary_head("fuzz", settings, totals) << ". Cases per algorithm and type:";
   for (const auto& [algo, per_type] : counts) {
     summary << "\n  " << std::setw(11) << algo << ":";
     std::size_t total = 0;
@@ -603,11 +558,5 @@ TEST_CASE("fuzz: random scans match the CPU reference", "[fuzz][fuzz-scans]") {
   for (const auto& [label, count] : shape_counts)
     summary << " [" << label << "] " << count;
   std::cout << summary.str() << std::endl;
-
-  INFO("seed " << hex(seed) << ": " << failed << " of " << run
-               << " cases failed (first ones above; each line has "
-               << "its replay command)");
-  for (const std::string& failure : failures)
-    UNSCOPED_INFO(failure);
-  CHECK(failed == 0);
+  report(settings, totals, "cases");
 }

@@ -1,7 +1,7 @@
-// What the two differential fuzzers share (fuzz.cpp: the scans; fuzz_primitives.cpp: the selections
-// and scans by key): the environment variables, the seed's spelling, the launch shapes with one context
-// each, the element types by number, the comparison of whole buffer images, and the wait that takes a
-// call running past a timeout for a hang.
+// What the differential fuzzers share (fuzz.cpp: the scans; fuzz_primitives.cpp: the selections, scans
+// by key and sorts): the environment variables, the seed's spelling, the loop that draws, runs and
+// reports the cases, the launch shapes with one context each, the element types by number, the
+// comparison of whole buffer images, and the wait that takes a call running past a timeout for a hang.
 #pragma once
 
 #include "support/guarded.hpp"
@@ -44,6 +44,104 @@ inline std::string hex(std::uint64_t value) {
   std::ostringstream out;
   out << "0x" << std::hex << value;
   return out.str();
+}
+
+// --- the run -----------------------------------------------------------------------------------------
+
+// The cases one fuzzer runs: its own CLSCAN_FUZZ_*_CASES (`own_cases`), else a `share` of
+// CLSCAN_FUZZ_CASES, else `fallback`; all of them, or the one CLSCAN_FUZZ_REPLAY names.
+struct run_settings {
+  std::uint64_t seed = default_seed;
+  std::uint64_t cases = 0;
+  std::optional<std::uint64_t> replay;
+  bool verbose = false;
+};
+
+inline run_settings settings_of(const char* own_cases, std::uint64_t share, std::uint64_t fallback) {
+  run_settings s;
+  s.seed = env_number("CLSCAN_FUZZ_SEED").value_or(default_seed);
+  const std::optional<std::uint64_t> all_cases = env_number("CLSCAN_FUZZ_CASES");
+  s.cases = env_number(own_cases).value_or(all_cases ? *all_cases / share : fallback);
+  s.replay = env_number("CLSCAN_FUZZ_REPLAY");
+  s.verbose = env_number("CLSCAN_FUZZ_VERBOSE").value_or(0) != 0;
+  return s;
+}
+
+// The first line of a run: the device, the seed and what runs (`cases_variable` sets the count).
+inline void print_start(const char* name, const run_settings& s, const char* cases_variable, bool fp64) {
+  std::cout << name << ": device '" << env().device_name << "', seed " << hex(s.seed)
+            << " (CLSCAN_FUZZ_SEED), "
+            << (s.replay ? "replaying case " + std::to_string(*s.replay) + " only (CLSCAN_FUZZ_REPLAY)"
+                         : std::to_string(s.cases) + " cases (" + cases_variable + ")")
+            << (fp64 ? "" : "; no fp64: cl_double is not drawn") << std::endl;
+}
+
+// What one case found: ok, or the problem. An ok case may carry a note (a call the device refused).
+struct outcome {
+  bool ok = true;
+  std::string problem;
+};
+
+struct run_totals {
+  std::size_t run = 0, failed = 0;
+  std::vector<std::string> failures; // the first 20, for the test's report
+  double seconds = 0;
+};
+
+// Draws case `index` with draw(index), runs it with run(case) (an exception fails it), hands both to
+// tally(case, outcome), and prints a failure with its description (describe(case), found by
+// argument-dependent lookup, holds the replay command) at once, and every case when replaying or
+// verbose. `what` names the cases in those lines.
+template <typename Draw, typename Run, typename Tally>
+run_totals run_cases(const run_settings& s, const char* what, Draw&& draw, Run&& run, Tally&& tally) {
+  run_totals totals;
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t first = s.replay ? *s.replay : 0, last = s.replay ? *s.replay + 1 : s.cases;
+  for (std::uint64_t index = first; index < last; ++index) {
+    const auto c = draw(index);
+    if (s.replay || s.verbose) std::cout << "fuzz: " << describe(c) << std::endl;
+    outcome result;
+    const auto case_start = std::chrono::steady_clock::now();
+    try {
+      result = run(c);
+    } catch (const std::exception& e) {
+      result.ok = false;
+      result.problem = std::string("exception: ") + e.what();
+    }
+    if (s.replay || s.verbose)
+      std::cout
+          << "fuzz: " << what << " " << index << (result.ok ? " passed" : " FAILED") << " in "
+          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - case_start).count()
+          << " ms" << std::endl;
+    ++totals.run;
+    tally(c, result);
+    if (!result.ok) {
+      ++totals.failed;
+      std::ostringstream message;
+      message << "FUZZ FAILURE: " << describe(c) << "\n  problem: " << result.problem;
+      std::cout << message.str() << std::endl;
+      if (totals.failures.size() < 20) totals.failures.push_back(message.str());
+    }
+  }
+  totals.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return totals;
+}
+
+// The first words of a run's summary: "<name> summary: seed ..., N cases in S s, F failed".
+inline std::string summary_head(const char* name, const run_settings& s, const run_totals& totals) {
+  std::ostringstream out;
+  out << name << " summary: seed " << hex(s.seed) << ", " << totals.run << " cases in " << std::fixed
+      << std::setprecision(1) << totals.seconds << " s, " << totals.failed << " failed";
+  return out.str();
+}
+
+// The test's verdict: every case passed; otherwise the first failures, each with its replay command.
+inline void report(const run_settings& s, const run_totals& totals, const char* what) {
+  INFO("seed " << hex(s.seed) << ": " << totals.failed << " of " << totals.run << " " << what
+               << " failed (first ones above; each line has its replay command)");
+  for (const std::string& failure : totals.failures)
+    UNSCOPED_INFO(failure);
+  CHECK(totals.failed == 0);
 }
 
 // --- launch shapes -----------------------------------------------------------------------------------
@@ -134,6 +232,19 @@ inline const clscan::dispatch_plan& plan_of(fuzz_state& state, std::size_t shape
     it = state.plans.emplace(key, clscan::plan_for(env().device, element_type_of(type))).first;
   }
   return it->second;
+}
+
+// Offsets of a case: multiples of 16 elements (aligned for every vector width), or unaligned (one odd
+// at least).
+inline void draw_offsets(splitmix64& r, bool aligned, std::size_t& in_offset, std::size_t& out_offset) {
+  if (aligned) {
+    in_offset = 16 * (r.next() % 3);
+    out_offset = 16 * (r.next() % 3);
+  } else {
+    in_offset = r.next() % 20;
+    out_offset = r.next() % 20;
+    if (in_offset % 2 == 0 && out_offset % 2 == 0) out_offset += 1;
+  }
 }
 
 template <typename T> constexpr bool is_float = std::is_floating_point<T>::value;

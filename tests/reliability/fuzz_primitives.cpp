@@ -332,15 +332,7 @@ primitive_case draw_case(fuzz_state& state, const std::vector<family>& pool, std
     c.size_origin = "random up to 2^20";
   }
 
-  // Offsets: multiples of 16 elements (aligned for every vector width), or unaligned (one odd at least).
-  if (c.f.aligned) {
-    c.in_offset = 16 * (r.next() % 3);
-    c.out_offset = 16 * (r.next() % 3);
-  } else {
-    c.in_offset = r.next() % 20;
-    c.out_offset = r.next() % 20;
-    if (c.in_offset % 2 == 0 && c.out_offset % 2 == 0) c.out_offset += 1;
-  }
+  draw_offsets(r, c.f.aligned, c.in_offset, c.out_offset);
   c.back_guard = r.next() % 8;
   c.flags_offset = r.next() % 24;
   c.count_offset = r.next() % 4;
@@ -444,11 +436,6 @@ std::vector<T> make_runs(std::size_t n, std::size_t mean, bool few_values, split
 }
 
 // --- running and checking one case --------------------------------------------------------------
-
-struct outcome {
-  bool ok = true;
-  std::string problem;
-};
 
 // Buffers and uploads of one case, on its shape's context.
 struct case_io {
@@ -725,72 +712,33 @@ outcome run_case(fuzz_state& state, const primitive_case& c) {
 } // namespace
 
 TEST_CASE("fuzz: random selections and scans by key match the CPU reference", "[fuzz][fuzz-primitives]") {
-  const std::uint64_t seed = env_number("CLSCAN_FUZZ_SEED").value_or(default_seed);
-  const std::optional<std::uint64_t> scan_cases = env_number("CLSCAN_FUZZ_CASES");
-  const std::uint64_t cases =
-      env_number("CLSCAN_FUZZ_PRIMITIVE_CASES").value_or(scan_cases ? *scan_cases / 2 : default_cases);
-  const std::optional<std::uint64_t> replay = env_number("CLSCAN_FUZZ_REPLAY");
+  const run_settings settings = settings_of("CLSCAN_FUZZ_PRIMITIVE_CASES", 2, default_cases);
   const bool fp64 = clscan::capabilities(env().device).fp64;
-  const bool verbose = env_number("CLSCAN_FUZZ_VERBOSE").value_or(0) != 0;
-  std::cout << "fuzz primitives: device '" << env().device_name << "', seed " << hex(seed)
-            << " (CLSCAN_FUZZ_SEED), "
-            << (replay ? "replaying case " + std::to_string(*replay) + " only (CLSCAN_FUZZ_REPLAY)"
-                       : std::to_string(cases) + " cases (CLSCAN_FUZZ_PRIMITIVE_CASES)")
-            << (fp64 ? "" : "; no fp64: cl_double is not drawn") << std::endl;
+  print_start("fuzz primitives", settings, "CLSCAN_FUZZ_PRIMITIVE_CASES", fp64);
 
   fuzz_state state(primitive_shapes());
-  const std::vector<family> pool = family_pool(seed, cases, fp64);
+  const std::vector<family> pool = family_pool(settings.seed, settings.cases, fp64);
   std::cout << "fuzz primitives: cases drawn from " << pool.size()
             << " program families (call, types, operator, predicate, shape, alignment, chaining)"
             << std::endl;
   std::map<std::string, std::map<std::string, std::size_t>> counts; // call -> algorithm -> cases
-  std::vector<std::string> failures;
-  std::size_t failed = 0, run = 0;
-  const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t first = replay ? *replay : 0, last = replay ? *replay + 1 : cases;
-  for (std::uint64_t index = first; index < last; ++index) {
-    const primitive_case c = draw_case(state, pool, seed, cases, index);
-    if (replay || verbose) std::cout << "fuzz: " << describe(c) << std::endl;
-    outcome result;
-    const auto case_start = std::chrono::steady_clock::now();
-    try {
-      result = run_case(state, c);
-    } catch (const std::exception& e) {
-      result.ok = false;
-      result.problem = std::string("exception: ") + e.what();
-    }
-    if (replay || verbose)
-      std::cout
-          << "fuzz: primitive case " << index << (result.ok ? " passed" : " FAILED") << " in "
-          << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - case_start).count()
-          << " ms" << std::endl;
-    ++run;
-    ++counts[call_name(c.call)][clscan::to_string(c.algo)];
-    if (!result.ok) {
-      ++failed;
-      std::ostringstream message;
-      message << "FUZZ FAILURE: " << describe(c) << "\n  problem: " << result.problem;
-      std::cout << message.str() << std::endl;
-      if (failures.size() < 20) failures.push_back(message.str());
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const run_totals totals = run_cases(
+      settings, "primitive case",
+      [&](std::uint64_t index) { return draw_case(state, pool, settings.seed, settings.cases, index); },
+      [&](const primitive_case& c) { return run_case(state, c); },
+      [&](const primitive_case& c, const outcome&) {
+        ++counts[call_name(c.call)][clscan::to_string(c.algo)];
+      });
 
   std::ostringstream summary;
-  summary << "fuzz primitives summary: seed " << hex(seed) << ", " << run << " cases in " << std::fixed
-          << std::setprecision(1) << seconds << " s, " << failed << " failed. Cases per call and algorithm:";
+  summary << summary_head("fuzz primitives", settings, totals) << ". Cases per call and algorithm:";
   for (const auto& [call, per_algorithm] : counts) {
     summary << "\n  " << std::setw(16) << call << ":";
     for (const auto& [algo, count] : per_algorithm)
       summary << " " << algo << " " << count;
   }
   std::cout << summary.str() << std::endl;
-
-  INFO("seed " << hex(seed) << ": " << failed << " of " << run
-               << " primitive cases failed (first ones above; each line has its replay command)");
-  for (const std::string& failure : failures)
-    UNSCOPED_INFO(failure);
-  CHECK(failed == 0);
+  report(settings, totals, "primitive cases");
 }
 
 // --- sorts ----------------------------------------------------------------------------------------
@@ -1060,53 +1008,27 @@ outcome run_sort(const sort_case& c) {
 } // namespace
 
 TEST_CASE("fuzz: random sorts match std::stable_sort in numpy's order", "[fuzz][fuzz-sort]") {
-  const std::uint64_t seed = env_number("CLSCAN_FUZZ_SEED").value_or(default_seed);
-  const std::optional<std::uint64_t> scan_cases = env_number("CLSCAN_FUZZ_CASES");
-  const std::uint64_t cases =
-      env_number("CLSCAN_FUZZ_SORT_CASES").value_or(scan_cases ? *scan_cases / 3 : 60);
-  const std::optional<std::uint64_t> replay = env_number("CLSCAN_FUZZ_REPLAY");
-  const bool verbose = env_number("CLSCAN_FUZZ_VERBOSE").value_or(0) != 0;
-  const std::vector<sort_family> pool = sort_family_pool(seed, cases);
-  std::cout << "fuzz sorts: device '" << env().device_name << "', seed " << hex(seed) << ", "
-            << (replay ? "replaying case " + std::to_string(*replay) : std::to_string(cases) + " cases")
+  const run_settings settings = settings_of("CLSCAN_FUZZ_SORT_CASES", 3, 60);
+  const std::vector<sort_family> pool = sort_family_pool(settings.seed, settings.cases);
+  std::cout << "fuzz sorts: device '" << env().device_name << "', seed " << hex(settings.seed) << ", "
+            << (settings.replay ? "replaying case " + std::to_string(*settings.replay)
+                                : std::to_string(settings.cases) + " cases")
             << " (CLSCAN_FUZZ_SORT_CASES) from " << pool.size() << " program families" << std::endl;
   std::map<std::string, std::size_t> counts; // "call algorithm" -> cases
-  std::vector<std::string> failures;
-  std::size_t failed = 0, run = 0, refused = 0;
-  const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t first = replay ? *replay : 0, last = replay ? *replay + 1 : cases;
-  for (std::uint64_t index = first; index < last; ++index) {
-    const sort_case c = draw_sort_case(pool, seed, cases, index);
-    if (replay || verbose) std::cout << "fuzz: " << describe(c) << std::endl;
-    outcome result;
-    try {
-      result = run_sort(c);
-    } catch (const std::exception& e) {
-      result.ok = false;
-      result.problem = std::string("exception: ") + e.what();
-    }
-    ++run;
-    if (result.ok && !result.problem.empty()) ++refused;
-    ++counts[std::string(sort_call_name(c.f.call)) + " " + clscan::to_string(c.f.algo)];
-    if (!result.ok) {
-      ++failed;
-      std::ostringstream message;
-      message << "FUZZ FAILURE: " << describe(c) << "\n  problem: " << result.problem;
-      std::cout << message.str() << std::endl;
-      if (failures.size() < 20) failures.push_back(message.str());
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::size_t refused = 0;
+  const run_totals totals = run_cases(
+      settings, "sort case",
+      [&](std::uint64_t index) { return draw_sort_case(pool, settings.seed, settings.cases, index); },
+      [&](const sort_case& c) { return run_sort(c); },
+      [&](const sort_case& c, const outcome& result) {
+        if (result.ok && !result.problem.empty()) ++refused;
+        ++counts[std::string(sort_call_name(c.f.call)) + " " + clscan::to_string(c.f.algo)];
+      });
   std::ostringstream summary;
-  summary << "fuzz sorts summary: seed " << hex(seed) << ", " << run << " cases in " << std::fixed
-          << std::setprecision(1) << seconds << " s, " << failed << " failed, " << refused
+  summary << summary_head("fuzz sorts", settings, totals) << ", " << refused
           << " single_pass calls refused by a device that does not qualify. Cases per call and algorithm:";
   for (const auto& [what, count] : counts)
     summary << "\n  " << what << ": " << count;
   std::cout << summary.str() << std::endl;
-  INFO("seed " << hex(seed) << ": " << failed << " of " << run
-               << " sort cases failed (each line has its replay command)");
-  for (const std::string& failure : failures)
-    UNSCOPED_INFO(failure);
-  CHECK(failed == 0);
+  report(settings, totals, "sort cases");
 }

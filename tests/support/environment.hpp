@@ -113,4 +113,17 @@ template <typename T> std::vector<T> read_buffer(const cl::Buffer& buffer, std::
   return contents;
 }
 
+// Runs `call`, which must throw clscan::invalid_argument with `needle` in its message.
+template <typename Call> void check_invalid_argument(Call&& call, const std::string& needle) {
+  bool thrown = false;
+  try {
+    call();
+  } catch (const clscan::invalid_argument& e) {
+    thrown = true;
+    INFO("message: " << e.what());
+    CHECK_THAT(e.what(), Catch::Matchers::Contains(needle));
+  }
+  CHECK(thrown);
+}
+
 } // namespace clscan_test

@@ -32,19 +32,21 @@ std::vector<cl_int> sample_ints() {
   return data;
 }
 
-// select_if with "x > k" (a program of its own for each k) on `queue`, checked against the host.
-void select_above(const cl::CommandQueue& queue, const cl::Context& context, int k,
-                  clscan::algorithm algo = clscan::algorithm::automatic) {
-  INFO("predicate x > " << k);
+// select_if with "x > k" (a program of its own for each k) on `queue`, without Catch2's assertions:
+// "" when the count and the selected elements are exact and the poison after them unwritten, else what
+// was wrong. The call's exceptions propagate.
+std::string select_above_problem(const cl::CommandQueue& queue, const cl::Context& context, int k,
+                                 clscan::algorithm algo) {
   const std::vector<cl_int> data = sample_ints();
   cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
   cl::Buffer out(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
   cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
   const std::vector<cl_int> poison(n, poison_value<cl_int>());
   const cl_ulong count_poison = poison_value<cl_ulong>();
-  REQUIRE(queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data()) == CL_SUCCESS);
-  REQUIRE(queue.enqueueWriteBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), poison.data()) == CL_SUCCESS);
-  REQUIRE(queue.enqueueWriteBuffer(count, CL_TRUE, 0, sizeof count_poison, &count_poison) == CL_SUCCESS);
+  if (queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data()) != CL_SUCCESS ||
+      queue.enqueueWriteBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), poison.data()) != CL_SUCCESS ||
+      queue.enqueueWriteBuffer(count, CL_TRUE, 0, sizeof count_poison, &count_poison) != CL_SUCCESS)
+    return "writing the buffers failed";
   clscan::select_options<cl_int> opts;
   opts.predicate = "x > " + std::to_string(k);
   opts.algorithm = algo;
@@ -53,41 +55,32 @@ void select_above(const cl::CommandQueue& queue, const cl::Context& context, int
   std::copy_if(data.begin(), data.end(), std::back_inserter(expected), [&](cl_int x) { return x > k; });
   std::vector<cl_int> got(n);
   cl_ulong got_count = 0;
-  REQUIRE(queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data()) == CL_SUCCESS);
-  REQUIRE(queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof got_count, &got_count) == CL_SUCCESS);
-  REQUIRE(got_count == expected.size());
-  CHECK(std::equal(expected.begin(), expected.end(), got.begin()));
-  CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
-                    [](cl_int v) { return v == poison_value<cl_int>(); }));
+  if (queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data()) != CL_SUCCESS ||
+      queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof got_count, &got_count) != CL_SUCCESS)
+    return "reading the results failed";
+  if (got_count != expected.size())
+    return "x > " + std::to_string(k) + ": count " + std::to_string(got_count) + ", expected " +
+           std::to_string(expected.size());
+  if (!std::equal(expected.begin(), expected.end(), got.begin()))
+    return "x > " + std::to_string(k) + ": wrong selection";
+  if (!std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
+                   [](cl_int v) { return v == poison_value<cl_int>(); }))
+    return "x > " + std::to_string(k) + ": an element past the count was written";
+  return {};
 }
 
-// select_if with "x > k" on `queue`, without Catch2's assertions (for other threads): "" when the
-// result is exact, else what was wrong.
+// select_above_problem, checked.
+void select_above(const cl::CommandQueue& queue, const cl::Context& context, int k,
+                  clscan::algorithm algo = clscan::algorithm::automatic) {
+  const std::string problem = select_above_problem(queue, context, k, algo);
+  INFO(problem);
+  CHECK(problem.empty());
+}
+
+// select_above_problem for other threads: an exception is a problem too.
 std::string select_above_quietly(const cl::CommandQueue& queue, const cl::Context& context, int k) {
   try {
-    const std::vector<cl_int> data = sample_ints();
-    cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-    cl::Buffer out(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-    cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_ulong));
-    const std::vector<cl_int> poison(n, poison_value<cl_int>());
-    const cl_ulong count_poison = poison_value<cl_ulong>();
-    if (queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data()) != CL_SUCCESS ||
-        queue.enqueueWriteBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), poison.data()) != CL_SUCCESS ||
-        queue.enqueueWriteBuffer(count, CL_TRUE, 0, sizeof count_poison, &count_poison) != CL_SUCCESS)
-      return "writing the buffers failed";
-    clscan::select_options<cl_int> opts;
-    opts.predicate = "x > " + std::to_string(k);
-    clscan::select_if<cl_int>(queue, in, out, count, n, opts);
-    std::vector<cl_int> expected;
-    std::copy_if(data.begin(), data.end(), std::back_inserter(expected), [&](cl_int x) { return x > k; });
-    std::vector<cl_int> got(n);
-    cl_ulong got_count = 0;
-    if (queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data()) != CL_SUCCESS ||
-        queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof got_count, &got_count) != CL_SUCCESS)
-      return "reading the results failed";
-    if (got_count != expected.size() || !std::equal(expected.begin(), expected.end(), got.begin()))
-      return "x > " + std::to_string(k) + ": wrong selection";
-    return {};
+    return select_above_problem(queue, context, k, clscan::algorithm::automatic);
   } catch (const std::exception& e) {
     return "x > " + std::to_string(k) + ": " + e.what();
   }

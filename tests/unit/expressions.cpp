@@ -75,15 +75,45 @@ const refused_text refused_operators[] = {
 
 template <typename Call> void expect_refused(const refused_text& bad, Call call) {
   INFO(bad.what << ": " << bad.text);
-  bool thrown = false;
-  try {
-    call();
-  } catch (const clscan::invalid_argument& e) {
-    thrown = true;
-    INFO("message: " << e.what());
-    CHECK_THAT(e.what(), Contains(bad.needle));
+  check_invalid_argument(call, bad.needle);
+}
+
+// The C API's refusal of the same text: the status, no event, the message naming the problem.
+void expect_c_refused(const refused_text& bad, clscan_status status, cl_event event) {
+  INFO(bad.what << " (C API): " << bad.text);
+  CHECK(status == CLSCAN_INVALID_ARGUMENT);
+  CHECK(event == nullptr);
+  CHECK_THAT(clscan_last_error_message(), Contains(bad.needle));
+}
+
+// The buffers of the refused calls, which must come back as they were: the input, the poisoned output
+// and count.
+struct refused_calls_buffers {
+  std::vector<cl_int> data = sample_ints();
+  cl::Buffer in = make_buffer(data);
+  std::vector<cl_int> poison = std::vector<cl_int>(n, poison_value<cl_int>());
+  cl::Buffer out = make_buffer(poison);
+  std::vector<cl_ulong> count_poison = std::vector<cl_ulong>(1, poison_value<cl_ulong>());
+  cl::Buffer count = make_buffer(count_poison);
+
+  void check_untouched() const {
+    REQUIRE(env().queue.finish() == CL_SUCCESS);
+    CHECK(read_buffer<cl_int>(out, n) == poison);
+    CHECK(read_buffer<cl_ulong>(count, 1) == count_poison);
+    CHECK(read_buffer<cl_int>(in, n) == data);
   }
-  CHECK(thrown);
+};
+
+// Waits for a selection into `out` and `count` and checks it: the count, the selected elements in
+// order, the poison after them.
+template <typename T>
+void check_selected(const cl::Buffer& out, const cl::Buffer& count, const std::vector<T>& expected) {
+  REQUIRE(env().queue.finish() == CL_SUCCESS);
+  REQUIRE(read_buffer<cl_ulong>(count, 1)[0] == expected.size());
+  const std::vector<T> got = read_buffer<T>(out, n);
+  const auto selected_end = got.begin() + static_cast<std::ptrdiff_t>(expected.size());
+  CHECK(std::vector<T>(got.begin(), selected_end) == expected);
+  CHECK(std::all_of(selected_end, got.end(), [](T v) { return v == poison_value<T>(); }));
 }
 
 } // namespace
@@ -92,12 +122,8 @@ TEST_CASE("expressions: a predicate that is not one expression of x and i is ref
           "enqueued",
           "[select][expressions]") {
   auto& e = env();
-  const std::vector<cl_int> data = sample_ints();
-  const cl::Buffer in = make_buffer(data);
-  const std::vector<cl_int> poison(n, poison_value<cl_int>());
-  const cl::Buffer out = make_buffer(poison);
-  const std::vector<cl_ulong> count_poison(1, poison_value<cl_ulong>());
-  const cl::Buffer count = make_buffer(count_poison);
+  const refused_calls_buffers b;
+  const cl::Buffer &in = b.in, &out = b.out, &count = b.count;
   for (const refused_text& bad : refused_predicates) {
     clscan::select_options<cl_int> opts;
     opts.predicate = bad.text;
@@ -108,26 +134,21 @@ TEST_CASE("expressions: a predicate that is not one expression of x and i is ref
     // The C API goes through the same checks.
     cl_event event = nullptr;
     const clscan_select_options c_opts = CLSCAN_SELECT_OPTIONS_INIT;
-    CHECK(clscan_select_if(e.queue(), in(), out(), count(), n, CLSCAN_TYPE_INT32, bad.text, &c_opts,
-                           &event) == CLSCAN_INVALID_ARGUMENT);
-    CHECK(event == nullptr);
-    CHECK_THAT(clscan_last_error_message(), Contains(bad.needle));
+    expect_c_refused(
+        bad,
+        clscan_select_if(e.queue(), in(), out(), count(), n, CLSCAN_TYPE_INT32, bad.text, &c_opts, &event),
+        event);
   }
-  REQUIRE(e.queue.finish() == CL_SUCCESS);
-  CHECK(read_buffer<cl_int>(out, n) == poison);
-  CHECK(read_buffer<cl_ulong>(count, 1) == count_poison);
-  CHECK(read_buffer<cl_int>(in, n) == data);
+  b.check_untouched();
 }
 
 TEST_CASE("expressions: a custom operator that is not one expression of a and b is refused before anything "
           "is enqueued",
           "[select][expressions]") {
   auto& e = env();
-  const std::vector<cl_int> data = sample_ints();
-  const cl::Buffer in = make_buffer(data);
+  const refused_calls_buffers b;
+  const cl::Buffer &in = b.in, &out = b.out;
   const cl::Buffer keys = make_buffer(std::vector<cl_int>(n, 1));
-  const std::vector<cl_int> poison(n, poison_value<cl_int>());
-  const cl::Buffer out = make_buffer(poison);
   for (const refused_text& bad : refused_operators) {
     clscan::options<cl_int> opts;
     opts.operation = clscan::op::custom;
@@ -140,13 +161,10 @@ TEST_CASE("expressions: a custom operator that is not one expression of a and b 
     c_opts.operation = CLSCAN_OP_CUSTOM;
     c_opts.custom_op = bad.text;
     cl_event event = nullptr;
-    CHECK(clscan_inclusive(e.queue(), in(), out(), n, CLSCAN_TYPE_INT32, &c_opts, &event) ==
-          CLSCAN_INVALID_ARGUMENT);
-    CHECK_THAT(clscan_last_error_message(), Contains(bad.needle));
+    expect_c_refused(bad, clscan_inclusive(e.queue(), in(), out(), n, CLSCAN_TYPE_INT32, &c_opts, &event),
+                     event);
   }
-  REQUIRE(e.queue.finish() == CL_SUCCESS);
-  CHECK(read_buffer<cl_int>(out, n) == poison);
-  CHECK(read_buffer<cl_int>(in, n) == data);
+  b.check_untouched();
 }
 
 TEST_CASE("expressions: predicates with brackets, ternaries, casts, built-in calls and several lines select "
@@ -180,14 +198,7 @@ TEST_CASE("expressions: predicates with brackets, ternaries, casts, built-in cal
     clscan::select_options<cl_int> opts;
     opts.predicate = p.text;
     clscan::select_if<cl_int>(e.queue, in, out, count, n, opts);
-    REQUIRE(e.queue.finish() == CL_SUCCESS);
-    const std::vector<cl_ulong> got_count = read_buffer<cl_ulong>(count, 1);
-    REQUIRE(got_count[0] == expected.size());
-    std::vector<cl_int> got = read_buffer<cl_int>(out, n);
-    CHECK(std::vector<cl_int>(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(expected.size())) ==
-          expected);
-    CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
-                      [](cl_int v) { return v == poison_value<cl_int>(); }));
+    check_selected(out, count, expected);
   }
 }
 
@@ -205,10 +216,7 @@ TEST_CASE("expressions: a predicate of a float element calls fabs", "[select][ex
   std::vector<cl_float> expected;
   std::copy_if(data.begin(), data.end(), std::back_inserter(expected),
                [](cl_float x) { return std::fabs(x) > 0.5f; });
-  REQUIRE(e.queue.finish() == CL_SUCCESS);
-  REQUIRE(read_buffer<cl_ulong>(count, 1)[0] == expected.size());
-  const std::vector<cl_float> got = read_buffer<cl_float>(out, n);
-  CHECK(std::equal(expected.begin(), expected.end(), got.begin()));
+  check_selected(out, count, expected);
 }
 
 TEST_CASE("expressions: custom operators with brackets, ternaries and built-in calls scan exactly",

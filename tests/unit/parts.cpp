@@ -281,17 +281,34 @@ TEST_CASE("parts: parts on two OpenCL platforms", "[parts-platforms]") {
 
 namespace {
 
-// Three parts in contexts of their own; `failed_wait`: part 0's wait list fails after the call, else
-// the operator does not compile. Either way no part's data changes.
-void check_failure(bool failed_wait) {
-  const std::vector<cl::CommandQueue> queues = queues_for(layout::context_per_part, 3, {env().device});
-  const std::vector<cl_int> data(5000, 2);
+// One part per queue, each a copy of `data` in the queue's context.
+std::vector<clscan::part> copies_of(const std::vector<cl_int>& data,
+                                    const std::vector<cl::CommandQueue>& queues) {
   std::vector<clscan::part> parts;
   for (const cl::CommandQueue& queue : queues)
     parts.push_back({queue,
                      cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                 data.size() * sizeof(cl_int), const_cast<cl_int*>(data.data())),
                      data.size(), 0});
+  return parts;
+}
+
+// Every part still holds `data`: the call that failed wrote nothing.
+void check_untouched(const std::vector<clscan::part>& parts, const std::vector<cl_int>& data) {
+  for (const clscan::part& p : parts) {
+    std::vector<cl_int> got(data.size());
+    REQUIRE(p.queue.enqueueReadBuffer(p.buffer, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data()) ==
+            CL_SUCCESS);
+    CHECK(got == data);
+  }
+}
+
+// Three parts in contexts of their own; `failed_wait`: part 0's wait list fails after the call, else
+// the operator does not compile. Either way no part's data changes.
+void check_failure(bool failed_wait) {
+  const std::vector<cl::CommandQueue> queues = queues_for(layout::context_per_part, 3, {env().device});
+  const std::vector<cl_int> data(5000, 2);
+  const std::vector<clscan::part> parts = copies_of(data, queues);
   if (failed_wait) {
     cl::UserEvent failing(queues[0].getInfo<CL_QUEUE_CONTEXT>());
     clscan::options<cl_int> opts;
@@ -309,12 +326,7 @@ void check_failure(bool failed_wait) {
     opts.custom_op = "a + clscan_no_such_function(b)";
     CHECK_THROWS_AS(clscan::inclusive(parts, opts), clscan::build_error);
   }
-  for (const clscan::part& p : parts) {
-    std::vector<cl_int> got(data.size());
-    REQUIRE(p.queue.enqueueReadBuffer(p.buffer, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data()) ==
-            CL_SUCCESS);
-    CHECK(got == data);
-  }
+  check_untouched(parts, data);
 }
 
 } // namespace
@@ -409,20 +421,10 @@ TEST_CASE("parts: an operator that a later part's device cannot build touches no
   INFO("devices: " << with->getInfo<CL_DEVICE_NAME>() << " and " << without->getInfo<CL_DEVICE_NAME>());
   const std::vector<cl::CommandQueue> queues = queues_for(layout::context_per_part, 2, {*with, *without});
   const std::vector<cl_int> data(5000, 2);
-  std::vector<clscan::part> parts;
-  for (const cl::CommandQueue& queue : queues)
-    parts.push_back({queue,
-                     cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                data.size() * sizeof(cl_int), const_cast<cl_int*>(data.data())),
-                     data.size(), 0});
+  const std::vector<clscan::part> parts = copies_of(data, queues);
   clscan::options<cl_int> opts;
   opts.operation = clscan::op::custom;
   opts.custom_op = "a + b + (int)((double)a * 0.0)";
   CHECK_THROWS_AS(clscan::inclusive(parts, opts), clscan::build_error);
-  for (const clscan::part& p : parts) {
-    std::vector<cl_int> got(data.size());
-    REQUIRE(p.queue.enqueueReadBuffer(p.buffer, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data()) ==
-            CL_SUCCESS);
-    CHECK(got == data);
-  }
+  check_untouched(parts, data);
 }

@@ -354,12 +354,12 @@ void scan_of_a_scan(algorithm algo) {
         }
 }
 
-void initial_values(algorithm algo) {
-  const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
-  const std::vector<cl_int> initials = {
-      0, 1, -7, 123456789, std::numeric_limits<cl_int>::max(), std::numeric_limits<cl_int>::min()};
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{9}, tile - 1, tile,
-                        tile + 1, 2 * tile + 3, std::size_t{100003}})
+// Scans from each of `initials` at each of `sizes`, inclusive and exclusive, in and out of place.
+// `on_device`: the initial value is read from a device buffer (and out of place, scanned twice in a
+// row), of random data; else half the cases scan data that overflows.
+void initial_value_scans(algorithm algo, const std::vector<cl_int>& initials,
+                         const std::vector<std::size_t>& sizes, bool on_device) {
+  for (std::size_t n : sizes)
     for (std::size_t i = 0; i < initials.size(); ++i)
       for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
         for (bool in_place : {false, true}) {
@@ -369,29 +369,25 @@ void initial_values(algorithm algo) {
           c.kind = kind;
           c.algo = algo;
           c.initial = initials[i];
-          run_case(with_guards(c, i % 2 == 0), make_data(i % 2 ? data_kind::random : data_kind::overflow, n));
+          c.initial_on_device = on_device;
+          if (on_device) c.repeats = in_place ? 1 : 2;
+          run_case(with_guards(c, i % 2 == 0),
+                   make_data(on_device || i % 2 ? data_kind::random : data_kind::overflow, n));
         }
 }
 
-// The same scans as initial_values, with the initial value in a device buffer.
+void initial_values(algorithm algo) {
+  const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
+  initial_value_scans(
+      algo, {0, 1, -7, 123456789, std::numeric_limits<cl_int>::max(), std::numeric_limits<cl_int>::min()},
+      {0, 1, 2, 9, tile - 1, tile, tile + 1, 2 * tile + 3, 100003}, false);
+}
+
+// The same scans with the initial value in a device buffer.
 void initial_values_on_device(algorithm algo) {
   const std::size_t tile = tile_of(clscan::plan_for(env().device).three_stage);
-  const std::vector<cl_int> initials = {-7, std::numeric_limits<cl_int>::min()};
-  for (std::size_t n :
-       {std::size_t{1}, std::size_t{9}, tile - 1, tile + 1, 2 * tile + 3, std::size_t{100003}})
-    for (std::size_t i = 0; i < initials.size(); ++i)
-      for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
-        for (bool in_place : {false, true}) {
-          scan_case c;
-          c.n = n;
-          c.in_place = in_place;
-          c.kind = kind;
-          c.algo = algo;
-          c.initial = initials[i];
-          c.initial_on_device = true;
-          c.repeats = in_place ? 1 : 2;
-          run_case(with_guards(c, i % 2 == 0), make_data(data_kind::random, n));
-        }
+  initial_value_scans(algo, {-7, std::numeric_limits<cl_int>::min()},
+                      {1, 9, tile - 1, tile + 1, 2 * tile + 3, 100003}, true);
 }
 
 void offsets(algorithm algo) {

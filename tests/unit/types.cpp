@@ -110,34 +110,28 @@ template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> wi
   };
 }
 
-// All bits set except, now and then, one: prefix ANDs change slowly over many tiles.
-template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
-  return [](std::size_t n, splitmix64& r) {
+// Every bit set (`ones`) or clear, except now and then one flipped: prefix ANDs (of ones) or ORs (of
+// zeros) change slowly over many tiles.
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly(bool ones) {
+  return [ones](std::size_t n, splitmix64& r) {
     using U = std::make_unsigned_t<T>;
     std::vector<T> v(n);
     for (auto& x : v) {
       const std::uint64_t roll = r.next();
-      U bits = static_cast<U>(~U{0});
-      if (roll % 2048 == 0) bits = static_cast<U>(bits & ~(U{1} << ((roll >> 16) % (8 * sizeof(U)))));
+      U bits = ones ? static_cast<U>(~U{0}) : U{0};
+      if (roll % 2048 == 0) bits = static_cast<U>(bits ^ (U{1} << ((roll >> 16) % (8 * sizeof(U)))));
       std::memcpy(&x, &bits, sizeof x);
     }
     return v;
   };
 }
 
-// No bit set except, now and then, one: prefix ORs change slowly over many tiles.
+template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_ones() {
+  return mostly<T>(true);
+}
+
 template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> mostly_zeros() {
-  return [](std::size_t n, splitmix64& r) {
-    using U = std::make_unsigned_t<T>;
-    std::vector<T> v(n);
-    for (auto& x : v) {
-      const std::uint64_t roll = r.next();
-      U bits = 0;
-      if (roll % 2048 == 0) bits = static_cast<U>(U{1} << ((roll >> 16) % (8 * sizeof(U))));
-      std::memcpy(&x, &bits, sizeof x);
-    }
-    return v;
-  };
+  return mostly<T>(false);
 }
 
 // Odd values (and a rare even one), so that wrapping products stay non-zero for a long time.
@@ -164,20 +158,30 @@ template <typename T> std::function<std::vector<T>(std::size_t, splitmix64&)> si
 
 // --- the operators ---
 
+// A case of `operation` with its identity, the host's combine and the data; the other fields as
+// op_case has them.
+template <typename T>
+op_case<T> make_op_case(std::string label, op operation, T identity, std::function<T(T, T)> combine,
+                        std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded,
+                        bool aligned) {
+  op_case<T> c;
+  c.label = std::move(label);
+  c.operation = operation;
+  c.identity = identity;
+  c.combine = std::move(combine);
+  c.data = std::move(data);
+  c.rounded = rounded;
+  c.aligned = aligned;
+  return c;
+}
+
 template <typename T> std::vector<op_case<T>> builtin_cases() {
   const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
   std::vector<op_case<T>> cases;
   auto add = [&](std::string label, op operation, T identity, std::function<T(T, T)> combine,
                  std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded = false) {
-    op_case<T> c;
-    c.label = std::move(label);
-    c.operation = operation;
-    c.identity = identity;
-    c.combine = std::move(combine);
-    c.data = std::move(data);
-    c.rounded = rounded;
-    c.aligned = cases.size() % 2 == 0;
-    cases.push_back(std::move(c));
+    cases.push_back(make_op_case(std::move(label), operation, identity, std::move(combine), std::move(data),
+                                 rounded, cases.size() % 2 == 0));
   };
   if constexpr (is_float<T>) {
     // fmin and fmax, whose identity (an exclusive scan's first element) is NaN; the sum's is -0.0.
@@ -210,17 +214,11 @@ template <typename T> std::vector<op_case<T>> custom_cases() {
   auto add = [&](std::string expression, T identity, std::function<T(T, T)> combine,
                  std::function<std::vector<T>(std::size_t, splitmix64&)> data, bool rounded = false,
                  clscan::algorithm algo = clscan::algorithm::three_stage) {
-    op_case<T> c;
-    c.label = "custom \"" + expression + "\"";
-    c.operation = op::custom;
+    op_case<T> c = make_op_case("custom \"" + expression + "\"", op::custom, identity, std::move(combine),
+                                std::move(data), rounded, cases.size() % 2 == 1);
     c.custom_op = std::move(expression);
     c.custom_identity = identity;
-    c.identity = identity;
-    c.combine = std::move(combine);
-    c.data = std::move(data);
-    c.rounded = rounded;
     c.algo = algo;
-    c.aligned = cases.size() % 2 == 1;
     cases.push_back(std::move(c));
   };
   // Every variant is a program build of a few seconds on a CPU device, so the commutative custom
