@@ -168,6 +168,39 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
     counts[d * tiles + tile] = hist[d];
 }
 
+// Defines `name`: the exclusive scan, in place, of the work-group's `per` * CLSCAN_WG values of `type`
+// at `values`, in order (work-item t owns values [t * per, (t + 1) * per)), starting from `base`.
+// Returns the sum of them all; `values` is visible to every work-item and `sums` free again on return.
+#define DEFINE_GROUP_EXCLUSIVE_SCAN(name, type, per)                                                         \
+  inline type name(local type* values, local type* sums, type base) {                                        \
+    const uint lid = get_local_id(0);                                                                        \
+    local type* mine = values + lid * (per);                                                                 \
+    type sum = 0;                                                                                            \
+    for (uint k = 0; k < (per); ++k)                                                                         \
+      sum += mine[k];                                                                                        \
+    sums[lid] = sum;                                                                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+    for (uint step = 1; step < CLSCAN_WG; step <<= 1) {                                                      \
+      const type below = lid >= step ? sums[lid - step] : 0;                                                 \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                          \
+      sums[lid] += below;                                                                                    \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                          \
+    }                                                                                                        \
+    type running = base + sums[lid] - sum;                                                                   \
+    for (uint k = 0; k < (per); ++k) {                                                                       \
+      const type c = mine[k];                                                                                \
+      mine[k] = running;                                                                                     \
+      running += c;                                                                                          \
+    }                                                                                                        \
+    const type total = sums[CLSCAN_WG - 1];                                                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
+    return total;                                                                                            \
+  }
+
+// sort_scan_counts' chunks of a tile's size, and sort_scatter's rank counters (16 per work-item).
+DEFINE_GROUP_EXCLUSIVE_SCAN(scan_chunk, offset_t, CLSCAN_ITEMS)
+DEFINE_GROUP_EXCLUSIVE_SCAN(scan_round_counters, uint, SORT_ROUND_BINS)
+
 #if CLSCAN_WG > 1
 // The sum of `value` over the work-group, in every work-item (any work-group size). `sums` is free again
 // when it returns.
@@ -235,7 +268,6 @@ sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong tota
   for (uint g = lid; g < group; g += CLSCAN_WG)
     before += segment_totals[g];
   offset_t carry = group_sum(sums, before);
-  local offset_t* mine = chunk + lid * CLSCAN_ITEMS;
   for (ulong start = first; start < last; start += SORT_TILE) {
     const uint count = (uint)min((ulong)SORT_TILE, last - start);
     for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
@@ -243,25 +275,7 @@ sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong tota
       chunk[j] = j < count ? (offset_t)counts[start + j] : 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    offset_t sum = 0;
-    for (uint k = 0; k < CLSCAN_ITEMS; ++k)
-      sum += mine[k];
-    sums[lid] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint step = 1; step < CLSCAN_WG; step <<= 1) {
-      const offset_t below = lid >= step ? sums[lid - step] : 0;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      sums[lid] += below;
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    offset_t running = carry + sums[lid] - sum;
-    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-      const offset_t c = mine[k];
-      mine[k] = running;
-      running += c;
-    }
-    carry += sums[CLSCAN_WG - 1];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    carry += scan_chunk(chunk, sums, carry);
     for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
       const uint j = k * CLSCAN_WG + lid;
       if (j < count) offsets[start + j] = chunk[j];
@@ -270,30 +284,6 @@ sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong tota
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 #endif
-}
-
-// Exclusive scan, in place, of the work-group's 16 * CLSCAN_WG rank counters in counter order.
-inline void scan_round_counters(local uint* counters, local uint* sums) {
-  const uint lid = get_local_id(0);
-  local uint* mine = counters + lid * SORT_ROUND_BINS;
-  uint sum = 0;
-  for (uint b = 0; b < SORT_ROUND_BINS; ++b)
-    sum += mine[b];
-  sums[lid] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint step = 1; step < CLSCAN_WG; step <<= 1) {
-    const uint before = lid >= step ? sums[lid - step] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    sums[lid] += before;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  uint running = sums[lid] - sum;
-  for (uint b = 0; b < SORT_ROUND_BINS; ++b) {
-    const uint c = mine[b];
-    mine[b] = running;
-    running += c;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // One digit pass over tile get_group_id(0): its keys ranked stably by digit in local memory (two
@@ -376,7 +366,7 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
     for (uint k = 0; k < CLSCAN_ITEMS; ++k)
       ++counters[((from_digits[own + k] >> round_shift) & 15) * CLSCAN_WG + lid];
     barrier(CLK_LOCAL_MEM_FENCE);
-    scan_round_counters(counters, sums);
+    scan_round_counters(counters, sums, 0);
     for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
       const uchar d = from_digits[own + k];
       const uint slot = counters[((d >> round_shift) & 15) * CLSCAN_WG + lid]++;

@@ -8,8 +8,8 @@
 # OUT_DIR defaults to $OUT, BUILD_DIR to build-gpu (built here: do not carry one made on another machine).
 # CLSCAN_GPU_SETUP: a script the GPU machine provides to make OpenCL usable there (an ICD loader, the
 # NVIDIA ICD registered); it runs first, with bash. Environment: REPS (20), SIZES (2^20,2^24,2^28),
-# STEPS (default "scan select-by_key reduce partition-unique deterministic": which steps run; about 12
-# minutes in all on an H100, the build included), PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or
+# STEPS (default "scan select-by_key reduce sort partition-unique deterministic": which steps run;
+# about 12 minutes in all on an H100 without the sort, the build included), PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or
 # more GPUs are visible.
 # Exit status: non-zero when a step failed (its .err file says why); later steps still run.
 set -uo pipefail
@@ -23,7 +23,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 mkdir -p "$out"
 reps=${REPS:-20}
 sizes=${SIZES:-2^20,2^24,2^28}
-steps=" ${STEPS:-scan select-by_key reduce partition-unique deterministic} "
+steps=" ${STEPS:-scan select-by_key reduce sort partition-unique deterministic} "
 status=0
 wanted() { [[ $steps == *" $1 "* ]]; }
 step() { # step NAME COMMAND...: runs one step, its output into OUT_DIR/NAME.log, its errors into NAME.err
@@ -60,6 +60,8 @@ wanted select-by_key && step select-by_key env PRIMITIVES="select by_key" TYPES=
   bench/cub/run-side-by-side.sh "$out/prim" "$build"
 wanted reduce && step reduce env PRIMITIVES=reduce TYPES="int float double" SIZES="$sizes,2^30" \
   bench/cub/run-side-by-side.sh "$out/reduce" "$build"
+wanted sort && step sort env PRIMITIVES="sort sort_by_key" TYPES="int float long" SIZES="$sizes" \
+  bench/cub/run-side-by-side.sh "$out/sort" "$build"
 # Calls CUB has no counterpart for in bench/cub, and deterministic scans against the default.
 wanted partition-unique && for p in partition unique; do
   step "$p" "$build/tools/clscan-bench" --primitive "$p" --type int --sizes "$sizes" --reps "$reps" --csv
