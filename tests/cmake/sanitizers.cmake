@@ -127,8 +127,10 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # (cli-*, info-*, demo, bench-smoke-automatic, parts-bench-bad-flag and -too-large, qualify-* stay).
     # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.
     # reduce-shapes repeats reduce for tiles of a few elements: kernel shapes, one host path.
+    # kernel-warnings compiles every kernel variant (PoCL's compiler, not instrumented; its host path is
+    # every call's build); docs-* run Python over the docs; mpi-* only report skipped there (no MPI).
     set(CLSCAN_ASAN_EXCLUDED_TESTS
-        "^(info-self-test|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench)$")
+        "^(info-self-test|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
