@@ -129,10 +129,10 @@ public:
 
 private:
   void one_arg(cl_kernel kernel, cl_uint index, cl_mem buffer) { buffer_arg(kernel, index, buffer); }
-  void one_arg(cl_kernel kernel, cl_uint index, const bytes_arg& bytes) {
+  static void one_arg(cl_kernel kernel, cl_uint index, const bytes_arg& bytes) {
     set_arg_bytes(kernel, index, bytes.size, bytes.value);
   }
-  template <typename T> void one_arg(cl_kernel kernel, cl_uint index, const T& value) {
+  template <typename T> static void one_arg(cl_kernel kernel, cl_uint index, const T& value) {
     set_arg(kernel, index, value);
   }
 
