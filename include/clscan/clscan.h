@@ -12,7 +12,11 @@
  * calls part way, which C++ reports as clscan::opencl_error). No C++ exception leaves these functions.
  *
  * Handles stay the caller's: clscan retains what it keeps (the context, a queue) and releases it itself.
- * An event a call returns is a new reference that the caller releases with clReleaseEvent. */
+ * An event a call returns is a new reference that the caller releases with clReleaseEvent.
+ *
+ * Each options struct, its _init and each call are written out in full, though the families repeat
+ * one shape: a reader, a grep or a binding generator finds every field and signature as it is, where
+ * a generating macro would hide them (only the C++ initialisers share one macro). */
 #ifndef CLSCAN_CLSCAN_H
 #define CLSCAN_CLSCAN_H
 /* A C header, which C++ reads too: clang-tidy's C++ spellings (using, nullptr, <cstddef>, () for (void))

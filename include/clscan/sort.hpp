@@ -87,6 +87,8 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
                        const cl::Buffer* values_in, const cl::Buffer* values_out, std::size_t n,
                        const sort_request& request);
 
+// Field by field, as make_request is for scans (scan.hpp): the two requests share no field's meaning,
+// so one generic copy would only hide which option lands where.
 template <typename K> sort_request make_sort_request(sort_call call, const sort_options<K>& opts) {
   static_assert(element_traits<K>::supported,
                 "clscan sorts keys of cl_int, cl_uint, cl_long, cl_ulong, cl_float and cl_double");

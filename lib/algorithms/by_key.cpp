@@ -42,23 +42,11 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_int has_initial = request.has_initial ? 1 : 0;
   const element_value& initial = request.has_initial ? request.initial : op.identity;
   const auto set_scan_args = [&](cl_kernel k) { // arguments 0 to 8
-    launch.buffer_arg(k, 0, op.aux);
-    launch.buffer_arg(k, 1, op.in);
-    set_arg(k, 2, in_offset);
-    launch.buffer_arg(k, 3, op.out);
-    set_arg(k, 4, out_offset);
-    set_arg(k, 5, n);
-    set_arg(k, 6, exclusive);
-    set_arg(k, 7, has_initial);
-    set_arg_bytes(k, 8, element_size, initial.bytes);
+    launch.args(k, 0, op.aux, op.in, in_offset, op.out, out_offset, n, exclusive, has_initial,
+                bytes_arg{element_size, initial.bytes});
   };
-
   const auto set_aggregate_args = [&](cl_kernel k, cl_mem aggregates) {
-    launch.buffer_arg(k, 0, op.aux);
-    launch.buffer_arg(k, 1, op.in);
-    set_arg(k, 2, in_offset);
-    set_arg(k, 3, n);
-    launch.buffer_arg(k, 4, aggregates);
+    launch.args(k, 0, op.aux, op.in, in_offset, n, aggregates);
   };
   enqueue_chained(
       ws, temps, kernels, op, launch,

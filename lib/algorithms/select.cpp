@@ -44,18 +44,11 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const primitive_request& call = *op.call;
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_ulong flags_offset = call.flags_offset, count_offset = call.count_offset;
-  const auto set_inputs = [&](cl_kernel k) {
-    launch.buffer_arg(k, 0, op.in);
-    set_arg(k, 1, in_offset);
-    launch.buffer_arg(k, 2, op.aux);
-    set_arg(k, 3, flags_offset);
+  const auto set_inputs = [&](cl_kernel k) { // arguments 0 to 3
+    launch.args(k, 0, op.in, in_offset, op.aux, flags_offset);
   };
   const auto set_outputs = [&](cl_kernel k) { // arguments 4 to 8
-    launch.buffer_arg(k, 4, op.out);
-    set_arg(k, 5, out_offset);
-    launch.buffer_arg(k, 6, op.count);
-    set_arg(k, 7, count_offset);
-    set_arg(k, 8, n);
+    launch.args(k, 4, op.out, out_offset, op.count, count_offset, n);
   };
 
   const cl_int partition = call.kind == primitive::partition_if ? 1 : 0;
@@ -66,8 +59,7 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   };
   const auto set_aggregate_args = [&](cl_kernel k, cl_mem counts) {
     set_inputs(k);
-    set_arg(k, 4, n);
-    launch.buffer_arg(k, 5, counts);
+    launch.args(k, 4, n, counts);
   };
   enqueue_chained(ws, temps, kernels, op, launch,
                   {status_words_per_slot(ws.caps, count_bytes), count_bytes, 9}, set_call_args,
@@ -76,6 +68,7 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
 
 } // namespace
 
+// As every unit's descriptor (algorithm_unit.hpp): the units share its shape, not its entries.
 const algorithm_unit select_unit = {
     algorithm::single_pass,
     "select.cl",

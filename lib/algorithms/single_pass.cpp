@@ -164,19 +164,9 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_int exclusive = op.request->kind == scan_kind::exclusive ? 1 : 0;
   const element_value& seed = op.request->has_initial ? op.request->initial : op.identity;
-  launch.buffer_arg(k, 0, in);
-  set_arg(k, 1, in_offset);
-  launch.buffer_arg(k, 2, out);
-  set_arg(k, 3, out_offset);
-  set_arg(k, 4, n);
-  launch.buffer_arg(k, 5, started.status);
-  set_arg(k, 6, started.ticket_base);
-  set_arg(k, 7, started.tag);
-  set_arg(k, 8, exclusive);
-  set_arg_bytes(k, 9, element_size, seed.bytes);
-  launch.buffer_arg(k, 10, op.request->initial_buffer);
   const cl_ulong seed_offset = op.request->initial_buffer_offset;
-  set_arg(k, 11, seed_offset);
+  launch.args(k, 0, in, in_offset, out, out_offset, n, started.status, started.ticket_base, started.tag,
+              exclusive, bytes_arg{element_size, seed.bytes}, op.request->initial_buffer, seed_offset);
   launch.run(k, tiles, kernels.work_group_size, true);
   end_lookback(temps, started, tiles, op.waits_pending, launch);
 }

@@ -94,58 +94,23 @@ struct sort_run {
 
   void scatter(const pass_args& a, bool last) {
     cl_kernel k = kernels.kernels[scatter_kernel]();
-    launch.buffer_arg(k, 0, a.keys_src.buffer);
-    set_arg(k, 1, a.keys_src.offset);
-    launch.buffer_arg(k, 2, a.keys_dst.buffer);
-    set_arg(k, 3, a.keys_dst.offset);
-    launch.buffer_arg(k, 4, a.values_src.buffer);
-    set_arg(k, 5, a.values_src.offset);
-    launch.buffer_arg(k, 6, a.values_dst.buffer);
-    set_arg(k, 7, a.values_dst.offset);
-    set_arg(k, 8, n);
-    set_arg(k, 9, tiles);
-    launch.buffer_arg(k, 10, offsets);
-    launch.buffer_arg(k, 11, flags);
-    set_arg(k, 12, a.pass);
-    set_arg(k, 13, a.copy);
-    set_arg(k, 14, a.write_keys);
-    set_arg(k, 15, a.values_mode);
-    set_arg(k, 16, descending);
-    set_arg(k, 17, a.shift);
-    set_arg(k, 18, a.mask);
+    launch.args(k, 0, a.keys_src.buffer, a.keys_src.offset, a.keys_dst.buffer, a.keys_dst.offset,
+                a.values_src.buffer, a.values_src.offset, a.values_dst.buffer, a.values_dst.offset, n, tiles,
+                offsets, flags, a.pass, a.copy, a.write_keys, a.values_mode, descending, a.shift, a.mask);
     launch.run(k, tiles, kernels.work_group_size, last);
   }
 
   void count(const pass_args& a) {
     cl_kernel k = kernels.kernels[count_kernel]();
-    launch.buffer_arg(k, 0, a.keys_src.buffer);
-    set_arg(k, 1, a.keys_src.offset);
-    set_arg(k, 2, n);
-    set_arg(k, 3, tiles);
-    launch.buffer_arg(k, 4, counts);
-    launch.buffer_arg(k, 5, flags);
-    set_arg(k, 6, a.pass);
-    set_arg(k, 7, descending);
-    set_arg(k, 8, a.shift);
-    set_arg(k, 9, a.mask);
+    launch.args(k, 0, a.keys_src.buffer, a.keys_src.offset, n, tiles, counts, flags, a.pass, descending,
+                a.shift, a.mask);
     launch.run(k, tiles, kernels.work_group_size, false);
     const cl_ulong total = tiles * radix;
     cl_kernel t = kernels.kernels[count_totals_kernel]();
-    launch.buffer_arg(t, 0, counts);
-    set_arg(t, 1, total);
-    set_arg(t, 2, segment);
-    launch.buffer_arg(t, 3, segment_totals);
-    launch.buffer_arg(t, 4, flags);
-    set_arg(t, 5, a.pass);
+    launch.args(t, 0, counts, total, segment, segment_totals, flags, a.pass);
     launch.run(t, segments, kernels.work_group_size, false);
     cl_kernel s = kernels.kernels[scan_counts_kernel]();
-    launch.buffer_arg(s, 0, counts);
-    launch.buffer_arg(s, 1, offsets);
-    set_arg(s, 2, total);
-    set_arg(s, 3, segment);
-    launch.buffer_arg(s, 4, segment_totals);
-    launch.buffer_arg(s, 5, flags);
-    set_arg(s, 6, a.pass);
+    launch.args(s, 0, counts, offsets, total, segment, segment_totals, flags, a.pass);
     launch.run(s, segments, kernels.work_group_size, false);
   }
 };
@@ -222,23 +187,12 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
       temps.scratch(ws.context, partials_slot, groups * passes * radix * sizeof(cl_uint))();
   {
     cl_kernel k = kernels.kernels[histogram_kernel]();
-    launch.buffer_arg(k, 0, user_keys_in.buffer);
-    set_arg(k, 1, user_keys_in.offset);
-    set_arg(k, 2, run.n);
-    set_arg(k, 3, cl_ulong{tiles_per_group});
-    launch.buffer_arg(k, 4, partials);
-    set_arg(k, 5, run.descending);
-    set_arg(k, 6, cl_uint{r.begin_bit});
-    set_arg(k, 7, cl_uint{passes});
-    set_arg(k, 8, cl_uint{r.end_bit});
+    launch.args(k, 0, user_keys_in.buffer, user_keys_in.offset, run.n, cl_ulong{tiles_per_group}, partials,
+                run.descending, cl_uint{r.begin_bit}, cl_uint{passes}, cl_uint{r.end_bit});
     launch.run(k, groups, kernels.work_group_size, false);
     cl_kernel t = kernels.kernels[histogram_total_kernel]();
-    launch.buffer_arg(t, 0, partials);
-    set_arg(t, 1, static_cast<cl_uint>(groups));
-    set_arg(t, 2, cl_uint{passes});
-    set_arg(t, 3, run.n);
-    launch.buffer_arg(t, 4, run.flags);
-    set_arg(t, 5, cl_mem{nullptr});
+    launch.args(t, 0, partials, static_cast<cl_uint>(groups), cl_uint{passes}, run.n, run.flags,
+                cl_mem{nullptr});
     launch.run(t, 1, kernels.work_group_size, false);
   }
 

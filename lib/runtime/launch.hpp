@@ -20,6 +20,12 @@ inline void set_arg_bytes(cl_kernel kernel, cl_uint index, std::size_t size, con
   check(clSetKernelArg(kernel, index, size, value), "clSetKernelArg");
 }
 
+// An argument given as bytes (an element of a type known only at run time).
+struct bytes_arg {
+  std::size_t size;
+  const void* value;
+};
+
 // Enqueues a scan's commands in order on one queue. On an in-order queue the queue itself orders them;
 // on an out-of-order queue each command waits for the previous one's event. The first command also
 // waits for `initial_waits`.
@@ -63,6 +69,14 @@ public:
     if (k == kernels_set_) buffers_set_[kernels_set_++] = {kernel, 0};
     buffers_set_[k].indices |= std::uint32_t{1} << index;
     set_arg(kernel, index, buffer);
+  }
+
+  // Sets `kernel`'s arguments `first`, `first` + 1, ... to `values`, in order: a cl_mem as buffer_arg()
+  // does, a bytes_arg as its bytes, anything else as its own type. One list per kernel reads as the
+  // kernel's signature, where one call per argument repeated itself across the units.
+  template <typename... Values> void args(cl_kernel kernel, cl_uint first, const Values&... values) {
+    cl_uint index = first;
+    (one_arg(kernel, index++, values), ...);
   }
 
   // Sets every buffer argument set through buffer_arg() back to null. Never throws: it also runs when
@@ -114,6 +128,14 @@ public:
   cl::Event finish() { return previous_; }
 
 private:
+  void one_arg(cl_kernel kernel, cl_uint index, cl_mem buffer) { buffer_arg(kernel, index, buffer); }
+  static void one_arg(cl_kernel kernel, cl_uint index, const bytes_arg& bytes) {
+    set_arg_bytes(kernel, index, bytes.size, bytes.value);
+  }
+  template <typename T> static void one_arg(cl_kernel kernel, cl_uint index, const T& value) {
+    set_arg(kernel, index, value);
+  }
+
   // After a command: on an out-of-order queue, or behind pending waits, the next one waits for its event.
   void advance(cl_event event) {
     previous_ = cl::Event(event); // takes ownership

@@ -187,6 +187,8 @@ def test_errors(queue):
     x = mixed(np.int32, 1000, seed=39)
     a = cla.to_device(queue, x)
     out = cla.to_device(queue, poison(np.int32, 1000))
+    # One `with pytest.raises` block per refusal, as in every test file here: a failure then names
+    # the line of the refusal that did not happen.
     with pytest.raises(clscan.InvalidArgumentError, match="predicate is empty"):
         clscan.select_if(a, "", out=out)
     with pytest.raises(TypeError, match="predicate must be a str"):

@@ -31,6 +31,8 @@ function(run)
   set(rc "${rc}" PARENT_SCOPE)
 endfunction()
 
+# Its own run, fail and expect, not info_run.cmake's: these run every program, not clscan-info, and
+# look at stderr.
 function(fail what)
   message(FATAL_ERROR "cli_check (${NAME}): ${what}\n--- command: ${NAME} ${args}\n--- exit status: ${rc}\n"
                       "--- stdout:\n${out}\n--- stderr:\n${err}")

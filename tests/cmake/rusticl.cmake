@@ -9,51 +9,43 @@
 set(CLSCAN_RUSTICL_ENV RUSTICL_ENABLE=llvmpipe CLSCAN_PLATFORM=rusticl)
 set(CLSCAN_RUSTICL_MISSING "no OpenCL device matches CLSCAN_PLATFORM='rusticl'")
 
+# rusticl_test(<name> <filter> <timeout> [SKIP <regex>...] [ENV <name=value>...]): clscan-tests
+# <filter> as the test rusticl-<name>, skipped where no rusticl platform is present (or on the SKIP
+# expressions), with the ENV settings and a cache directory of its own.
+function(rusticl_test name filter timeout)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "SKIP;ENV")
+  set(skip "${CLSCAN_RUSTICL_MISSING}" ${arg_SKIP})
+  set(environment ${CLSCAN_RUSTICL_ENV} ${arg_ENV} CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${name})
+  add_test(NAME rusticl-${name} COMMAND clscan-tests "${filter}")
+  set_tests_properties(rusticl-${name} PROPERTIES LABELS "rusticl" TIMEOUT ${timeout}
+      SKIP_REGULAR_EXPRESSION "${skip}" ENVIRONMENT "${environment}")
+endfunction()
+
 # Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
 foreach(area scan types errors fuzz select by_key reduce parts sort)
-  add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
-  set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
-      SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-      ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${area}")
+  rusticl_test(${area} "[${area}]" 900)
 endforeach()
 # A failed wait-list event reaching every part: on its own, as on PoCL (tests/CMakeLists.txt).
-add_test(NAME rusticl-parts-failed-wait COMMAND clscan-tests "[parts-failed-wait]")
-set_tests_properties(rusticl-parts-failed-wait PROPERTIES LABELS "rusticl" TIMEOUT 300
-    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};parts-failed-wait: skipped: "
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-parts-failed-wait")
+rusticl_test(parts-failed-wait "[parts-failed-wait]" 300 SKIP "parts-failed-wait: skipped: ")
 # Scans and every other call kind whose wait list fails after the call (rusticl runs an in-order
 # queue's commands behind a failed one unless they wait for its event themselves).
-add_test(NAME rusticl-failed-wait-calls COMMAND clscan-tests "[failed-wait],[failed-wait-chain],[failed-wait-calls]")
-set_tests_properties(rusticl-failed-wait-calls PROPERTIES LABELS "rusticl" TIMEOUT 600
-    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING};robustness: skipped:"
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-failed-wait-calls")
+rusticl_test(failed-wait-calls "[failed-wait],[failed-wait-chain],[failed-wait-calls]" 600 SKIP "robustness: skipped:")
 # The one-pass selections and scans by key on the fixed tree, which GPUs take at mid sizes
 # (lib/dispatch/tuning.cpp fixed_order_tiles) and no CPU device reaches by itself: GPU layouts, every program
 # built with CLSCAN_FIXED_ORDER (scans: single_pass-tree on PoCL). The tree is the single-pass
 # look-back's (kernels/tile_prefix.cl), so only the automatic algorithm's half of the suites runs
 # (CLSCAN_TEST_ALGORITHMS, tests/unit/select.cpp): every size, type and pattern, single-pass from a
 # tile up; the three-stage half runs the same kernels as rusticl-select and rusticl-by_key.
-add_test(NAME rusticl-tree COMMAND clscan-tests "[select],[by_key]")
-set_tests_properties(rusticl-tree PROPERTIES LABELS "rusticl" TIMEOUT 900
-    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1;CLSCAN_TEST_ALGORITHMS=automatic;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-tree")
+rusticl_test(tree "[select],[by_key]" 900
+    ENV CLSCAN_DEVICE_LIMITS=gpu CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1 CLSCAN_TEST_ALGORITHMS=automatic)
 # The sort's GPU tile shape (lib/dispatch/tuning.cpp sort_tuning), which llvmpipe, a CPU device, does not take.
-add_test(NAME rusticl-sort-gpu-shape COMMAND clscan-tests "[sort]")
-set_tests_properties(rusticl-sort-gpu-shape PROPERTIES LABELS "rusticl" TIMEOUT 900
-    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_DEVICE_LIMITS=gpu;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-sort-gpu-shape")
+rusticl_test(sort-gpu-shape "[sort]" 900 ENV CLSCAN_DEVICE_LIMITS=gpu)
 # Every kind of call first in a process (llvmpipe's qualification rejects the preferred CPU shape), and
 # the reference counts of the caller's buffers (a rusticl kernel keeps its last arguments referenced).
 foreach(area first-call references)
-  add_test(NAME rusticl-${area} COMMAND clscan-tests "[${area}]")
-  set_tests_properties(rusticl-${area} PROPERTIES LABELS "rusticl" TIMEOUT 900
-      SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-      ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-${area}")
+  rusticl_test(${area} "[${area}]" 900)
 endforeach()
-add_test(NAME rusticl-cache COMMAND clscan-tests "[cache]~[driver-rejects-binary]")
-set_tests_properties(rusticl-cache PROPERTIES LABELS "rusticl" TIMEOUT 900
-    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-    ENVIRONMENT "${CLSCAN_RUSTICL_ENV};CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-cache")
+rusticl_test(cache "[cache]~[driver-rejects-binary]" 900)
 
 # Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), where the
 # tools are built.

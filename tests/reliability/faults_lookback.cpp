@@ -308,8 +308,7 @@ TEST_CASE("faults child: a tile that never publishes", "[.faults-child]") {
   for_type(clscan::element_type::int64, cl_long{}, false, 3, 5);
   for_type(clscan::element_type::uint32, cl_uint{}, true, 0, 0);
   std::cout << "scans: " << scans << std::endl;
-  std::cout << "result: " << (ok ? "ok" : "wrong") << std::endl;
-  CHECK(ok);
+  child_verdict(ok);
 }
 
 TEST_CASE("faults: a tile that never publishes is waited for boundedly, then reduced by its successor",
@@ -393,16 +392,15 @@ TEST_CASE("faults child: one-element tiles", "[.faults-child]") {
       }
     }
   }
-  std::cout << "result: " << (ok ? "ok" : "wrong") << std::endl;
-  CHECK(ok);
+  child_verdict(ok);
 }
 
 TEST_CASE("faults: one-element tiles (CLSCAN_TUNING=wg=1,items=1,vec=1) scan correctly or are rejected",
           "[faults]") {
   temp_dir work;
-  child_spec spec = faults_child("faults child: one-element tiles");
-  spec.env["CLSCAN_TUNING"] = std::string("wg=1,items=1,vec=1");
-  const child_result child = run_child(spec, work.path());
+  const child_result child =
+      run_child(faults_child("faults child: one-element tiles", {{"CLSCAN_TUNING", "wg=1,items=1,vec=1"}}),
+                work.path());
   INFO("child output (exit code " << child.exit_code << "; 139 = 128 + SIGSEGV):\n" << child.output);
   CHECK(child.exit_code == 0);
   CHECK(child.ok());

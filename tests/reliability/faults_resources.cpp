@@ -150,17 +150,18 @@ TEST_CASE("faults child: temporary storage beyond the allocation limit", "[.faul
   if (references_at_end != references_at_start)
     fail("OpenCL objects leaked: references " + show(references_at_start) + " at the start, " +
          show(references_at_end) + " at the end");
-  std::cout << "result: " << (ok ? "ok" : "wrong") << std::endl;
-  CHECK(ok);
+  child_verdict(ok);
 }
 
 TEST_CASE("faults: temporary storage that cannot be allocated throws opencl_error and touches nothing",
           "[faults]") {
   temp_dir work;
-  child_spec spec = faults_child("faults child: temporary storage beyond the allocation limit");
-  spec.env["CLSCAN_TUNING"] = std::string("wg=1,items=2,vec=1");
-  spec.env["POCL_MEMORY_LIMIT"] = std::string("1"); // PoCL: 1 GiB of global memory, 256 MiB per buffer
-  const child_result child = run_child(spec, work.path());
+  const child_result child =
+      run_child(faults_child("faults child: temporary storage beyond the allocation limit",
+                             {{"CLSCAN_TUNING", "wg=1,items=2,vec=1"},
+                              // PoCL: 1 GiB of global memory, 256 MiB per buffer
+                              {"POCL_MEMORY_LIMIT", "1"}}),
+                work.path());
   INFO("child output:\n" << child.output);
   CHECK(child.exit_code == 0);
   CHECK(child.ok());

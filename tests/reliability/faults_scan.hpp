@@ -43,17 +43,26 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace clscan_test {
 
 using guarded::splitmix64;
 
-// A child process running the hidden "[.faults-child]" test case `test_name` of this executable.
-inline child_spec faults_child(const std::string& test_name) {
+// A child process running the hidden "[.faults-child]" test case `test_name` of this executable, with
+// `env`'s changes to the environment.
+inline child_spec faults_child(const std::string& test_name, decltype(child_spec::env) env = {}) {
   child_spec spec;
   spec.command = {self_executable(), test_name};
+  spec.env = std::move(env);
   return spec;
+}
+
+// A child test case's last line, which its parent looks for, and its own check.
+inline void child_verdict(bool ok) {
+  std::cout << "result: " << (ok ? "ok" : "wrong") << std::endl;
+  CHECK(ok);
 }
 
 struct print_log_events {

@@ -943,6 +943,7 @@ template <typename K, typename V> outcome run_sort_case(const sort_case& c) {
   const cl::Buffer values_out =
       c.in_place && c.f.call == sort_call::sort_by_key ? values_in : make(values_out_before);
 
+  // The drawn case is one type for every key type, so it holds the fields, not a sort_options<K>.
   clscan::sort_options<K> opts;
   opts.algorithm = c.f.algo;
   opts.descending = c.descending;

@@ -95,6 +95,15 @@ template <typename T> T poison_value() {
   return value;
 }
 
+// n ints that step by `step` through the residues mod `period`, less period / 2: small values of both
+// signs, which sum exactly and of which "x > 0" keeps about half.
+inline std::vector<cl_int> cycling_ints(std::size_t n, std::size_t step, int period) {
+  std::vector<cl_int> data(n);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<cl_int>((i * step) % static_cast<std::size_t>(period)) - period / 2;
+  return data;
+}
+
 template <typename T> cl::Buffer make_buffer(const std::vector<T>& contents) {
   auto& e = env();
   const std::size_t bytes = std::max<std::size_t>(contents.size(), 1) * sizeof(T);

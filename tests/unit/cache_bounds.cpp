@@ -25,12 +25,7 @@ namespace {
 
 constexpr std::size_t n = 777;
 
-std::vector<cl_int> sample_ints() {
-  std::vector<cl_int> data(n);
-  for (std::size_t i = 0; i < n; ++i)
-    data[i] = static_cast<cl_int>((i * 104729) % 41) - 20;
-  return data;
-}
+std::vector<cl_int> sample_ints() { return cycling_ints(n, 104729, 41); }
 
 // select_if with "x > k" (a program of its own for each k) on `queue`, without Catch2's assertions:
 // "" when the count and the selected elements are exact and the poison after them unwritten, else what

@@ -24,12 +24,7 @@ namespace {
 
 constexpr std::size_t n = 1000;
 
-std::vector<cl_int> sample_ints() {
-  std::vector<cl_int> data(n);
-  for (std::size_t i = 0; i < n; ++i)
-    data[i] = static_cast<cl_int>((i * 7919) % 23) - 11;
-  return data;
-}
+std::vector<cl_int> sample_ints() { return cycling_ints(n, 7919, 23); }
 
 struct refused_text {
   const char* what;
@@ -63,6 +58,8 @@ const refused_text refused_predicates[] = {
     {"blank", " \n\t ", "blank"},
 };
 
+// The predicates' attacks again, written for an operator of a and b: each table holds the texts of one
+// kind of expression, so the rows look alike on purpose.
 const refused_text refused_operators[] = {
     {"injected function", "a + b); } inline int f(int a, int b) { return (a", "unmatched ')'"},
     {"statement", "a + b; a", "';'"},

@@ -57,12 +57,17 @@ template <typename T> std::vector<T> exclusive_reference(const std::vector<T>& d
   return clscan_reference::scan(data, clscan::scan_kind::exclusive, clscan::op::sum);
 }
 
-inline cl::Buffer poisoned_buffer(const cl::Context& context, const cl::CommandQueue& queue, std::size_t n) {
-  cl::Buffer buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(n, 1) * sizeof(cl_int));
-  const std::vector<cl_int> poison(std::max<std::size_t>(n, 1), poison_value<cl_int>());
-  REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, poison.size() * sizeof(cl_int), poison.data()) ==
+// A buffer of `context` holding `data` (not empty), written through `queue`.
+inline cl::Buffer buffer_on(const cl::Context& context, const cl::CommandQueue& queue,
+                            const std::vector<cl_int>& data) {
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE, data.size() * sizeof(cl_int));
+  REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, data.size() * sizeof(cl_int), data.data()) ==
           CL_SUCCESS);
   return buffer;
+}
+
+inline cl::Buffer poisoned_buffer(const cl::Context& context, const cl::CommandQueue& queue, std::size_t n) {
+  return buffer_on(context, queue, std::vector<cl_int>(std::max<std::size_t>(n, 1), poison_value<cl_int>()));
 }
 
 inline std::vector<cl_int> read_on(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t n) {

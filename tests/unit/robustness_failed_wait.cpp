@@ -26,6 +26,15 @@ using clscan::algorithm;
 
 namespace {
 
+// An exact scan of `in` on `queue` before the one under test, which then reuses its temporaries.
+void warm_up(const cl::Context& context, const cl::CommandQueue& queue, const cl::Buffer& in,
+             const clscan::options<cl_int>& opts, const std::vector<cl_int>& expected) {
+  const std::size_t n = expected.size();
+  cl::Buffer out = poisoned_buffer(context, queue, n);
+  REQUIRE(clscan::inclusive(queue, in, out, n, opts).wait() == CL_SUCCESS);
+  guarded::check_exact("warm-up", read_on(queue, out, n), 0, expected);
+}
+
 // A scan of n elements on a fresh context whose wait list fails; then plain scans on that queue (same)
 // or another one, and on a fresh one, must be exact. warm: a scan ran on the queue first, so the failed
 // one reuses its temporaries; cold: the failed scan is the context's first, so the clear of the
@@ -38,15 +47,10 @@ bool failed_wait_case(algorithm algo, std::size_t n, bool warm, bool same) {
   const std::vector<cl_int> expected = inclusive_reference(data);
   const cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device), other(context, e.device);
-  cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-  REQUIRE(queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data()) == CL_SUCCESS);
+  cl::Buffer in = buffer_on(context, queue, data);
   clscan::options<cl_int> opts;
   opts.algorithm = algo;
-  if (warm) {
-    cl::Buffer out = poisoned_buffer(context, queue, n);
-    REQUIRE(clscan::inclusive(queue, in, out, n, opts).wait() == CL_SUCCESS);
-    guarded::check_exact("warm-up", read_on(queue, out, n), 0, expected);
-  }
+  if (warm) warm_up(context, queue, in, opts, expected);
 
   cl::UserEvent gate(context);
   clscan::options<cl_int> gated = opts;
@@ -130,14 +134,10 @@ TEST_CASE("robustness: scans queued behind a scan that waits for a user event ar
       CAPTURE(algo_name(algo), warm);
       const cl::Context context(e.device);
       const cl::CommandQueue queue(context, e.device);
-      cl::Buffer in(context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
-      REQUIRE(queue.enqueueWriteBuffer(in, CL_TRUE, 0, n * sizeof(cl_int), data.data()) == CL_SUCCESS);
+      cl::Buffer in = buffer_on(context, queue, data);
       clscan::options<cl_int> opts;
       opts.algorithm = algo;
-      if (warm) {
-        cl::Buffer out = poisoned_buffer(context, queue, n);
-        REQUIRE(clscan::inclusive(queue, in, out, n, opts).wait() == CL_SUCCESS);
-      }
+      if (warm) warm_up(context, queue, in, opts, expected);
       cl::UserEvent gate(context);
       clscan::options<cl_int> gated = opts;
       gated.wait_list = {gate};

@@ -40,6 +40,14 @@ template <typename T> std::size_t tile_for() {
   return shape.work_group_size * shape.items_per_thread;
 }
 
+// What every failure of a type's cases names first.
+template <typename T> std::string type_context() {
+  std::ostringstream text;
+  text << "device: " << env().device_name << ", type: " << type_name<T>() << ", tile: " << tile_for<T>()
+       << ", data_seed: " << data_seed;
+  return text.str();
+}
+
 // {0..9 without 6, tile-1, tile, tile+1, 2*tile+3, tile*tile+1 (up to 4M elements), 100003}.
 template <typename T> std::vector<std::size_t> sizes_for() {
   const std::size_t tile = tile_for<T>();
@@ -322,10 +330,7 @@ void run_scan(const op_case<T>& c, const clscan::options<T>& base, const std::ve
 
 // Every case of `cases` x sizes_for<T>() x inclusive / exclusive x out of place / in place.
 template <typename T> void run_cases(const std::vector<op_case<T>>& cases) {
-  const std::string& device = env().device_name;
-  const char* type = type_name<T>();
-  const std::size_t tile = tile_for<T>();
-  CAPTURE(device, type, tile, data_seed);
+  INFO(type_context<T>());
   for (const op_case<T>& c : cases) {
     const std::string& operation = c.label;
     CAPTURE(operation);
@@ -372,10 +377,8 @@ TEMPLATE_TEST_CASE("types: initial values with sum and max", "[types]", cl_int, 
                    cl_float, cl_double) {
   using T = TestType;
   if (!type_runs<T>()) return;
-  const std::string& device = env().device_name;
-  const char* type = type_name<T>();
   const std::size_t tile = tile_for<T>();
-  CAPTURE(device, type, tile, data_seed);
+  INFO(type_context<T>());
   // Integer-valued floating-point data keeps these sums exact.
   const T initial = is_float<T> ? T(-37) : static_cast<T>(std::numeric_limits<T>::max() - 11);
   for (op_case<T> c : builtin_cases<T>()) {
@@ -428,10 +431,8 @@ TEMPLATE_TEST_CASE("types: deterministic floating-point scans give the same bits
                    cl_double) {
   using T = TestType;
   if (!type_runs<T>()) return;
-  const std::string& device = env().device_name;
-  const char* type = type_name<T>();
   const std::size_t tile = tile_for<T>();
-  CAPTURE(device, type, tile, data_seed);
+  INFO(type_context<T>());
   const op_case<T> sum = builtin_cases<T>().front();
   REQUIRE(sum.operation == op::sum);
   const bool single_pass = clscan::qualify_single_pass(env().device, clscan::element_traits<T>::type).passed;

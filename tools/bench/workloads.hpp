@@ -312,6 +312,9 @@ private:
 
 // --- by_key -------------------------------------------------------------------------------------
 
+// Each workload spells out the members the driver calls (input_bytes, make_host, make_device, call,
+// check), so by_key_workload repeats scan_workload's where its inputs are the scan's plus keys.
+
 // int keys (fill_segment_keys) and values of T (fill_random, as the scans'); --op and --kind as for
 // the scans.
 template <typename T> class by_key_workload : public value_workload<T> {
