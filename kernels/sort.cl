@@ -30,6 +30,10 @@
 #define SORT_RADIX 256
 // Rank rounds of 4 bits: 16 counters per work-item.
 #define SORT_ROUND_BINS 16
+// sort_scatter's local indexing (see there).
+#define KEY_PAD(j) ((j) + ((j) >> 4))
+#define COUNTER_PAD(j) ((j) + ((j) >> 5))
+#define NO_PAD(j) (j)
 
 #if CLSCAN_ELEM_SIZE == 8
 typedef ulong key_bits;
@@ -169,15 +173,16 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
 }
 
 // Defines `name`: the exclusive scan, in place, of the work-group's `per` * CLSCAN_WG values of `type`
-// at `values`, in order (work-item t owns values [t * per, (t + 1) * per)), starting from `base`.
+// at `values`, in order (work-item t owns values [t * per, (t + 1) * per)), value j stored at
+// values[pad(j)], starting from `base`.
 // Returns the sum of them all; `values` is visible to every work-item and `sums` free again on return.
-#define DEFINE_GROUP_EXCLUSIVE_SCAN(name, type, per)                                                         \
+#define DEFINE_GROUP_EXCLUSIVE_SCAN(name, type, per, pad)                                                       \
   inline type name(local type* values, local type* sums, type base) {                                        \
     const uint lid = get_local_id(0);                                                                        \
-    local type* mine = values + lid * (per);                                                                 \
+    const uint mine = lid * (per);                                                                           \
     type sum = 0;                                                                                            \
     for (uint k = 0; k < (per); ++k)                                                                         \
-      sum += mine[k];                                                                                        \
+      sum += values[pad(mine + k)];                                                                                  \
     sums[lid] = sum;                                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
     for (uint step = 1; step < CLSCAN_WG; step <<= 1) {                                                      \
@@ -188,8 +193,8 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
     }                                                                                                        \
     type running = base + sums[lid] - sum;                                                                   \
     for (uint k = 0; k < (per); ++k) {                                                                       \
-      const type c = mine[k];                                                                                \
-      mine[k] = running;                                                                                     \
+      const type c = values[pad(mine + k)];                                                                  \
+      values[pad(mine + k)] = running;                                                                       \
       running += c;                                                                                          \
     }                                                                                                        \
     const type total = sums[CLSCAN_WG - 1];                                                                  \
@@ -198,8 +203,8 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
   }
 
 // sort_scan_counts' chunks of a tile's size, and sort_scatter's rank counters (16 per work-item).
-DEFINE_GROUP_EXCLUSIVE_SCAN(scan_chunk, offset_t, CLSCAN_ITEMS)
-DEFINE_GROUP_EXCLUSIVE_SCAN(scan_round_counters, uint, SORT_ROUND_BINS)
+DEFINE_GROUP_EXCLUSIVE_SCAN(scan_chunk, offset_t, CLSCAN_ITEMS, NO_PAD)
+DEFINE_GROUP_EXCLUSIVE_SCAN(scan_round_counters, uint, SORT_ROUND_BINS, COUNTER_PAD)
 
 #if CLSCAN_WG > 1
 // The sum of `value` over the work-group, in every work-item (any work-group size). `sums` is free again
@@ -339,51 +344,84 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
 #endif
   }
 #else
-  local uchar digits[2][SORT_TILE];
-  local ushort positions[2][SORT_TILE];
-  local uint counters[SORT_ROUND_BINS * CLSCAN_WG];
+  // Ranked in two stable rounds of 4-bit splits (low nibble, then high): in each round a work-item
+  // takes the CLSCAN_ITEMS consecutive keys of the tile's current order that it owns, counts their
+  // nibbles, and writes each key to its slot in the round's output order. Keys (and, where values
+  // move, their tile positions) travel through local memory, so the tile is read from global memory
+  // once and written in digit runs. Local arrays are indexed through PAD: one spare word every 16
+  // (keys) or 32 (counters), so that a work-item's consecutive entries and the work-group's strided
+  // ones fall in different banks.
+  local key_bits exchange[SORT_TILE + SORT_TILE / 16];
+#if CLSCAN_SORT_VALUE_SIZE
+  local ushort positions[SORT_TILE + SORT_TILE / 16];
+#endif
+  local uint counters[SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32];
   local uint sums[CLSCAN_WG];
   local offset_t bases[SORT_RADIX];
 
-  // Positions past the input get the largest digit: stable, they stay behind every real key.
-  for (uint j = lid; j < SORT_TILE; j += CLSCAN_WG) {
-    digits[0][j] = (uchar)(j < count ? digit_of(src[j], descending, shift, mask) : 255);
-    positions[0][j] = (ushort)j;
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    exchange[KEY_PAD(j)] = j < count ? src[j] : 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
+  const uint own = lid * CLSCAN_ITEMS;
+  key_bits keys[CLSCAN_ITEMS];
+#if CLSCAN_SORT_VALUE_SIZE
+  ushort from[CLSCAN_ITEMS];
+#endif
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    keys[k] = exchange[KEY_PAD(own + k)];
+#if CLSCAN_SORT_VALUE_SIZE
+    from[k] = (ushort)(own + k);
+#endif
+  }
+
   for (uint round = 0; round < 2; ++round) {
-    const local uchar* from_digits = digits[round];
-    const local ushort* from_positions = positions[round];
-    local uchar* to_digits = digits[round ^ 1];
-    local ushort* to_positions = positions[round ^ 1];
     const uint round_shift = 4 * round;
-    // Counter of bin b of work-item t at counters[b * WG + t]: scanned in that order, a key's slot is
-    // after every key of a smaller bin and every key of its bin owned by an earlier work-item.
-    for (uint b = 0; b < SORT_ROUND_BINS; ++b)
-      counters[b * CLSCAN_WG + lid] = 0;
-    const uint own = lid * CLSCAN_ITEMS;
+    // Positions past the input rank last in every round (nibble 15, after every real key), so they
+    // stay the last SORT_TILE - count positions of each round's order.
+    uint nibbles[CLSCAN_ITEMS];
     for (uint k = 0; k < CLSCAN_ITEMS; ++k)
-      ++counters[((from_digits[own + k] >> round_shift) & 15) * CLSCAN_WG + lid];
+      nibbles[k] = own + k < count ? (digit_of(keys[k], descending, shift, mask) >> round_shift) & 15 : 15;
+    // Counter of bin b of work-item t at counters[PAD(b * WG + t)]: scanned in that order, a key's slot
+    // is after every key of a smaller bin and every key of its bin owned by an earlier work-item.
+    for (uint b = 0; b < SORT_ROUND_BINS; ++b)
+      counters[COUNTER_PAD(b * CLSCAN_WG + lid)] = 0;
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+      ++counters[COUNTER_PAD(nibbles[k] * CLSCAN_WG + lid)];
     barrier(CLK_LOCAL_MEM_FENCE);
     scan_round_counters(counters, sums, 0);
     for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-      const uchar d = from_digits[own + k];
-      const uint slot = counters[((d >> round_shift) & 15) * CLSCAN_WG + lid]++;
-      to_digits[slot] = d;
-      to_positions[slot] = from_positions[own + k];
+      const uint slot = counters[COUNTER_PAD(nibbles[k] * CLSCAN_WG + lid)]++;
+      exchange[KEY_PAD(slot)] = keys[k];
+#if CLSCAN_SORT_VALUE_SIZE
+      positions[KEY_PAD(slot)] = from[k];
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (round == 0) {
+      for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+        keys[k] = exchange[KEY_PAD(own + k)];
+#if CLSCAN_SORT_VALUE_SIZE
+        from[k] = positions[KEY_PAD(own + k)];
+#endif
+      }
+      // The next round's slots overwrite exchange only once every work-item has read its keys.
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
   }
 
-  // digits[0] is sorted now: a digit's run starts where the digit before it differs.
+  // The tile is in digit order now: a digit's run starts where the key before it has another digit.
   // Loops over a tile's positions test each position against count themselves: PoCL 3.1 ran the first
   // round of `for (j = lid; j < count; j += WG)` after the last barrier for every work-item.
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
-    const uint d = digits[0][j];
-    if (j == 0 || digits[0][j - 1] != d) bases[d] = offsets[d * tiles + tile] - (offset_t)j;
+    keys[k] = exchange[KEY_PAD(j)];
+    const uint d = digit_of(keys[k], descending, shift, mask);
+    if (j == 0 || digit_of(exchange[KEY_PAD(j - 1)], descending, shift, mask) != d)
+      bases[d] = offsets[d * tiles + tile] - (offset_t)j;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -394,12 +432,12 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
-    const ulong to = (ulong)(bases[digits[0][j]] + (offset_t)j);
-    const uint from = positions[0][j];
-    if (write_keys) dst[to] = src[from];
+    const ulong to = (ulong)(bases[digit_of(keys[k], descending, shift, mask)] + (offset_t)j);
+    if (write_keys) dst[to] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
-    if (values_mode == 1) values_dst[to] = values_src[from];
-    if (values_mode == 2) values_dst[to] = (value_bits)(first + from);
+    const uint at = positions[KEY_PAD(j)];
+    if (values_mode == 1) values_dst[to] = values_src[at];
+    if (values_mode == 2) values_dst[to] = (value_bits)(first + at);
 #endif
   }
 #endif

@@ -36,15 +36,15 @@ constexpr unsigned max_passes = 8;
 // The most work-groups sort_scan_counts takes (each adds up the totals of those before it).
 constexpr std::size_t max_segments = 256;
 
-// sort_scatter's tile digits (two copies), positions (two copies of 16 bits), rank counters (16 per
-// work-item) with their sums, and digit bases (64-bit at most); sort_scan_counts' chunk of a tile's
-// size and its sums (64-bit at most); the histograms' counters.
-std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
-                               element_type /*type*/) {
+// sort_scatter's tile of keys and of 16-bit positions (one spare entry every 16), rank counters (16 per
+// work-item, one spare every 32) with their sums, and digit bases (64-bit at most); sort_scan_counts'
+// chunk of a tile's size and its sums (64-bit at most); the histograms' counters.
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/, element_type type) {
   const std::size_t wg = shape.work_group_size, tile = wg * shape.items_per_thread;
+  const std::size_t padded_tile = tile + tile / 16, counters = 16 * wg + 16 * wg / 32;
   // One work-item per tile scatters in input order, with only its digits' next offsets.
   const std::size_t scatter =
-      wg == 1 ? radix * 8 : tile * 2 + tile * 2 * 2 + 16 * wg * 4 + wg * 4 + radix * 8;
+      wg == 1 ? radix * 8 : padded_tile * (size_of(type) + 2) + counters * 4 + wg * 4 + radix * 8;
   const std::size_t scan_counts = wg == 1 ? 0 : tile * 8 + wg * 8;
   return std::max({scatter, scan_counts, std::size_t{max_passes * radix * 4}});
 }

@@ -6,6 +6,7 @@
 // reverse sorted and special floats (NaNs with payloads and signs, ±0, ±inf, denormals), sizes around
 // tiles, n = 0 and 1, offsets, in place and out of place, both algorithms. Every output is poisoned
 // first and has poisoned guards around it; inputs out of place must come back unchanged.
+#include "common/sort_reference.hpp"
 #include "support/guarded.hpp"
 
 #include <clscan/sort.hpp>
@@ -541,5 +542,23 @@ TEST_CASE("sort: small inputs for Oclgrind", "[.][sort-oclgrind]") {
     clscan::sort_options<cl_float> f;
     const std::vector<cl_float> floats = make_keys<cl_float>(pattern::special, n, 10);
     in_own_context([&] { check_sort_by_key<cl_float, cl_float>(floats, f, placement::out_of_place); });
+  }
+}
+
+TEST_CASE("sort reference: stable_order_linear gives std::stable_sort's permutation", "[sort][sort-reference]") {
+  // The benchmark verifies large sorts with stable_order_linear; here it meets stable_order.
+  for (const bool descending : {false, true}) {
+    const std::vector<cl_float> floats = make_keys<cl_float>(pattern::special, 20'011, 3);
+    CHECK(clscan_reference::stable_order_linear(floats, descending) ==
+          clscan_reference::stable_order(floats, descending));
+    const std::vector<cl_double> doubles = make_keys<cl_double>(pattern::seven, 20'011, 4);
+    CHECK(clscan_reference::stable_order_linear(doubles, descending) ==
+          clscan_reference::stable_order(doubles, descending));
+    const std::vector<cl_int> ints = make_keys<cl_int>(pattern::uniform, 20'011, 5);
+    CHECK(clscan_reference::stable_order_linear(ints, descending) ==
+          clscan_reference::stable_order(ints, descending));
+    const std::vector<cl_ulong> ulongs = make_keys<cl_ulong>(pattern::seven, 20'011, 6);
+    CHECK(clscan_reference::stable_order_linear(ulongs, descending) ==
+          clscan_reference::stable_order(ulongs, descending));
   }
 }

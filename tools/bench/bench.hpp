@@ -62,6 +62,7 @@ struct settings {
   bool first_call = false;
   bool first_call_child = false;
   bool progress = false;
+  bool std_timing = true; // --no-std turns the serial host equivalent's timing off
 };
 
 // The settings of the command line; --help prints the help and exits; clscan_tools::usage_error.

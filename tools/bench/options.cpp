@@ -56,6 +56,8 @@ options:
                      rows' algorithm reads e.g. automatic/deterministic.
   --reps N           timed repetitions per size, 1 to 100000. Default 50, reduced so that one size of one
                      algorithm takes at most about 2 s; an explicit --reps is used as given.
+  --no-std           skip timing the serial host equivalent (std_us; empty in CSV, null in JSON):
+                     a 2^28 sort takes a minute of it on one core. The result is still verified.
   --csv              print CSV (header + one row per size and algorithm) instead of the table.
   --json             print a JSON array of objects instead of the table.
   --smoke            correctness only: small and odd sizes, 2 repetitions; prints
@@ -288,6 +290,8 @@ settings parse_arguments(int argc, char** argv) {
     } else if (arg == "--json") {
       s.format = output_format::json;
       json = true;
+    } else if (arg == "--no-std") {
+      s.std_timing = false;
     } else if (arg == "--deterministic") {
       s.deterministic = true;
     } else if (arg == "--smoke") {
