@@ -176,13 +176,13 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
 // at `values`, in order (work-item t owns values [t * per, (t + 1) * per)), value j stored at
 // values[pad(j)], starting from `base`.
 // Returns the sum of them all; `values` is visible to every work-item and `sums` free again on return.
-#define DEFINE_GROUP_EXCLUSIVE_SCAN(name, type, per, pad)                                                       \
+#define DEFINE_GROUP_EXCLUSIVE_SCAN(name, type, per, pad)                                                    \
   inline type name(local type* values, local type* sums, type base) {                                        \
     const uint lid = get_local_id(0);                                                                        \
     const uint mine = lid * (per);                                                                           \
     type sum = 0;                                                                                            \
     for (uint k = 0; k < (per); ++k)                                                                         \
-      sum += values[pad(mine + k)];                                                                                  \
+      sum += values[pad(mine + k)];                                                                          \
     sums[lid] = sum;                                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
     for (uint step = 1; step < CLSCAN_WG; step <<= 1) {                                                      \

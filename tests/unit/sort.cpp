@@ -545,7 +545,8 @@ TEST_CASE("sort: small inputs for Oclgrind", "[.][sort-oclgrind]") {
   }
 }
 
-TEST_CASE("sort reference: stable_order_linear gives std::stable_sort's permutation", "[sort][sort-reference]") {
+TEST_CASE("sort reference: stable_order_linear gives std::stable_sort's permutation",
+          "[sort][sort-reference]") {
   // The benchmark verifies large sorts with stable_order_linear; here it meets stable_order.
   for (const bool descending : {false, true}) {
     const std::vector<cl_float> floats = make_keys<cl_float>(pattern::special, 20'011, 3);

@@ -98,7 +98,8 @@ std::vector<std::size_t> stable_order(const std::vector<K>& keys, bool descendin
 // the keys' images, 8 bits a pass (the images order keys as numpy_less does, equal keys alike), for
 // inputs where std::stable_sort takes minutes (the benchmark's 2^28 keys). The sort tests check it
 // against stable_order.
-template <typename K> std::vector<std::size_t> stable_order_linear(const std::vector<K>& keys, bool descending = false) {
+template <typename K>
+std::vector<std::size_t> stable_order_linear(const std::vector<K>& keys, bool descending = false) {
   using U = sort_bits_t<K>;
   std::vector<std::pair<U, std::size_t>> items(keys.size()), moved(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i)

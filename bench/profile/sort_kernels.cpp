@@ -1,0 +1,275 @@
+// sort_kernels: the time of each kernel of clscan's portable radix sort (kernels/sort.cl) on one
+// device, for uint keys (and uint values with --pairs), beside a clEnqueueCopyBuffer of the keys in the
+// same process. It launches the kernels itself, as lib/algorithms/sort.cpp does (histogram of every
+// pass, then per 8-bit pass: count, count totals, scan of the counts, scatter), from a .cl file given on
+// the command line, so that a change to the kernels or their shape can be timed kernel by kernel before
+// it goes into the library. Nsight Compute profiles no kernel of NVIDIA's OpenCL (README.md).
+//
+// Usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--reps R]
+//                     [--platform NAME]
+// Prints one line: the median over R sorts (after one untimed) of each kernel's summed time, of the
+// whole sort (first kernel's start to last kernel's end), of the copy, and their ratio; then checks the
+// result (keys in order, the same keys; with --pairs, values a stable permutation) and says how many
+// positions are wrong. Exits 1 on an OpenCL error or a wrong result, 2 on bad flags.
+// Not part of clscan's build or CI: g++ -O2 -std=c++17 bench/profile/sort_kernels.cpp -lOpenCL
+#define CL_HPP_TARGET_OPENCL_VERSION 120
+#define CL_HPP_MINIMUM_OPENCL_VERSION 120
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_HPP_ENABLE_EXCEPTIONS
+#include <CL/opencl.hpp>
+
+#include "../common/arguments.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* help_text =
+    "usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--reps R] [--platform "
+    "NAME]\n"
+    "  --kernels FILE   the sort's kernels (default kernels/sort.cl, from a checkout's root)\n"
+    "  --n N            keys, 1 to 2^31 (default 2^24)\n"
+    "  --shape WG:ITEMS work-group size and keys per work-item (default 256:16; WG * ITEMS <= 65536)\n"
+    "  --pairs          uint values move with the keys (sort_by_key)\n"
+    "  --reps R         timed sorts, 1 to 1000 (default 10)\n"
+    "  --platform NAME  the first platform whose name contains NAME (default: the first platform)\n";
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "sort_kernels: %s\n%s", message.c_str(), help_text);
+  std::exit(2);
+}
+
+unsigned long long count_flag(const std::string& flag, const std::string& text, unsigned long long low,
+                              unsigned long long high) {
+  const std::optional<unsigned long long> value = bench::read_count(text);
+  if (!value || *value < low || *value > high)
+    usage_error(flag + " " + text + ": expected " + std::to_string(low) + " to " + std::to_string(high));
+  return *value;
+}
+
+struct settings {
+  std::string kernels = "kernels/sort.cl", platform;
+  std::size_t n = std::size_t{1} << 24, wg = 256, items = 16, reps = 10;
+  bool pairs = false;
+};
+
+settings parse(int argc, char** argv) {
+  settings s;
+  bench::for_each_flag(argc, argv, help_text, usage_error, [&](const std::string& arg, auto value) {
+    if (arg == "--kernels") {
+      s.kernels = value();
+    } else if (arg == "--n") {
+      s.n = count_flag(arg, value(), 1, 1ull << 31);
+    } else if (arg == "--shape") {
+      const std::string text = value();
+      const std::size_t colon = text.find(':');
+      if (colon == std::string::npos) usage_error("--shape " + text + ": expected WG:ITEMS");
+      s.wg = count_flag(arg, text.substr(0, colon), 1, 1024);
+      s.items = count_flag(arg, text.substr(colon + 1), 1, 65536);
+      if (s.wg * s.items > 65536) usage_error("--shape " + text + ": a tile holds at most 65536 keys");
+    } else if (arg == "--pairs") {
+      s.pairs = true;
+    } else if (arg == "--reps") {
+      s.reps = count_flag(arg, value(), 1, 1000);
+    } else if (arg == "--platform") {
+      s.platform = value();
+    } else {
+      usage_error("unknown flag " + arg);
+    }
+  });
+  return s;
+}
+
+// The kernels' launches and arguments, as lib/algorithms/sort.cpp sets them for an ascending sort of
+// all 32 bits.
+struct sort_launches {
+  static constexpr std::size_t radix = 256, passes = 4, max_segments = 256;
+  cl::Context context;
+  cl::CommandQueue queue;
+  std::size_t n, wg, tile, tiles, groups, tiles_per_group, segment, segments;
+  cl::Buffer partials, flags, counts, offsets, segment_totals;
+  cl::Kernel histogram, histogram_total, count, count_totals, scan_counts, scatter;
+  std::vector<std::pair<std::string, cl::Event>> events;
+
+  sort_launches(const cl::Context& c, const cl::CommandQueue& q, const cl::Program& program,
+                const settings& s, std::size_t compute_units)
+      : context(c), queue(q), n(s.n), wg(s.wg), tile(s.wg * s.items) {
+    tiles = (n + tile - 1) / tile;
+    const std::size_t wanted = compute_units * 4;
+    tiles_per_group = std::max<std::size_t>(1, (tiles + wanted - 1) / wanted);
+    groups = (tiles + tiles_per_group - 1) / tiles_per_group;
+    const std::size_t chunks = (tiles * radix + tile - 1) / tile,
+                      per = (chunks + max_segments - 1) / max_segments;
+    segment = per * tile;
+    segments = (chunks + per - 1) / per;
+    partials = buffer(groups * passes * radix * 4);
+    flags = buffer(8 * 4);
+    counts = buffer(tiles * radix * 4);
+    offsets = buffer(tiles * radix * 4);
+    segment_totals = buffer(segments * 4);
+    histogram = cl::Kernel(program, "sort_histogram");
+    histogram_total = cl::Kernel(program, "sort_histogram_total");
+    count = cl::Kernel(program, "sort_count");
+    count_totals = cl::Kernel(program, "sort_count_totals");
+    scan_counts = cl::Kernel(program, "sort_scan_counts");
+    scatter = cl::Kernel(program, "sort_scatter");
+  }
+  cl::Buffer buffer(std::size_t bytes) const {
+    return cl::Buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 4));
+  }
+
+  // Raw buffer handles (or null) go in by their size, everything else as cl::Kernel takes it.
+  static void set(cl::Kernel& k, cl_uint index, cl_mem buffer) { k.setArg(index, sizeof buffer, &buffer); }
+  template <typename T> static void set(cl::Kernel& k, cl_uint index, const T& arg) { k.setArg(index, arg); }
+
+  template <typename... Args>
+  void run(const char* name, cl::Kernel& k, std::size_t work_groups, const Args&... args) {
+    cl_uint index = 0;
+    (set(k, index++, args), ...);
+    cl::Event e;
+    queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(work_groups * wg), cl::NDRange(wg), nullptr, &e);
+    events.emplace_back(name, e);
+  }
+
+  // keys -> keys_out (with values -> values_out when values is set), through keys_temp / values_temp.
+  void sort(const cl::Buffer& keys, const cl::Buffer& keys_out, const cl::Buffer& keys_temp,
+            const cl::Buffer* values, const cl::Buffer* values_out, const cl::Buffer* values_temp) {
+    const cl_ulong zero = 0, n64 = n;
+    const cl_mem none = nullptr;
+    run("histogram", histogram, groups, keys, zero, n64, cl_ulong{tiles_per_group}, partials, cl_uint{0},
+        cl_uint{0}, cl_uint{passes}, cl_uint{32});
+    run("histogram_total", histogram_total, 1, partials, cl_uint(groups), cl_uint{passes}, n64, flags, none);
+    cl_mem src = keys(), values_src = values ? (*values)() : nullptr;
+    for (cl_uint p = 0; p < passes; ++p) {
+      const bool to_out = (passes - 1 - p) % 2 == 0;
+      const cl_mem dst = to_out ? keys_out() : keys_temp();
+      const cl_mem values_dst = values ? (to_out ? (*values_out)() : (*values_temp)()) : nullptr;
+      const cl_ulong total = tiles * radix;
+      run("count", count, tiles, src, zero, n64, cl_ulong{tiles}, counts, flags, p, cl_uint{0},
+          cl_uint{8 * p}, cl_uint{255});
+      run("count_totals", count_totals, segments, counts, total, cl_ulong{segment}, segment_totals, flags, p);
+      run("scan_counts", scan_counts, segments, counts, offsets, total, cl_ulong{segment}, segment_totals,
+          flags, p);
+      run("scatter", scatter, tiles, src, zero, dst, zero, values_src, zero, values_dst, zero, n64,
+          cl_ulong{tiles}, offsets, flags, p, cl_uint{0}, cl_uint{1}, cl_uint{values ? 1u : 0u}, cl_uint{0},
+          cl_uint{8 * p}, cl_uint{255});
+      src = dst;
+      values_src = values_dst;
+    }
+  }
+};
+
+double microseconds(const cl::Event& e) {
+  return (e.getProfilingInfo<CL_PROFILING_COMMAND_END>() - e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+         1e3;
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+  const settings s = parse(argc, argv);
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get(&platforms);
+  const auto platform = std::find_if(platforms.begin(), platforms.end(), [&](const cl::Platform& p) {
+    return p.getInfo<CL_PLATFORM_NAME>().find(s.platform) != std::string::npos;
+  });
+  if (platform == platforms.end()) usage_error("--platform " + s.platform + ": no such platform");
+  std::vector<cl::Device> devices;
+  platform->getDevices(CL_DEVICE_TYPE_ALL, &devices);
+  const cl::Device device = devices.at(0);
+  const cl::Context context(device);
+  const cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
+
+  std::ifstream file(s.kernels);
+  if (!file) usage_error("--kernels " + s.kernels + ": cannot read it");
+  std::stringstream source;
+  source << file.rdbuf();
+  cl::Program program(context, source.str());
+  const std::string options =
+      "-DCLSCAN_ELEM_SIZE=4 -DCLSCAN_SORT_KEY_KIND=0 -DCLSCAN_SORT_WIDE=0 -DCLSCAN_WG=" +
+      std::to_string(s.wg) + " -DCLSCAN_ITEMS=" + std::to_string(s.items) +
+      " -DCLSCAN_SORT_VALUE_SIZE=" + (s.pairs ? "4" : "0");
+  try {
+    program.build(std::vector<cl::Device>{device}, options.c_str());
+  } catch (const cl::BuildError&) {
+    std::fprintf(stderr, "sort_kernels: %s does not build:\n%s\n", s.kernels.c_str(),
+                 program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device).c_str());
+    return 1;
+  }
+
+  const std::size_t n = s.n, bytes = n * 4;
+  std::vector<cl_uint> keys(n), values(n);
+  std::mt19937 random(1);
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = static_cast<cl_uint>(random());
+    values[i] = static_cast<cl_uint>(i);
+  }
+  sort_launches sort(context, queue, program, s, device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+  const cl::Buffer keys_in = sort.buffer(bytes), keys_out = sort.buffer(bytes),
+                   keys_temp = sort.buffer(bytes), copy_out = sort.buffer(bytes),
+                   values_in = sort.buffer(bytes), values_out = sort.buffer(bytes),
+                   values_temp = sort.buffer(bytes);
+  queue.enqueueWriteBuffer(keys_in, CL_TRUE, 0, bytes, keys.data());
+  queue.enqueueWriteBuffer(values_in, CL_TRUE, 0, bytes, values.data());
+
+  std::map<std::string, std::vector<double>> kernel_us;
+  std::vector<double> sort_us, copy_us;
+  for (std::size_t rep = 0; rep <= s.reps; ++rep) {
+    cl::Event copy;
+    queue.enqueueCopyBuffer(keys_in, copy_out, 0, 0, bytes, nullptr, &copy);
+    sort.events.clear();
+    sort.sort(keys_in, keys_out, keys_temp, s.pairs ? &values_in : nullptr, &values_out, &values_temp);
+    queue.finish();
+    if (rep == 0) continue; // builds and first touches
+    copy_us.push_back(microseconds(copy));
+    std::map<std::string, double> sums;
+    for (const auto& [name, e] : sort.events)
+      sums[name] += microseconds(e);
+    for (const auto& [name, us] : sums)
+      kernel_us[name].push_back(us);
+    const cl_ulong first = sort.events.front().second.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    const cl_ulong last = sort.events.back().second.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    sort_us.push_back((last - first) / 1e3);
+  }
+
+  // Keys in order and the same multiset (sum and a hash); with values, a permutation that is stable.
+  std::vector<cl_uint> got(n), got_values(n);
+  queue.enqueueReadBuffer(keys_out, CL_TRUE, 0, bytes, got.data());
+  if (s.pairs) queue.enqueueReadBuffer(values_out, CL_TRUE, 0, bytes, got_values.data());
+  std::size_t wrong = 0;
+  std::vector<char> seen(s.pairs ? n : 0, 0);
+  unsigned long long sum_in = 0, sum_out = 0, hash_in = 0, hash_out = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sum_in += keys[i];
+    sum_out += got[i];
+    hash_in ^= keys[i] * 0x9E3779B97F4A7C15ull;
+    hash_out ^= got[i] * 0x9E3779B97F4A7C15ull;
+    bool bad = i > 0 && got[i - 1] > got[i];
+    if (s.pairs) {
+      const cl_uint v = got_values[i];
+      bad = bad || v >= n || seen[v]++ || got[i] != keys[v] ||
+            (i > 0 && got[i - 1] == got[i] && got_values[i - 1] > v);
+    }
+    wrong += bad;
+  }
+  if (sum_in != sum_out || hash_in != hash_out) ++wrong;
+
+  const double total = bench::median(sort_us), copy = bench::median(copy_us);
+  std::printf("%s: n %zu, %s, shape %zu:%zu: sort %.1f us, copy %.1f us, ratio %.4f, %.2f G keys/s |",
+              s.kernels.c_str(), n, s.pairs ? "pairs" : "keys", s.wg, s.items, total, copy, copy / total,
+              n / total / 1e3);
+  for (const auto& [name, us] : kernel_us)
+    std::printf(" %s %.1f", name.c_str(), bench::median(us));
+  std::printf(" | wrong %zu\n", wrong);
+  return wrong ? 1 : 0;
+} catch (const cl::Error& e) {
+  std::fprintf(stderr, "sort_kernels: %s failed: %d\n", e.what(), e.err());
+  return 1;
+}
