@@ -359,9 +359,14 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
   local uint sums[CLSCAN_WG];
   local offset_t bases[SORT_RADIX];
 
+  // Positions past the input hold zeros: they are ranked (last) but never written out. An if, not a
+  // conditional expression: PoCL 3.1 loaded src[j] of `j < count ? src[j] : 0` past the tile's end
+  // too (a crash at n = 2 under CLSCAN_DEVICE_LIMITS=gpu).
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
-    exchange[KEY_PAD(j)] = j < count ? src[j] : 0;
+    key_bits key = 0;
+    if (j < count) key = src[j];
+    exchange[KEY_PAD(j)] = key;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
