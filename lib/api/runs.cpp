@@ -134,9 +134,10 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
     pass& p = passes[pass_count++];
     describe_scan(p, encode ? encoded : scan, request.key_type, keys_in(), encode ? ones : (*values_in)(),
                   scanned, n);
-    p.alignment =
-        encode ? std::min(keys_alignment, ws.base_alignment)
-               : std::min(keys_alignment, alignment_of(view_of(*values_in), in_offset * value_size, ws));
+    // The values (the ones: a temporary, from the implementation's aligned base) are read in vectors
+    // and the temporary written from its start; the keys only element by element.
+    p.alignment = encode ? alignment_of(memory_view{}, in_offset * value_size, ws)
+                         : alignment_of(view_of(*values_in), in_offset * value_size, ws);
   }
   {
     pass& p = passes[pass_count++];
@@ -185,7 +186,7 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
 
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
   // run_length_encode scans ones at the keys' offset (the scan by key reads keys and values at one
-  // offset): its temporary holds in_offset + n of them, of which it fills the last n.
+  // offset): its temporary holds in_offset + n of them.
   const cl_mem ones_buffer =
       encode ? temps.scratch(ws.context, ones_slot, (in_offset + n) * value_size)() : nullptr;
   if (scans) {
@@ -199,8 +200,10 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
     if (encode) {
       const cl_uint one32 = 1;
       const cl_ulong one64 = 1;
-      launch.fill(ones_buffer, value_size == 4 ? static_cast<const void*>(&one32) : &one64, value_size,
-                  in_offset * value_size, n * value_size);
+      // All of it, the in_offset elements before the scanned ones too: nothing reads them, but a
+      // buffer only partly written reads as partly uninitialized to Oclgrind.
+      launch.fill(ones_buffer, value_size == 4 ? static_cast<const void*>(&one32) : &one64, value_size, 0,
+                  (in_offset + n) * value_size);
     }
     for (std::size_t i = 0; i < pass_count; ++i) {
       pass& p = passes[i];

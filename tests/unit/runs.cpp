@@ -388,3 +388,43 @@ TEST_CASE("runs: a repeated call builds and allocates nothing", "[runs]") {
     all_three(n - 1000 * i);
   CHECK(events == 0); // no build, no cache access, no temporary storage
 }
+
+// Under Oclgrind (tests/cmake/reliability.cmake, oclgrind-runs): the selections by the keys of another
+// buffer (select.cl CLSCAN_SELECT_RUN_HEADS / _TAILS) and the passes around them, in Oclgrind's GPU
+// layout (the tile in local memory), on one and on two tiles, both ways of chaining tiles, where its
+// memory, uninitialized-value and race checks watch them. Each call in a context of its own, for the
+// reasons tests/unit/sort.cpp's Oclgrind case gives.
+TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
+  environment& e = env();
+  REQUIRE_THAT(e.device_name, Catch::Matchers::Contains("Oclgrind"));
+  struct leave_no_objects {
+    ~leave_no_objects() { env() = environment{}; }
+  } at_end;
+  const cl::Device device = e.device;
+  const auto in_own_context = [&](const auto& call) {
+    e.context = cl::Context(device);
+    e.queue = cl::CommandQueue(e.context, device);
+    call();
+    e.queue = cl::CommandQueue();
+    e.context = cl::Context();
+  };
+  const clscan::dispatch_plan plan = clscan::plan_for(device, clscan::element_type::int32);
+  const std::size_t tile = plan.single_pass_small.work_group_size *
+                           std::min<std::size_t>(plan.single_pass_small.items_per_thread, 64);
+  for (algorithm algo : {algorithm::automatic, algorithm::three_stage})
+    for (std::size_t n : {std::size_t{1}, tile + 301}) {
+      CAPTURE(clscan::to_string(algo), n);
+      const std::vector<cl_int> keys = make_keys<cl_int>(shape::short_runs, n);
+      const std::vector<cl_float> values = make_values<cl_float>(n);
+      clscan::reduce_by_key_options<cl_float> opts;
+      opts.algorithm = algo;
+      in_own_context([&] { check_reduce_by_key(keys, values, opts); });
+      in_own_context([&] { check_unique_by_key(keys, values, algo); });
+      // run_length_encode's passes are these, on ones the library fills with clEnqueueFillBuffer,
+      // which Oclgrind's uninitialized-value check does not see (a kernel reading a filled buffer is
+      // reported): its kernels run here through reduce_by_key of 8-byte values instead.
+      clscan::reduce_by_key_options<cl_ulong> wide;
+      wide.algorithm = algo;
+      in_own_context([&] { check_reduce_by_key(keys, make_values<cl_ulong>(n), wide); });
+    }
+}
