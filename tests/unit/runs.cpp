@@ -133,6 +133,8 @@ void check_input(const char* what, const cl::Buffer& buffer, const std::vector<T
 template <typename K, typename V>
 void check_reduce_by_key(const std::vector<K>& keys, const std::vector<V>& values,
                          clscan::reduce_by_key_options<V> opts) {
+  INFO("reduce_by_key, op " << static_cast<int>(opts.operation) << ", " << sizeof(K) << "-byte keys, "
+                            << sizeof(V) << "-byte values");
   const std::size_t n = keys.size();
   std::vector<K> expected_keys;
   std::vector<V> expected_values;
@@ -161,6 +163,7 @@ void check_reduce_by_key(const std::vector<K>& keys, const std::vector<V>& value
 
 template <typename K, typename V>
 void check_unique_by_key(const std::vector<K>& keys, const std::vector<V>& values, algorithm algo) {
+  INFO("unique_by_key, " << sizeof(K) << "-byte keys, " << sizeof(V) << "-byte values");
   const std::size_t n = keys.size();
   std::vector<K> expected_keys;
   std::vector<V> expected_values;
@@ -184,6 +187,7 @@ void check_unique_by_key(const std::vector<K>& keys, const std::vector<V>& value
 }
 
 template <typename K, typename L> void check_run_length_encode(const std::vector<K>& keys, algorithm algo) {
+  INFO("run_length_encode, " << sizeof(K) << "-byte keys, " << sizeof(L) << "-byte lengths");
   const std::size_t n = keys.size();
   std::vector<K> expected_keys;
   std::vector<L> expected_lengths;
