@@ -8,10 +8,12 @@
 #include <common/reference.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace clscan_test;
@@ -431,4 +433,56 @@ TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
       wide.algorithm = algo;
       in_own_context([&] { check_reduce_by_key(keys, make_values<cl_ulong>(n), wide); });
     }
+}
+
+namespace {
+
+// As tests/unit/robustness_calls.cpp's: the count once the implementation has retired the call's
+// commands (rusticl drops a completed command's references on a thread of its own, a little later).
+cl_uint settled_reference_count(const cl::Buffer& buffer) {
+  const auto count_now = [&] {
+    cl_uint count = 0;
+    REQUIRE(clGetMemObjectInfo(buffer(), CL_MEM_REFERENCE_COUNT, sizeof count, &count, nullptr) ==
+            CL_SUCCESS);
+    return count;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  cl_uint count = count_now();
+  while (count > 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    count = count_now();
+  }
+  return count;
+}
+
+} // namespace
+
+TEST_CASE("runs: no call keeps a caller's buffer referenced once its commands have ended",
+          "[runs][references]") {
+  const environment& e = env();
+  for (const std::size_t n : {std::size_t{1000}, std::size_t{70'000}}) {
+    const std::vector<cl_int> keys = make_keys<cl_int>(shape::short_runs, n);
+    const std::vector<cl_int> values = make_values<cl_int>(n);
+    for (int call = 0; call < 3; ++call)
+      for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+        INFO("call " << call << " (reduce_by_key, unique_by_key, run_length_encode), "
+                     << clscan::to_string(algo) << ", n = " << n << " on " << e.device_name);
+        const cl::Buffer k = make_buffer(keys), v = make_buffer(values);
+        const cl::Buffer ko = make_buffer(keys), vo = make_buffer(values);
+        const cl::Buffer count = make_buffer(std::vector<cl_ulong>(1, 0));
+        clscan::reduce_by_key_options<cl_int> reduce_opts;
+        reduce_opts.algorithm = algo;
+        clscan::select_options<cl_int> opts;
+        opts.algorithm = algo;
+        cl::Event done =
+            call == 0   ? clscan::reduce_by_key<cl_int, cl_int>(e.queue, k, v, ko, vo, count, n, reduce_opts)
+            : call == 1 ? clscan::unique_by_key<cl_int, cl_int>(e.queue, k, v, ko, vo, count, n, opts)
+                        : clscan::run_length_encode<cl_int>(e.queue, k, ko, vo, count, n, opts);
+        REQUIRE(done.wait() == CL_SUCCESS);
+        done = cl::Event();
+        REQUIRE(e.queue.finish() == CL_SUCCESS);
+        for (const cl::Buffer* b : {&k, &v, &ko, &vo, &count})
+          CHECK(settled_reference_count(*b) == 1);
+      }
+  }
 }
