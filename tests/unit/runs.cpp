@@ -486,3 +486,95 @@ TEST_CASE("runs: no call keeps a caller's buffer referenced once its commands ha
       }
   }
 }
+
+// A user event fails after the call (and after a second call that waits for the first one's event):
+// both calls' events report a failure, neither writes an output or its count, and the same call
+// afterwards is exact. The calls enqueue several passes behind the wait list, whose failure must reach
+// the last one (rusticl runs an in-order queue's later commands unless they wait for the failed one).
+TEST_CASE("runs: a wait list that fails after the call reaches every pass, and later calls are exact",
+          "[runs][failed-wait-calls]") {
+  const environment& e = env();
+  const std::size_t n = 600'000; // several of a CPU's tiles
+  const cl::Context context(e.device);
+  const cl::CommandQueue queue(context, e.device);
+  const std::vector<cl_int> keys = make_keys<cl_int>(shape::short_runs, n);
+  const std::vector<cl_int> values = make_values<cl_int>(n);
+  const auto buffer_of = [&](const auto& data) {
+    using T = typename std::decay_t<decltype(data)>::value_type;
+    cl::Buffer b(context, CL_MEM_READ_WRITE, data.size() * sizeof(T));
+    REQUIRE(queue.enqueueWriteBuffer(b, CL_TRUE, 0, data.size() * sizeof(T), data.data()) == CL_SUCCESS);
+    return b;
+  };
+  // Polls `event` until it is terminal or `seconds` pass; never blocks on it.
+  const auto wait_at_most = [](const cl::Event& event, int seconds) {
+    const auto status_of = [&] {
+      cl_int status = CL_QUEUED;
+      REQUIRE(event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS);
+      return status;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    cl_int status = status_of();
+    while (status > CL_COMPLETE && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      status = status_of();
+    }
+    return status;
+  };
+  const cl::Buffer k = buffer_of(keys), v = buffer_of(values);
+  const std::vector<cl_int> poison(n, poison_value<cl_int>());
+  const cl_ulong count_poison = poison_value<cl_ulong>();
+  std::vector<cl_int> expected_keys, expected_values;
+  for (const auto& [first, last] : runs_of(keys)) {
+    expected_keys.push_back(keys[first]);
+    cl_int total = 0;
+    for (std::size_t i = first; i <= last; ++i)
+      total = clscan_reference::wrapping_sum(total, values[i]);
+    expected_values.push_back(total);
+  }
+  for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+    CAPTURE(clscan::to_string(algo));
+    const auto call = [&](const cl::Buffer& ko, const cl::Buffer& vo, const cl::Buffer& count,
+                          std::vector<cl::Event> waits) {
+      clscan::reduce_by_key_options<cl_int> opts;
+      opts.algorithm = algo;
+      opts.wait_list = std::move(waits);
+      return clscan::reduce_by_key<cl_int, cl_int>(queue, k, v, ko, vo, count, n, opts);
+    };
+    std::vector<cl::Buffer> outs;
+    for (int i = 0; i < 4; ++i)
+      outs.push_back(buffer_of(poison));
+    const cl::Buffer failed_count = buffer_of(std::vector<cl_ulong>(1, count_poison));
+    const cl::Buffer chained_count = buffer_of(std::vector<cl_ulong>(1, count_poison));
+    cl::UserEvent gate(context);
+    const cl::Event failed = call(outs[0], outs[1], failed_count, {gate});
+    const cl::Event chained = call(outs[2], outs[3], chained_count, {failed});
+    queue.flush();
+    REQUIRE(gate.setStatus(-1) == CL_SUCCESS);
+    CHECK(wait_at_most(failed, 60) < 0);
+    CHECK(wait_at_most(chained, 60) < 0);
+    for (const cl::Buffer& out : outs) {
+      std::vector<cl_int> got(n);
+      REQUIRE(queue.enqueueReadBuffer(out, CL_TRUE, 0, n * sizeof(cl_int), got.data()) == CL_SUCCESS);
+      CHECK(got == poison);
+    }
+    for (const cl::Buffer* count : {&failed_count, &chained_count}) {
+      cl_ulong got = 0;
+      REQUIRE(queue.enqueueReadBuffer(*count, CL_TRUE, 0, sizeof got, &got) == CL_SUCCESS);
+      CHECK(got == count_poison);
+    }
+    const cl::Buffer count = buffer_of(std::vector<cl_ulong>(1, count_poison));
+    const cl::Event done = call(outs[0], outs[1], count, {});
+    queue.flush();
+    REQUIRE(wait_at_most(done, 60) == CL_COMPLETE);
+    cl_ulong runs = 0;
+    REQUIRE(queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof runs, &runs) == CL_SUCCESS);
+    CHECK(runs == expected_keys.size());
+    std::vector<cl_int> got_keys(expected_keys.size()), got_values(expected_values.size());
+    REQUIRE(queue.enqueueReadBuffer(outs[0], CL_TRUE, 0, got_keys.size() * sizeof(cl_int), got_keys.data()) ==
+            CL_SUCCESS);
+    REQUIRE(queue.enqueueReadBuffer(outs[1], CL_TRUE, 0, got_values.size() * sizeof(cl_int),
+                                    got_values.data()) == CL_SUCCESS);
+    CHECK(got_keys == expected_keys);
+    CHECK(got_values == expected_values);
+  }
+}
