@@ -9,7 +9,10 @@
 //
 // The host picks the selection with CLSCAN_SELECT_FLAGGED (flags[i] != 0), CLSCAN_SELECT_UNIQUE (the
 // first element of every run of equal elements) or CLSCAN_PREDICATE, an OpenCL C expression of x
-// (the element) and i (its index in the input, a ulong).
+// (the element) and i (its index in the input, a ulong). CLSCAN_SELECT_RUN_HEADS and _TAILS select by
+// the keys of another buffer, passed where the flags go (of type CLSCAN_KEY_T; the flags offset is
+// then in bytes): the elements whose key starts (heads) or ends (tails) a run of equal keys, for
+// unique_by_key, reduce_by_key and run_length_encode.
 
 #define CLSCAN_CARRY_DEFINED
 // Bits of a tile's count: 64, or (inputs of fewer than 2^32 elements) 32.
@@ -36,7 +39,13 @@ inline carry_t carry_combine(carry_t a, carry_t b) { return a + b; }
 #include "group_scan.cl"
 #include "tile_io.cl"
 
-#if !defined(CLSCAN_SELECT_FLAGGED) && !defined(CLSCAN_SELECT_UNIQUE) && !defined(CLSCAN_PREDICATE)
+#if defined(CLSCAN_SELECT_RUN_HEADS) || defined(CLSCAN_SELECT_RUN_TAILS)
+#define CLSCAN_SELECT_BY_KEYS 1
+typedef CLSCAN_KEY_T key_t;
+#endif
+
+#if !defined(CLSCAN_SELECT_FLAGGED) && !defined(CLSCAN_SELECT_UNIQUE) && !defined(CLSCAN_SELECT_BY_KEYS) &&  \
+    !defined(CLSCAN_PREDICATE)
 #define CLSCAN_PREDICATE (x != 0)
 #endif
 
@@ -51,6 +60,14 @@ inline uint is_selected(CLSCAN_INPUT_PARAMS, ulong i, elem_t x, elem_t prev) {
   return flags[i] != 0;
 #elif defined(CLSCAN_SELECT_UNIQUE)
   return i == 0 || x != prev;
+#elif defined(CLSCAN_SELECT_RUN_HEADS)
+  (void)x;
+  const global key_t* keys = (const global key_t*)flags;
+  return i == 0 || keys[i] != keys[i - 1];
+#elif defined(CLSCAN_SELECT_RUN_TAILS)
+  (void)x;
+  const global key_t* keys = (const global key_t*)flags;
+  return i + 1 == n || keys[i] != keys[i + 1];
 #else
   return (CLSCAN_PREDICATE) ? 1u : 0u;
 #endif

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -351,6 +352,75 @@ py::tuple run_selection(const std::string& kind, const std::string& type, std::u
   return py::make_tuple(event, static_cast<unsigned long long>(selected));
 }
 
+// The call behind clscan.reduce_by_key, unique_by_key and run_length_encode (`kind`): keys of
+// `key_type` in keys_buffer[in_offset:], values of `value_type` in values_buffer[in_offset:] (0 for
+// run_length_encode, whose value_type is the lengths' type, uint or ulong), outputs at out_offset of
+// keys_out and values_out; the operator arguments are reduce_by_key's. The count as run_selection's.
+py::tuple run_runs(const std::string& kind, const std::string& key_type, const std::string& value_type,
+                   std::uintptr_t queue_ptr, std::uintptr_t keys_ptr, std::uintptr_t values_ptr,
+                   std::size_t in_offset, std::uintptr_t keys_out_ptr, std::uintptr_t values_out_ptr,
+                   std::size_t out_offset, std::uintptr_t count_ptr, std::size_t count_offset, std::size_t n,
+                   const std::string& op, const std::string& custom_op, py::object custom_identity,
+                   py::object initial, bool deterministic, const std::string& algorithm,
+                   const std::vector<std::uintptr_t>& wait_for) {
+  if (kind != "reduce_by_key" && kind != "unique_by_key" && kind != "run_length_encode")
+    throw clscan::invalid_argument("clscan: unknown call '" + kind +
+                                   "' (reduce_by_key, unique_by_key or run_length_encode)");
+  const scan_arguments args =
+      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
+                          std::move(initial), deterministic, algorithm, wait_for);
+  const clscan::element_type values = parse_element_type(value_type);
+  if (kind == "run_length_encode" && values != clscan::element_type::uint32 &&
+      values != clscan::element_type::uint64)
+    throw clscan::invalid_argument("clscan: run_length_encode's lengths are uint or ulong, not " +
+                                   value_type);
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer keys_in = buffer_of(keys_ptr), values_in = buffer_of(values_ptr);
+  const cl::Buffer keys_out = buffer_of(keys_out_ptr), values_out = buffer_of(values_out_ptr);
+  const bool read_back = count_ptr == 0;
+  const cl::Buffer count = read_back ? scratch_count_buffer(queue) : buffer_of(count_ptr);
+  const std::size_t counted_at = read_back ? 0 : count_offset;
+  cl_ulong runs = 0;
+  const cl::Event done = with_element_type(parse_element_type(key_type), [&](auto key_tag) {
+    using K = typename decltype(key_tag)::type;
+    return with_element_type(values, [&](auto value_tag) {
+      using V = typename decltype(value_tag)::type;
+      clscan::reduce_by_key_options<V> reduce_opts;
+      clscan::select_options<K> opts;
+      if (kind == "reduce_by_key") {
+        static_cast<clscan::options<V>&>(reduce_opts) = options_from<V>(args);
+        reduce_opts.count_offset = counted_at;
+      } else {
+        opts.in_offset = in_offset;
+        opts.out_offset = out_offset;
+        opts.count_offset = counted_at;
+        opts.algorithm = args.algorithm;
+        opts.wait_list = args.wait_list;
+      }
+      py::gil_scoped_release unlocked;
+      cl::Event event;
+      if (kind == "reduce_by_key") {
+        event = clscan::reduce_by_key<K, V>(queue, keys_in, values_in, keys_out, values_out, count, n,
+                                            reduce_opts);
+      } else if (kind == "unique_by_key") {
+        event = clscan::unique_by_key<K, V>(queue, keys_in, values_in, keys_out, values_out, count, n, opts);
+      } else if constexpr (std::is_same_v<V, cl_uint> || std::is_same_v<V, cl_ulong>) {
+        event = clscan::run_length_encode<K, V>(queue, keys_in, keys_out, values_out, count, n, opts);
+      }
+      if (read_back) {
+        const std::vector<cl::Event> call_done{event};
+        const cl_int status = queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof runs, &runs, &call_done);
+        throw_if_failed(event, kind.c_str());
+        if (status != CL_SUCCESS) throw clscan::opencl_error(status, "clEnqueueReadBuffer");
+      }
+      return event;
+    });
+  });
+  const std::uintptr_t event = owned_handle(done);
+  if (!read_back) return py::make_tuple(event, py::none());
+  return py::make_tuple(event, static_cast<unsigned long long>(runs));
+}
+
 // Python text from bytes that may not be UTF-8 (a compiler's build log): invalid bytes become U+FFFD
 // instead of making the exception itself fail.
 py::str text(const std::string& bytes) {
@@ -444,6 +514,15 @@ PYBIND11_MODULE(_native, m) {
         "and partition_if take the predicate, the others an empty one. The count (a cl_ulong) goes to "
         "count_buffer[count_offset] and (event, None) is returned at once; with count_buffer 0, the call "
         "waits for the count and returns (event, count). The cl_event has a reference the caller owns.");
+  m.def("runs", &run_runs, "kind"_a, "key_type"_a, "value_type"_a, "queue"_a, "keys_buffer"_a,
+        "values_buffer"_a, "in_offset"_a, "keys_out"_a, "values_out"_a, "out_offset"_a, "count_buffer"_a,
+        "count_offset"_a, "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "deterministic"_a,
+        "algorithm"_a, "wait_for"_a,
+        "Enqueues reduce_by_key, unique_by_key or run_length_encode (`kind`) of n keys of OpenCL C type "
+        "`key_type` in keys_buffer[in_offset:], with values of `value_type` in values_buffer[in_offset:] "
+        "(run_length_encode: 0, and value_type the lengths' type, uint or ulong), into "
+        "keys_out[out_offset:] and values_out[out_offset:]. The operator arguments are reduce_by_key's. "
+        "The count as select().");
   m.def(
       "sort", &run_sort, "kind"_a, "key_type"_a, "value_type"_a, "queue"_a, "keys_in"_a, "keys_in_offset"_a,
       "keys_out"_a, "keys_out_offset"_a, "values_in"_a, "values_in_offset"_a, "values_out"_a,

@@ -274,6 +274,35 @@ CLSCAN_C_API clscan_status clscan_exclusive_by_key(cl_command_queue queue, cl_me
 CLSCAN_C_API clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
                                          clscan_type type, const clscan_options* options, cl_event* event);
 
+/* Runs of equal consecutive keys (compared with ==: every NaN key is a run of its own, -0.0 and 0.0
+ * are one), as Thrust's reduce_by_key and unique_by_key and CUB's run-length encoding (C++: runs.hpp).
+ * Each writes one element per run to each output, in order, and the number of runs, as a cl_ulong, to
+ * count[count_offset]; elements of the outputs past the count are not written, but the outputs must
+ * hold n elements. keys_out[j] is run j's first key. No output may overlap an input, the other output
+ * or the count. n == 0 writes a zero count. `options` and `event` work as for the scans.
+ *
+ *   reduce_by_key:     values_out[j] = run j's values combined with the operator of `options` (any
+ *                      operator of the scans; with has_initial, `initial` combined in front of each
+ *                      run); count_offset is an argument, since clscan_options has none
+ *   unique_by_key:     values_out[j] = the value beside run j's first key
+ *   run_length_encode: lengths_out[j] = run j's length, of length_type CLSCAN_TYPE_UINT32 (n below 2^32)
+ *                      or CLSCAN_TYPE_UINT64
+ *
+ * in_offset applies to the keys and the values alike, out_offset to both outputs. They run in several
+ * passes of clscan's selection and scan-by-key kernels, inside the one call. */
+CLSCAN_C_API clscan_status clscan_reduce_by_key(cl_command_queue queue, cl_mem keys_in, clscan_type key_type,
+                                                cl_mem values_in, clscan_type value_type, cl_mem keys_out,
+                                                cl_mem values_out, cl_mem count, size_t count_offset,
+                                                size_t n, const clscan_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_unique_by_key(cl_command_queue queue, cl_mem keys_in, clscan_type key_type,
+                                                cl_mem values_in, clscan_type value_type, cl_mem keys_out,
+                                                cl_mem values_out, cl_mem count, size_t n,
+                                                const clscan_select_options* options, cl_event* event);
+CLSCAN_C_API clscan_status clscan_run_length_encode(cl_command_queue queue, cl_mem in, clscan_type type,
+                                                    cl_mem unique_out, cl_mem lengths_out,
+                                                    clscan_type length_type, cl_mem count, size_t n,
+                                                    const clscan_select_options* options, cl_event* event);
+
 /* Options of the sorts (clscan_sort, clscan_sort_by_key, clscan_sorted_order). Initialise with
  * CLSCAN_SORT_OPTIONS_INIT or clscan_sort_options_init(), which set struct_size and make every other
  * field its default (zero), then change what you need; struct_size works as in clscan_options. */

@@ -11,6 +11,7 @@
 #include <clscan/options.hpp>
 #include <clscan/parts.hpp>
 #include <clscan/reduce.hpp>
+#include <clscan/runs.hpp>
 #include <clscan/scan.hpp>
 #include <clscan/select.hpp>
 #include <clscan/sort.hpp>

@@ -10,6 +10,9 @@
 namespace clscan::detail {
 
 // reduce: clscan::reduce (reduce.hpp), which takes a scan_request of its own; here for variant keys.
+// select_run_heads, select_run_tails: the selections that reduce_by_key, unique_by_key and
+// run_length_encode (runs.hpp) make of their values, by the keys of another buffer (key_type); no
+// public call of their own.
 enum class primitive {
   select_if,
   select_flagged,
@@ -17,14 +20,16 @@ enum class primitive {
   unique,
   inclusive_by_key,
   exclusive_by_key,
-  reduce
+  reduce,
+  select_run_heads,
+  select_run_tails
 };
 
 struct primitive_request {
   primitive kind = primitive::select_if;
   // Element type, operator and initial value (by-key), offsets, wait list, algorithm.
   scan_request scan;
-  element_type key_type = element_type::int32; // by-key calls
+  element_type key_type = element_type::int32; // by-key calls, select_run_heads and _tails
   const std::string* predicate = nullptr;      // select_if, partition_if
   std::size_t flags_offset = 0;                // select_flagged, in cl_uchar elements
   std::size_t count_offset = 0;                // selections, in cl_ulong elements

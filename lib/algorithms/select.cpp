@@ -32,6 +32,15 @@ std::string prelude(const variant_key& key, const device_capabilities& caps) {
   switch (key.call.value_or(primitive::select_if)) {
   case primitive::select_flagged: lines += "#define CLSCAN_SELECT_FLAGGED 1\n"; break;
   case primitive::unique: lines += "#define CLSCAN_SELECT_UNIQUE 1\n"; break;
+  case primitive::select_run_heads:
+  case primitive::select_run_tails:
+    // By the keys of another buffer (runs.cpp), read through the flags' argument.
+    if (key.key_type == element_type::float64 && key.type != element_type::float64)
+      lines += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    lines += std::string("#define CLSCAN_KEY_T ") + opencl_name(key.key_type) + "\n";
+    lines += *key.call == primitive::select_run_heads ? "#define CLSCAN_SELECT_RUN_HEADS 1\n"
+                                                      : "#define CLSCAN_SELECT_RUN_TAILS 1\n";
+    break;
   default:
     // The predicate's function opens the program (program_source); the default selects non-zero x.
     if (key.predicate) lines += "#define CLSCAN_PREDICATE clscan_user_predicate(x, i)\n";

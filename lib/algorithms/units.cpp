@@ -26,7 +26,9 @@ const algorithm_unit& unit_of(const variant_key& key) {
   case primitive::select_if:
   case primitive::select_flagged:
   case primitive::partition_if:
-  case primitive::unique: return select_unit;
+  case primitive::unique:
+  case primitive::select_run_heads:
+  case primitive::select_run_tails: return select_unit;
   case primitive::inclusive_by_key:
   case primitive::exclusive_by_key: return by_key_unit;
   case primitive::reduce: return reduce_unit;

@@ -201,6 +201,8 @@ const char* call_name(primitive kind) {
   case primitive::inclusive_by_key: return "inclusive_by_key";
   case primitive::exclusive_by_key: return "exclusive_by_key";
   case primitive::reduce: return "reduce";
+  case primitive::select_run_heads: return "unique_by_key";
+  case primitive::select_run_tails: return "reduce_by_key";
   }
   return "?";
 }

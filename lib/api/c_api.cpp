@@ -135,6 +135,8 @@ const char* c_name_of(clscan::detail::primitive kind) noexcept {
   case clscan::detail::primitive::inclusive_by_key: return "clscan_inclusive_by_key";
   case clscan::detail::primitive::exclusive_by_key: return "clscan_exclusive_by_key";
   case clscan::detail::primitive::reduce: return "clscan_reduce";
+  case clscan::detail::primitive::select_run_heads: return "clscan_unique_by_key";
+  case clscan::detail::primitive::select_run_tails: return "clscan_reduce_by_key";
   }
   return "clscan";
 }

@@ -183,7 +183,9 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   key.algo = algo;
   key.call = request.kind;
   key.type = type;
-  key.key_type = by_key ? request.key_type : element_type::int32;
+  const bool by_run_keys =
+      request.kind == primitive::select_run_heads || request.kind == primitive::select_run_tails;
+  key.key_type = by_key || by_run_keys ? request.key_type : element_type::int32;
   if (by_key) {
     key.operation = scan.operation;
     if (scan.operation == op::custom) {

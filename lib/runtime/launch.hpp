@@ -125,6 +125,17 @@ public:
     events_.emplace_back(event); // takes ownership
   }
 
+  // Fills `bytes` bytes of `buffer` from byte `offset` with `pattern` (`pattern_size` bytes), in order
+  // with the other commands.
+  void fill(cl_mem buffer, const void* pattern, std::size_t pattern_size, std::size_t offset,
+            std::size_t bytes) {
+    cl_event event = nullptr;
+    check(clEnqueueFillBuffer(queue_, buffer, pattern, pattern_size, offset, bytes, wait_count_, waits_,
+                              &event),
+          "clEnqueueFillBuffer");
+    advance(event);
+  }
+
   cl::Event finish() { return previous_; }
 
 private:

@@ -2056,6 +2056,146 @@ static void test_opencl_error(void) {
   clReleaseMemObject(buffer);
 }
 
+/* reduce_by_key, unique_by_key and run_length_encode (int32 keys in runs of 1 to 8, float32 values
+ * that are small integers, so that sums are exact), at offsets, with poisoned outputs, against loops
+ * here; then a failure of each. */
+static void test_runs(void) {
+  enum { n = 10007, in_offset = 2, out_offset = 3, count_offset = 1, guard = 4 };
+  const size_t out_size = out_offset + n + guard;
+  cl_int* keys = checked_malloc((in_offset + n) * sizeof(cl_int));
+  cl_float* values = checked_malloc((in_offset + n) * sizeof(cl_float));
+  cl_int* expected_keys = checked_malloc(n * sizeof(cl_int));
+  cl_float* expected_sums = checked_malloc(n * sizeof(cl_float));
+  cl_float* expected_firsts = checked_malloc(n * sizeof(cl_float));
+  cl_ulong* expected_lengths = checked_malloc(n * sizeof(cl_ulong));
+  unsigned char* got = checked_malloc(out_size * sizeof(cl_ulong));
+  cl_mem k = create_buffer((in_offset + n) * sizeof(cl_int));
+  cl_mem v = create_buffer((in_offset + n) * sizeof(cl_float));
+  cl_mem ko = create_buffer(out_size * sizeof(cl_int));
+  cl_mem vo = create_buffer(out_size * sizeof(cl_ulong));
+  cl_mem count = create_buffer(3 * sizeof(cl_ulong));
+  size_t runs = 0, i, j, length;
+  int call;
+  cl_event done = NULL, event = NULL, stale = (cl_event)&stale;
+  clscan_status status;
+  clscan_options options = CLSCAN_OPTIONS_INIT;
+  clscan_select_options select_options = CLSCAN_SELECT_OPTIONS_INIT;
+
+  for (i = 0; i < in_offset; ++i) {
+    keys[i] = -1;
+    values[i] = -1.0f;
+  }
+  for (i = 0; i < n; ++i) {
+    keys[in_offset + i] = (cl_int)(mix(i / 3 + mix(i % 3)) % 3); /* runs of 1 to about 8 */
+    values[in_offset + i] = (cl_float)(mix(i) % 100);
+    if (i == 0 || keys[in_offset + i] != keys[in_offset + i - 1]) {
+      expected_keys[runs] = keys[in_offset + i];
+      expected_sums[runs] = 0.0f;
+      expected_firsts[runs] = values[in_offset + i];
+      expected_lengths[runs] = 0;
+      ++runs;
+    }
+    expected_sums[runs - 1] += values[in_offset + i];
+    ++expected_lengths[runs - 1];
+  }
+  write_buffer(k, keys, (in_offset + n) * sizeof(cl_int));
+  write_buffer(v, values, (in_offset + n) * sizeof(cl_float));
+  options.in_offset = select_options.in_offset = in_offset;
+  options.out_offset = select_options.out_offset = out_offset;
+  select_options.count_offset = count_offset;
+
+  for (call = 0; call < 4; ++call) {
+    const char* const labels[] = {"reduce_by_key", "unique_by_key", "run_length_encode (uint32)",
+                                  "run_length_encode (uint64)"};
+    const size_t value_size = call == 3 ? sizeof(cl_ulong) : sizeof(cl_float);
+    cl_ulong counts[3];
+    memset(got, poison_byte, out_size * sizeof(cl_ulong));
+    write_buffer(ko, got, out_size * sizeof(cl_int));
+    write_buffer(vo, got, out_size * sizeof(cl_ulong));
+    write_buffer(count, got, 3 * sizeof(cl_ulong));
+    done = NULL;
+    if (call == 0)
+      status = clscan_reduce_by_key(queue, k, CLSCAN_TYPE_INT32, v, CLSCAN_TYPE_FLOAT32, ko, vo, count,
+                                    count_offset, n, &options, &done);
+    else if (call == 1)
+      status = clscan_unique_by_key(queue, k, CLSCAN_TYPE_INT32, v, CLSCAN_TYPE_FLOAT32, ko, vo, count, n,
+                                    &select_options, &done);
+    else
+      status = clscan_run_length_encode(queue, k, CLSCAN_TYPE_INT32, ko, vo,
+                                        call == 2 ? CLSCAN_TYPE_UINT32 : CLSCAN_TYPE_UINT64, count, n,
+                                        &select_options, &done);
+    if (succeeded(labels[call], status, done, 1)) {
+      read_buffer(count, counts, sizeof counts);
+      CHECK(counts[count_offset] == runs);
+      read_buffer(ko, got, out_size * sizeof(cl_int));
+      CHECK(memcmp(got + out_offset * sizeof(cl_int), expected_keys, runs * sizeof(cl_int)) == 0);
+      for (j = 0; j < out_size * sizeof(cl_int); ++j)
+        if ((j < out_offset * sizeof(cl_int) || j >= (out_offset + runs) * sizeof(cl_int)) &&
+            got[j] != poison_byte) {
+          fprintf(stderr, "%s: keys_out byte %zu past the runs was written\n", labels[call], j);
+          ++failures;
+          break;
+        }
+      read_buffer(vo, got, out_size * value_size);
+      for (j = 0; j < runs; ++j) {
+        int same;
+        if (call == 0 || call == 1) {
+          cl_float x;
+          memcpy(&x, got + (out_offset + j) * value_size, sizeof x);
+          same = x == (call == 0 ? expected_sums[j] : expected_firsts[j]);
+        } else if (call == 2) {
+          cl_uint x;
+          memcpy(&x, got + (out_offset + j) * value_size, sizeof x);
+          same = x == expected_lengths[j];
+        } else {
+          cl_ulong x;
+          memcpy(&x, got + (out_offset + j) * value_size, sizeof x);
+          same = x == expected_lengths[j];
+        }
+        if (!same) {
+          fprintf(stderr, "%s: run %zu differs\n", labels[call], j);
+          ++failures;
+          break;
+        }
+      }
+      for (j = (out_offset + runs) * value_size, length = out_size * value_size; j < length; ++j)
+        if (got[j] != poison_byte) {
+          fprintf(stderr, "%s: values_out byte %zu past the runs was written\n", labels[call], j);
+          ++failures;
+          break;
+        }
+      check_unchanged(labels[call], "keys", k, keys, (in_offset + n) * sizeof(cl_int));
+    }
+    if (done) clReleaseEvent(done);
+  }
+
+  EXPECT_FAILURE("reduce_by_key: outputs overlap",
+                 clscan_reduce_by_key(queue, k, CLSCAN_TYPE_INT32, v, CLSCAN_TYPE_FLOAT32, ko, ko, count, 0,
+                                      n, NULL, &event),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_reduce_by_key: the keys_out and the values_out overlap");
+  EXPECT_FAILURE("unique_by_key: null values",
+                 clscan_unique_by_key(queue, k, CLSCAN_TYPE_INT32, NULL, CLSCAN_TYPE_FLOAT32, ko, vo, count,
+                                      n, NULL, &event),
+                 CLSCAN_INVALID_ARGUMENT, "values buffer is NULL");
+  EXPECT_FAILURE("run_length_encode: int32 lengths",
+                 clscan_run_length_encode(queue, k, CLSCAN_TYPE_INT32, ko, vo, CLSCAN_TYPE_INT32, count, n,
+                                          NULL, &event),
+                 CLSCAN_INVALID_ARGUMENT, "CLSCAN_TYPE_UINT32 or CLSCAN_TYPE_UINT64");
+
+  clReleaseMemObject(count);
+  clReleaseMemObject(vo);
+  clReleaseMemObject(ko);
+  clReleaseMemObject(v);
+  clReleaseMemObject(k);
+  free(got);
+  free(expected_lengths);
+  free(expected_firsts);
+  free(expected_sums);
+  free(expected_keys);
+  free(values);
+  free(keys);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "all";
   if (strcmp(mode, "no-device") == 0) {
@@ -2076,6 +2216,7 @@ int main(int argc, char** argv) {
       test_by_key();
       test_primitive_errors();
       test_reduce();
+      test_runs();
       test_names_and_cache();
       test_thread_local_error();
     } else if (strcmp(mode, "sort") == 0) {

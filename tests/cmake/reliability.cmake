@@ -119,6 +119,17 @@ foreach(shape gpu cpu)
       ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-${name}${limits}")
 endforeach()
 
+# reduce_by_key, unique_by_key and run_length_encode (the selections by another buffer's keys,
+# kernels/select.cl) on small inputs in the GPU layout: `clscan-tests "[runs-oclgrind]"` (tests/unit/runs.cpp).
+# As the runner's suites: atomic status reads (plain volatile ones are races to Oclgrind), no qualification.
+add_test(NAME oclgrind-runs
+         COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-runs.log
+                 -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake
+                 -- ${CLSCAN_OCLGRIND_OPTIONS} $<TARGET_FILE:clscan-tests> "[runs-oclgrind]")
+set_tests_properties(oclgrind-runs PROPERTIES LABELS "oclgrind" TIMEOUT 900
+    FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
+    ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-runs;CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
+
 # Canaries: kernels with one deliberate fault each (tests/reliability/oclgrind_canary.cl), run the same way with
 # the same options. Each passes only when Oclgrind reports its fault in a form that matches the
 # expression beside it (the driver's EXPECT mode), so each fails when Oclgrind is missing, when the

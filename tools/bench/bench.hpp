@@ -24,10 +24,10 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 enum class output_format { table, csv, json };
 
 // What is measured (--primitive): the scans, or one of the calls built on them.
-enum class primitive { scan, select, partition, unique, by_key, reduce, sort, sort_by_key };
+enum class primitive { scan, select, partition, unique, by_key, reduce, sort, sort_by_key, reduce_by_key };
 
 // --primitive's spelling, also the rows' "primitive" field: "scan", "select", "partition", "unique",
-// "by_key", "reduce", "sort", "sort_by_key".
+// "by_key", "reduce", "sort", "sort_by_key", "reduce_by_key".
 const char* primitive_name(primitive p);
 inline bool is_sort(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
 
@@ -40,7 +40,7 @@ constexpr std::size_t distinct_keys = 7;
 // The predicate of select and partition, and the share of the inputs that satisfies it.
 constexpr const char* select_predicate = "x > 0";
 constexpr int selected_percent = 43;
-// by_key: segment lengths are uniform in [1, 2 * average_segment - 1].
+// by_key and reduce_by_key: segment lengths are uniform in [1, 2 * average_segment - 1].
 constexpr std::size_t average_segment = 1000;
 
 struct settings {

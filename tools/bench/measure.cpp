@@ -1,6 +1,7 @@
 // clscan-bench: one row, a size of one primitive and algorithm timed against clEnqueueCopyBuffer of
 // one input's values and verified (the method is in the help text, tools/bench/options.cpp).
 #include "bench.hpp"
+#include "runs_workload.hpp"
 #include "workloads.hpp"
 
 #include "common/cli.hpp"
@@ -42,7 +43,8 @@ void describe_call(row& r, const settings& s, primitive p) {
     r.op = op_flag_name(s.operation);
     r.kind = clscan::to_string(s.kind);
     break;
-  case primitive::reduce: r.op = op_flag_name(s.operation); break;
+  case primitive::reduce:
+  case primitive::reduce_by_key: r.op = op_flag_name(s.operation); break;
   case primitive::select:
   case primitive::partition: r.op = select_predicate; break;
   case primitive::unique: break;
@@ -274,6 +276,7 @@ row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clsca
     case primitive::scan: return bench(scan_workload<T>(s, algo, n));
     case primitive::by_key: return bench(by_key_workload<T>(s, algo, n));
     case primitive::reduce: return bench(reduce_workload<T>(s, algo, n));
+    case primitive::reduce_by_key: return bench(reduce_by_key_workload<T>(s, algo, n));
     case primitive::sort:
     case primitive::sort_by_key: return bench(sort_workload<T>(s, p, algo, n));
     default: return bench(select_workload<T>(p, algo, n));

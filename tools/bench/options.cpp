@@ -36,6 +36,8 @@ options:
                                   out of place
                        sort_by_key  clscan::sort_by_key: keys of --type (--keys), random uint
                                   values
+                       reduce_by_key  clscan::reduce_by_key with --op: by_key's int keys and
+                                  values of --type; outputs the runs' keys and reductions
   --keys LIST        the sorts' keys, one name or a comma-separated list, each reported apart:
                        uniform    the scan's inputs (all bit patterns for integers, floats uniform
                                   in [-1, 1))
@@ -49,7 +51,8 @@ options:
   --algorithm A      automatic | single_pass | three_stage | all (each of the three; partition leaves
                      out single_pass, which it cannot run). Default automatic.
   --type T           int | uint | long | ulong | float | double (the values). Default int.
-  --op OP            sum | min | max | and | or | xor, for scan, by_key and reduce. Default sum.
+  --op OP            sum | min | max | and | or | xor, for scan, by_key, reduce and reduce_by_key.
+                     Default sum.
   --kind K           inclusive | exclusive, for scan and by_key. Default inclusive.
   --deterministic    options::deterministic, for scan and by_key (floating-point results the same
                      every run: tiles combined along a fixed tree); the
@@ -122,7 +125,7 @@ another primitive has its figures in the scan_* columns):
     process, median of 5 runs: std::inclusive_scan / std::exclusive_scan (sums only), std::copy_if,
     std::stable_partition (on a copy made outside the timing), std::unique_copy, for by_key a
     serial loop (sums only; the standard library has no scan by key), std::accumulate for reduce
-    (sums only), and std::stable_sort for the sorts (of a copy made outside the timing; of (key,
+    (sums only), a serial loop for reduce_by_key (sums only), and std::stable_sort for the sorts (of a copy made outside the timing; of (key,
     value) pairs by key for sort_by_key).
   * Verified: the output of the last timed scan is read back and compared with the host reference:
     scan: std::inclusive_scan / std::exclusive_scan, exactly for integers (sums wrap around) and for
@@ -131,7 +134,9 @@ another primitive has its figures in the scan_* columns):
     std::stable_partition, std::unique_copy (all n for partition, the kept ones otherwise); by_key:
     against a serial scan of each segment, exactly or, for floating-point sums, within the scan's
     bound per segment; reduce: against a serial reduce, exactly or, for floating-point sums, within
-    16 * epsilon * (sum of |x|); sort and sort_by_key: keys and values bit for bit against
+    16 * epsilon * (sum of |x|); reduce_by_key: the count and the keys exactly, each run's reduction
+    exactly or, for floating-point sums, within 16 * epsilon * (sum of |x| over the run); sort and
+    sort_by_key: keys and values bit for bit against
     std::stable_sort in numpy's order (tools/common/sort_reference.hpp).
   * CSV and JSON rows name their primitive (the CSV's last column but keys_per_s); op is the predicate
     for select and partition, the direction ("ascending") for the sorts, whose kind is their --keys;
@@ -153,9 +158,9 @@ constexpr op_name op_names[] = {{"sum", clscan::op::sum},   {"min", clscan::op::
                                 {"max", clscan::op::max},   {"and", clscan::op::bit_and},
                                 {"or", clscan::op::bit_or}, {"xor", clscan::op::bit_xor}};
 
-constexpr primitive all_primitives[] = {primitive::scan,   primitive::select,     primitive::partition,
-                                        primitive::unique, primitive::by_key,     primitive::reduce,
-                                        primitive::sort,   primitive::sort_by_key};
+constexpr primitive all_primitives[] = {primitive::scan,   primitive::select,      primitive::partition,
+                                        primitive::unique, primitive::by_key,      primitive::reduce,
+                                        primitive::sort,   primitive::sort_by_key, primitive::reduce_by_key};
 
 std::string primitive_names_text() {
   std::string text;
@@ -225,6 +230,7 @@ const char* primitive_name(primitive p) {
   case primitive::reduce: return "reduce";
   case primitive::sort: return "sort";
   case primitive::sort_by_key: return "sort_by_key";
+  case primitive::reduce_by_key: return "reduce_by_key";
   }
   return "?";
 }
@@ -315,8 +321,8 @@ settings parse_arguments(int argc, char** argv) {
     return std::find(s.primitives.begin(), s.primitives.end(), p) != s.primitives.end();
   };
   const bool scans = measures(primitive::scan) || measures(primitive::by_key);
-  if (op_given && !scans && !measures(primitive::reduce))
-    throw usage_error("--op applies to --primitive scan, by_key and reduce only");
+  if (op_given && !scans && !measures(primitive::reduce) && !measures(primitive::reduce_by_key))
+    throw usage_error("--op applies to --primitive scan, by_key, reduce and reduce_by_key only");
   if (kind_given && !scans) throw usage_error("--kind applies to --primitive scan and by_key only");
   if (keys_given && !measures(primitive::sort) && !measures(primitive::sort_by_key))
     throw usage_error("--keys applies to --primitive sort and sort_by_key only");

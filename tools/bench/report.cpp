@@ -27,6 +27,7 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
   case primitive::unique: return "std::unique_copy";
   case primitive::by_key: return "scan-by-key loop";
   case primitive::reduce: return "std::accumulate";
+  case primitive::reduce_by_key: return "reduce-by-key loop";
   case primitive::sort:
   case primitive::sort_by_key: return "std::stable_sort";
   }
@@ -46,7 +47,10 @@ void print_table_header(primitive p, clscan::scan_kind kind) {
               "verified");
   std::printf("%-10s (std_us: serial %s of the same input on this host's CPU%s)\n", "",
               std_reference_name(p, kind),
-              p == primitive::scan || p == primitive::by_key || p == primitive::reduce ? ", sums only" : "");
+              p == primitive::scan || p == primitive::by_key || p == primitive::reduce ||
+                      p == primitive::reduce_by_key
+                  ? ", sums only"
+                  : "");
   std::fflush(stdout);
 }
 

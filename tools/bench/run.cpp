@@ -54,6 +54,10 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
     return std::string(clscan::to_string(s.kind)) + " " + op_flag_name(s.operation) + " scan by key of " +
            type + " (int keys, segments of " + std::to_string(average_segment) + " on average), " + mode +
            "; times are medians; " + bytes + " of the values, as for the copy";
+  case primitive::reduce_by_key:
+    return std::string("reduce_by_key ") + op_flag_name(s.operation) + " of " + type +
+           " values (int keys, runs of " + std::to_string(average_segment) + " on average), " + mode +
+           "; times are medians; " + bytes + " of the values, as for the copy";
   case primitive::sort:
   case primitive::sort_by_key:
     return std::string(p == primitive::sort ? "sort" : "sort_by_key (uint values)") + " of " + type +
@@ -84,12 +88,14 @@ int run_benchmark(bench_env& env, const settings& s) {
   const auto measures = [&](primitive p) {
     return std::find(s.primitives.begin(), s.primitives.end(), p) != s.primitives.end();
   };
-  // Bytes per element beside the input, output and copy: by_key's keys; the sorts' second key buffer
-  // (the library's), and sort_by_key's values in, out and the library's second value buffer.
-  const std::size_t extra = measures(primitive::sort_by_key) ? element_size + 3 * sizeof(cl_uint)
-                            : measures(primitive::sort)      ? element_size
-                            : measures(primitive::by_key)    ? sizeof(cl_int)
-                                                             : 0;
+  // Bytes per element beside the input, output and copy: by_key's keys; reduce_by_key's keys in and out
+  // and the library's scanned values; the sorts' second key buffer (the library's), and sort_by_key's
+  // values in, out and the library's second value buffer.
+  const std::size_t extra = measures(primitive::sort_by_key)     ? element_size + 3 * sizeof(cl_uint)
+                            : measures(primitive::sort)          ? element_size
+                            : measures(primitive::reduce_by_key) ? 2 * sizeof(cl_int) + element_size
+                            : measures(primitive::by_key)        ? sizeof(cl_int)
+                                                                 : 0;
   std::vector<std::size_t> sizes = s.sizes_given ? s.sizes
                                    : s.smoke     ? smoke_sizes()
                                                  : default_sizes(env.dev, element_size, extra);

@@ -58,13 +58,16 @@ __all__ = [
     "inclusive_by_key",
     "partition_if",
     "reduce",
+    "reduce_by_key",
     "release_cached_resources",
+    "run_length_encode",
     "select_device",
     "select_flagged",
     "select_if",
     "sort",
     "sort_by_key",
     "unique",
+    "unique_by_key",
 ]
 
 # numpy dtype -> the OpenCL C type the library scans.
@@ -881,3 +884,7 @@ def release_cached_resources(context=None):
     if not isinstance(context, cl.Context):
         raise TypeError(f"clscan: context must be a pyopencl.Context, not {type(context).__name__}")
     _native.release_cached_resources(context.int_ptr)
+
+
+# Last: the calls on runs of equal keys use the checks above.
+from ._runs import reduce_by_key, run_length_encode, unique_by_key  # noqa: E402
