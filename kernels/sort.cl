@@ -110,38 +110,35 @@ sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong ti
     mine[i] = counts[i];
 }
 
-// One work-group: sums the partial histograms of `groups` work-groups, marks the passes in which one
-// digit holds all n keys (trivial[pass] = 1: the pass only copies), and writes each pass's exclusive
-// digit offsets (digit_offsets[pass][digit], may be null).
+// Work-group p, one per pass: sums pass p's partial histograms of `groups` work-groups, marks the
+// pass if one digit holds all n keys (trivial[p] = 1: the pass only copies), and writes its exclusive
+// digit offsets (digit_offsets[p][digit], may be null).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 sort_histogram_total(const global uint* partials, uint groups, uint passes, ulong n, global uint* trivial,
                      global offset_t* digit_offsets) {
-  local uint any[8];
+  local uint any;
   local offset_t totals[SORT_RADIX];
-  const uint lid = get_local_id(0);
-  for (uint p = lid; p < 8; p += CLSCAN_WG)
-    any[p] = 0;
+  const uint lid = get_local_id(0), p = get_group_id(0);
+  if (lid == 0) any = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint p = 0; p < passes; ++p) {
-    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
-      ulong total = 0;
-      for (uint g = 0; g < groups; ++g)
-        total += partials[((ulong)g * passes + p) * SORT_RADIX + d];
-      if (total == n) any[p] = 1; // one digit at most: a single writer
-      totals[d] = (offset_t)total;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0 && digit_offsets) {
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+    ulong total = 0;
+    for (uint g = 0; g < groups; ++g)
+      total += partials[((ulong)g * passes + p) * SORT_RADIX + d];
+    if (total == n) any = 1; // one digit at most: a single writer
+    totals[d] = (offset_t)total;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    if (digit_offsets) {
       offset_t sum = 0;
       for (uint d = 0; d < SORT_RADIX; ++d) {
         digit_offsets[p * SORT_RADIX + d] = sum;
         sum += totals[d];
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    trivial[p] = any;
   }
-  for (uint p = lid; p < passes; p += CLSCAN_WG)
-    trivial[p] = any[p];
 }
 
 // Counts the digits of one tile: counts[digit * tiles + tile]. Nothing in a trivial pass.

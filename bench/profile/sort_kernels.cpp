@@ -145,7 +145,7 @@ struct sort_launches {
     const cl_mem none = nullptr;
     run("histogram", histogram, groups, keys, zero, n64, cl_ulong{tiles_per_group}, partials, cl_uint{0},
         cl_uint{0}, cl_uint{passes}, cl_uint{32});
-    run("histogram_total", histogram_total, 1, partials, cl_uint(groups), cl_uint{passes}, n64, flags, none);
+    run("histogram_total", histogram_total, passes, partials, cl_uint(groups), cl_uint{passes}, n64, flags, none);
     cl_mem src = keys(), values_src = values ? (*values)() : nullptr;
     for (cl_uint p = 0; p < passes; ++p) {
       const bool to_out = (passes - 1 - p) % 2 == 0;

@@ -193,7 +193,7 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
     cl_kernel t = kernels.kernels[histogram_total_kernel]();
     launch.args(t, 0, partials, static_cast<cl_uint>(groups), cl_uint{passes}, run.n, run.flags,
                 cl_mem{nullptr});
-    launch.run(t, 1, kernels.work_group_size, false);
+    launch.run(t, passes, kernels.work_group_size, false);
   }
 
   place keys_src = user_keys_in, values_src = user_values_in;
