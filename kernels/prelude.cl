@@ -20,6 +20,16 @@
 #ifndef CLSCAN_ELEM_SIZE
 #define CLSCAN_ELEM_SIZE 4
 #endif
+// The caller's named parameters (options::parameters): the host defines CLSCAN_USER_PARAMS as
+// ", const float clscan_param_0, ..." and CLSCAN_USER_ARGS as ", clscan_param_0, ...". They end the
+// arguments of every kernel and of every function that reaches a caller's expression (the operator,
+// the predicate, key_equal), so that the values are the kernels' arguments, never the program's text,
+// and a call with new values builds nothing.
+#ifndef CLSCAN_USER_PARAMS
+#define CLSCAN_USER_PARAMS
+#define CLSCAN_USER_ARGS
+#endif
+
 // The combining operator. A prelude may define CLSCAN_COMBINE(a, b) itself (custom operators);
 // otherwise one of CLSCAN_OP_SUM, _MIN, _MAX, _AND, _OR, _XOR picks a built-in one.
 #ifndef CLSCAN_COMBINE
@@ -119,6 +129,6 @@ typedef elem_t vec_t;
 // tile_io.cl, never that large, stay plain inline.
 #define CLSCAN_LOCAL_FN inline __attribute__((always_inline))
 
-inline elem_t combine(elem_t a, elem_t b) { return CLSCAN_COMBINE(a, b); }
+inline elem_t combine(elem_t a, elem_t b CLSCAN_USER_PARAMS) { return CLSCAN_COMBINE(a, b); }
 
 #endif // CLSCAN_PRELUDE_CL

@@ -29,6 +29,12 @@ template <typename T = cl_int> struct select_options {
   // An OpenCL C boolean expression of x (the element, of type T) and i (its index in the input, a
   // ulong), e.g. "x > 0" or "(i & 1) == 0 && x != 0". One expression: no statements, no comments.
   std::string predicate;
+  // Named scalars the predicate and key_equal read, e.g. {{"threshold", 0.5f}} for "x > threshold"
+  // (options.hpp's parameter). New values build and allocate nothing.
+  std::vector<parameter> parameters;
+  // unique only: an OpenCL C expression of `a` and `b`, neighbouring elements (a the one before), true
+  // where b repeats a and is left out, e.g. "a / 16 == b / 16". Empty: a == b.
+  std::string key_equal;
   std::size_t in_offset = 0, out_offset = 0; // elements
   std::size_t count_offset = 0;              // in cl_ulong elements of `count`
   std::size_t flags_offset = 0;              // select_flagged: in cl_uchar elements of `flags`
@@ -52,6 +58,8 @@ template <typename T> primitive_request make_select_request(primitive kind, cons
   r.scan.out_offset = opts.out_offset;
   r.scan.wait_list = &opts.wait_list;
   r.predicate = &opts.predicate;
+  r.scan.parameters = &opts.parameters;
+  r.scan.key_equal = &opts.key_equal;
   r.count_offset = opts.count_offset;
   r.flags_offset = opts.flags_offset;
   return r;

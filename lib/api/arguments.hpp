@@ -88,6 +88,11 @@ void check_initial_on_device(const scan_request& request, cl_context context, co
 // `base_alignment` where the implementation chose the address).
 std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment);
 
+// options::parameters (parameter_checks.cpp): at most max_parameters, each name an identifier that no
+// operand, keyword, type or macro of OpenCL C nor any name of clscan's has, given once, and cl_double
+// values only where the device has fp64. `what` names the field in messages.
+void check_parameters(const scan_request& request, const device_capabilities& caps, const char* what);
+
 // Longest options::custom_op accepted: an expression of a and b, which the program source and the disk
 // cache's entry identity hold in full.
 constexpr std::size_t max_custom_op_bytes = std::size_t{64} << 10;

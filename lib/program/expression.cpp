@@ -209,6 +209,8 @@ private:
 [[noreturn]] void refuse(const char* what, expression_kind kind, const std::string& problem) {
   const char* documented = kind == expression_kind::predicate
                                ? "a predicate is one OpenCL C expression of x (the element) and i (its index)"
+                           : kind == expression_kind::key_equal
+                               ? "key_equal is one OpenCL C expression of a and b (neighbouring keys)"
                                : "a custom operator is one OpenCL C expression of a and b";
   throw invalid_argument(std::string(what) + " " + problem + "; " + documented +
                          ", without statements, blocks, comments, string literals or preprocessor lines");
@@ -218,7 +220,8 @@ std::string at(std::size_t offset) { return " at offset " + std::to_string(offse
 
 } // namespace
 
-void check_expression(std::string_view text, expression_kind kind, const char* what) {
+void check_expression(std::string_view text, expression_kind kind, const char* what,
+                      const std::vector<parameter>* parameters) {
   const std::string_view first = kind == expression_kind::predicate ? "x" : "a";
   const std::string_view second = kind == expression_kind::predicate ? "i" : "b";
   // The open brackets, innermost last, with their offsets: a repeated call allocates nothing
@@ -273,7 +276,11 @@ void check_expression(std::string_view text, expression_kind kind, const char* w
         ++next;
       const bool called = next < text.size() && text[next] == '(';
       const internal_names& internal = clscan_names();
-      if (!member && name != first && name != second &&
+      const auto given = [&] {
+        return parameters && std::any_of(parameters->begin(), parameters->end(),
+                                         [&](const parameter& given_one) { return given_one.name == name; });
+      };
+      if (!member && name != first && name != second && !given() &&
           (name.substr(0, 7) == "CLSCAN_" || internal.callable.count(name) ||
            (!called && internal.other.count(name))))
         refuse(what, kind,
@@ -305,15 +312,24 @@ void check_expression(std::string_view text, expression_kind kind, const char* w
     refuse(what, kind, "is blank");
 }
 
-std::string expression_function(expression_kind kind, std::string_view text, const char* element_type) {
+bool language_keyword(std::string_view name) { return language_name(name); }
+
+std::string expression_function(expression_kind kind, std::string_view text, const char* element_type,
+                                const std::vector<named_parameter>& parameters) {
   const std::string type = element_type;
+  std::string params = ") {\n";
+  for (auto p = parameters.rbegin(); p != parameters.rend(); ++p) {
+    params = ", const " + std::string(p->type) + " " + std::string(p->name) + params;
+    params += "  (void)" + std::string(p->name) + ";\n"; // an expression may leave it unused
+  }
   // The expression on lines of its own, as given, so that a build log's line numbers point into it.
   if (kind == expression_kind::predicate)
-    return "inline uint clscan_user_predicate(" + type +
-           " x, ulong i) {\n  (void)x;\n  (void)i;\n  return (\n" + std::string(text) +
-           "\n  ) ? 1u : 0u;\n}\n";
-  return "inline " + type + " clscan_user_op(" + type + " a, " + type +
-         " b) {\n  (void)a;\n  (void)b;\n  return (\n" + std::string(text) + "\n  );\n}\n";
+    return "inline uint clscan_user_predicate(" + type + " x, ulong i" + params +
+           "  (void)x;\n  (void)i;\n  return (\n" + std::string(text) + "\n  ) ? 1u : 0u;\n}\n";
+  const bool equal = kind == expression_kind::key_equal;
+  return (equal ? "inline int clscan_user_key_equal(" : "inline " + type + " clscan_user_op(") + type +
+         " a, " + type + " b" + params + "  (void)a;\n  (void)b;\n  return (\n" + std::string(text) +
+         (equal ? "\n  ) ? 1 : 0;\n}\n" : "\n  );\n}\n");
 }
 
 } // namespace clscan::detail
