@@ -11,6 +11,8 @@
 // first element of every run of equal elements) or CLSCAN_PREDICATE, an OpenCL C expression of x
 // (the element) and i (its index in the input, a ulong).
 
+#include "prelude.cl"
+
 #define CLSCAN_CARRY_DEFINED
 // Bits of a tile's count: 64, or (inputs of fewer than 2^32 elements) 32.
 #ifndef CLSCAN_COUNT_BITS
