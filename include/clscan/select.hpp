@@ -9,7 +9,8 @@
 // reads data back: the returned event completes when `out` and the count are written. Elements of
 // `out` past the count are not written. A predicate is one OpenCL C expression of x and i (brackets
 // balanced; no ';', braces, '#', comment, string literal or name of clscan's own), compiled in a
-// function of its own that sees only x, i and OpenCL C's built-ins; other text throws
+// function of its own that sees only x, i, the named select_options::parameters (values passed as
+// kernel arguments: new values build nothing) and OpenCL C's built-ins; other text throws
 // clscan::invalid_argument whatever n is. n == 0 writes a zero count and builds nothing, so a
 // predicate is compiled (and one that does not compile found) on the first call with n > 0. Bad
 // arguments throw clscan::invalid_argument before anything is enqueued; a predicate that does not
@@ -95,7 +96,7 @@ cl::Event partition_if(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 }
 
 // Keeps the first element of every run of equal consecutive elements (compared with ==, so every NaN
-// is kept); count = the number kept. opts.predicate must be empty.
+// is kept, or with opts.key_equal); count = the number kept. opts.predicate must be empty.
 template <typename T = cl_int>
 cl::Event unique(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                  const cl::Buffer& count, std::size_t n, const select_options<T>& opts = {}) {
