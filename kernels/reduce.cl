@@ -48,6 +48,12 @@ inline vec_t load_vector(const global elem_t* src, ulong first, ulong n) {
   return CLSCAN_VLOAD(0, part);
 }
 
+// load_vector through the transform (CLSCAN_READ_VECTOR): `src` starts at element `base` of the input.
+inline vec_t load_read_vector(const global elem_t* src, ulong base, ulong first, ulong n CLSCAN_USER_PARAMS) {
+  (void)base;
+  return CLSCAN_READ_VECTOR(load_vector(src, first, n), base + first, first < n ? n - first : 0);
+}
+
 #if defined(CLSCAN_REDUCE_COMMUTATIVE)
 // The built-in operators lane by lane on whole vectors (prelude.cl's combine, for vec_t).
 inline vec_t combine_lanes(vec_t a, vec_t b CLSCAN_USER_PARAMS) {
@@ -102,7 +108,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
                            local vec_t* tile, local elem_t* scratch CLSCAN_USER_PARAMS) {
   elem_t running = CLSCAN_IDENTITY;
   for (ulong t = first_tile; t < end_tile; ++t) {
-    load_local_tile(src, t * CLSCAN_TILE, n, tile);
+    load_local_tile(src, t * CLSCAN_TILE, n, tile CLSCAN_USER_ARGS);
     elem_t tile_total;
     group_exclusive_scan(reduce_local_run(tile CLSCAN_USER_ARGS), scratch, &tile_total CLSCAN_USER_ARGS);
     running = combine(running, tile_total CLSCAN_USER_ARGS);
@@ -131,10 +137,11 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
 #endif
       for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
 #if CLSCAN_ALIGNED
-        const vec_t x = *(const global vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
+        vec_t x = *(const global vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
 #else
-        const vec_t x = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
+        vec_t x = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
 #endif
+        x = CLSCAN_READ_VECTOR(x, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, CLSCAN_VEC);
         acc[k] = combine_lanes(acc[k], x CLSCAN_USER_ARGS);
       }
     }
@@ -146,8 +153,9 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
-      acc[k] = combine_lanes(acc[k], load_vector(tile, ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, available)
-                                         CLSCAN_USER_ARGS);
+      acc[k] = combine_lanes(acc[k], load_read_vector(tile, t * CLSCAN_TILE,
+                                                      ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC,
+                                                      available CLSCAN_USER_ARGS) CLSCAN_USER_ARGS);
   }
   return combine_accumulators(acc CLSCAN_USER_ARGS);
 }
@@ -174,7 +182,8 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
-      acc[k] = combine_lanes(acc[k], load_vector(src, i + (ulong)k * CLSCAN_VEC, end) CLSCAN_USER_ARGS);
+      acc[k] = combine_lanes(acc[k], load_read_vector(src, 0, i + (ulong)k * CLSCAN_VEC, end CLSCAN_USER_ARGS)
+                                         CLSCAN_USER_ARGS);
   }
   elem_t total = combine_accumulators(acc CLSCAN_USER_ARGS);
 #else
@@ -185,7 +194,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
       elem_t v[CLSCAN_VEC];
-      CLSCAN_VSTORE(load_vector(src, i + (ulong)k * CLSCAN_VEC, end), 0, v);
+      CLSCAN_VSTORE(load_read_vector(src, 0, i + (ulong)k * CLSCAN_VEC, end CLSCAN_USER_ARGS), 0, v);
 #pragma unroll
       for (int c = 0; c < CLSCAN_VEC; ++c)
         total = combine(total, v[c] CLSCAN_USER_ARGS);
@@ -193,7 +202,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
   }
 #endif
   for (; i < end; ++i)
-    total = combine(total, src[i] CLSCAN_USER_ARGS);
+    total = combine(total, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
   return total;
 }
 #endif

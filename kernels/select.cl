@@ -318,7 +318,7 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   const carry_t run_count = count_run(src, flags, n, run_first CLSCAN_USER_ARGS);
 #else
   // GPUs: the tile comes in through local memory, coalesced.
-  load_local_tile(src, tile_first, n, locals->tile_elements);
+  load_local_tile(src, tile_first, n, locals->tile_elements CLSCAN_USER_ARGS);
   local vec_t* run = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
   elem_t prev = run_first < n ? element_before(src, run_first) : CLSCAN_IDENTITY;
   // Whole runs (all but the last tile's) need no bound check per element.

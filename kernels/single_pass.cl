@@ -69,7 +69,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
                                ? CLSCAN_IDENTITY
                                : reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n CLSCAN_USER_ARGS);
 #else
-  load_local_tile(src, tile_first, n, tile_elements);
+  load_local_tile(src, tile_first, n, tile_elements CLSCAN_USER_ARGS);
   elem_t lane_totals[CLSCAN_RUN_LANES];
   reduce_local_lanes(tile_elements, lane_totals CLSCAN_USER_ARGS);
   const elem_t run_total = combine_lane_totals(lane_totals CLSCAN_USER_ARGS);

@@ -19,7 +19,7 @@ scan_tiles(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong
   const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
 
   elem_t v[CLSCAN_ITEMS];
-  load_items(src + src_offset, first, n, v);
+  load_items(src + src_offset, first, n, v CLSCAN_USER_ARGS);
   elem_t tile_total;
   const elem_t prefix =
       group_exclusive_scan(reduce_items(v CLSCAN_USER_ARGS), scratch, &tile_total CLSCAN_USER_ARGS);
@@ -43,7 +43,7 @@ add_tile_prefixes(global elem_t* data, ulong data_offset, ulong n, const global 
   const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
 
   elem_t v[CLSCAN_ITEMS];
-  load_items(data + data_offset, first, n, v);
+  load_items(data + data_offset, first, n, v CLSCAN_USER_ARGS);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif

@@ -18,14 +18,15 @@
 
 // Loads the CLSCAN_ITEMS elements that start at `first` into v; elements at or past n read as the
 // identity, so a partial tile scans like a full one.
-inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v) {
+inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v CLSCAN_USER_PARAMS) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
-      vec_t x = CLSCAN_GLOBAL_VLOAD(k, src + first);
+      vec_t x =
+          CLSCAN_READ_VECTOR(CLSCAN_GLOBAL_VLOAD(k, src + first), first + (ulong)k * CLSCAN_VEC, CLSCAN_VEC);
       CLSCAN_VSTORE(x, k, v);
     }
 #else
@@ -33,14 +34,14 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
-      v[k] = src[first + k];
+      v[k] = CLSCAN_READ(src[first + k], first + k);
 #endif
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
-      v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
+      v[k] = (first + k < n) ? CLSCAN_READ(src[first + k], first + k) : CLSCAN_IDENTITY;
   }
 }
 
@@ -99,14 +100,18 @@ inline vec_t load_tile_vector(const global elem_t* base, ulong available, uint j
 
 // Loads the tile that starts at element `tile_first` into local memory; elements at or past n read as
 // the identity. Every work-item must call.
-inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n, local vec_t* tile) {
+inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
+                            local vec_t* tile CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
-    tile[tile_vector_index(j)] = load_tile_vector(src + tile_first, n - tile_first, j);
+    const ulong available = n - tile_first, first = (ulong)j * CLSCAN_VEC;
+    tile[tile_vector_index(j)] =
+        CLSCAN_READ_VECTOR(load_tile_vector(src + tile_first, available, j), tile_first + first,
+                           first < available ? available - first : 0);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -272,7 +277,7 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // single elements, and llvmpipe's work-groups of 64 vectorize across work-items already: both keep
 // the element loops.
 #if defined(CLSCAN_REREAD) && CLSCAN_REREAD && CLSCAN_WG == 1 && defined(CLSCAN_FLOATING) &&                 \
-    !defined(CLSCAN_OP_CUSTOM)
+    !defined(CLSCAN_OP_CUSTOM) && !defined(CLSCAN_TRANSFORM)
 #define CLSCAN_VECTOR_RUNS 1
 typedef CLSCAN_CAT(CLSCAN_T, 16) wide_t;
 
@@ -310,7 +315,7 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n CLSCAN_U
     elem_t lane_total = CLSCAN_IDENTITY;
     const ulong lane_end = min(first + (ulong)(l + 1) * (CLSCAN_ITEMS / CLSCAN_RUN_LANES), end);
     for (; i < lane_end; ++i)
-      lane_total = combine(lane_total, src[i] CLSCAN_USER_ARGS);
+      lane_total = combine(lane_total, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
     total = l == 0 ? lane_total : combine(total, lane_total CLSCAN_USER_ARGS);
   }
 #elif CLSCAN_VECTOR_RUNS
@@ -326,11 +331,11 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n CLSCAN_U
   for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
     for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c)
-      total = combine(total, src[i + c] CLSCAN_USER_ARGS);
+      total = combine(total, CLSCAN_READ(src[i + c], i + c) CLSCAN_USER_ARGS);
   }
 #endif
   for (; i < end; ++i)
-    total = combine(total, src[i] CLSCAN_USER_ARGS);
+    total = combine(total, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
   return total;
 }
 
@@ -353,14 +358,14 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-        const elem_t x = src[i + c];
+        const elem_t x = CLSCAN_READ(src[i + c], i + c);
         dst[i + c] = running;
         running = combine(running, x CLSCAN_USER_ARGS);
       }
     }
 #endif
     for (; i < end; ++i) {
-      const elem_t x = src[i];
+      const elem_t x = CLSCAN_READ(src[i], i);
       dst[i] = running;
       running = combine(running, x CLSCAN_USER_ARGS);
     }
@@ -369,13 +374,13 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-        running = combine(running, src[i + c] CLSCAN_USER_ARGS);
+        running = combine(running, CLSCAN_READ(src[i + c], i + c) CLSCAN_USER_ARGS);
         dst[i + c] = running;
       }
     }
 #endif
     for (; i < end; ++i) {
-      running = combine(running, src[i] CLSCAN_USER_ARGS);
+      running = combine(running, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
       dst[i] = running;
     }
   }

@@ -66,7 +66,15 @@ template <typename T = cl_int> struct options {
   std::string custom_op;
   T custom_identity{};
 
-  // Named scalars the expressions (custom_op, key_equal) read, at most max_parameters (see parameter).
+  // Scans and reduce: an OpenCL C expression of `x` (an input element, of type T) and `i` (its index in
+  // the input, a ulong), applied to each element as it is read, so that the call scans or reduces f(x)
+  // without writing it to memory first, e.g. "x * x" or "x > threshold ? 1 : 0". The result is
+  // converted to T. It applies to the input only, never to `initial`; in place, the buffer receives the
+  // scan of the transformed values. The same rules as custom_op's; the calls by key refuse it.
+  std::string transform;
+
+  // Named scalars the expressions (custom_op, key_equal, transform) read, at most max_parameters (see
+  // parameter).
   std::vector<parameter> parameters;
 
   // inclusive_by_key and exclusive_by_key only: an OpenCL C expression of `a` and `b`, two neighbouring

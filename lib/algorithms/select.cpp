@@ -34,7 +34,8 @@ std::string prelude(const variant_key& key, const device_capabilities& caps) {
   case primitive::unique: lines += "#define CLSCAN_SELECT_UNIQUE 1\n"; break;
   default:
     // The predicate's function opens the program (program_source); the default selects non-zero x.
-    if (key.predicate) lines += "#define CLSCAN_PREDICATE clscan_user_predicate(x, i CLSCAN_USER_ARGS)\n";
+    if (key.predicate)
+      lines += "#define CLSCAN_PREDICATE clscan_user_predicate(x, i CLSCAN_EXPRESSION_ARGS)\n";
   }
   return lines;
 }

@@ -95,6 +95,9 @@ void validate_request(const scan_request& request, const device_capabilities& ca
     throw invalid_argument("clscan: options::key_equal is for inclusive_by_key, exclusive_by_key and unique; "
                            "this call compares no keys");
   check_parameters(request, caps, "options::parameters");
+  if (request.transform && !request.transform->empty())
+    check_user_expression(*request.transform, expression_kind::transform, "options::transform",
+                          request.parameters);
   if (request.operation == op::custom) {
     if (!request.custom_op || request.custom_op->empty())
       throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
@@ -234,6 +237,9 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   if (request.kind == primitive::partition_if && scan.algo == algorithm::single_pass)
     throw invalid_argument(name() + ": algorithm::single_pass cannot write the unselected elements before "
                                     "the total is known; use algorithm::automatic");
+  if (scan.transform && !scan.transform->empty())
+    throw invalid_argument(name() + ": options::transform is for the scans and reduce; this call does not "
+                                    "take one");
   scan_request without_key_equal = scan;
   without_key_equal.key_equal = nullptr;
   checked_call call = check_arguments(queue, in, out, n, without_key_equal);

@@ -144,7 +144,8 @@ const internal_names& clscan_names() {
   static const auto* const names = [] {
     auto* made = new internal_names; // NOLINT(cppcoreguidelines-owning-memory)
     name_set* const found = &made->other;
-    made->callable.insert({"clscan_user_op", "clscan_user_predicate"});
+    made->callable.insert({"clscan_user_op", "clscan_user_predicate", "clscan_user_key_equal",
+                           "clscan_user_transform", "clscan_transform_input"});
     std::vector<token> tokens;
     for (const embedded_file& file : embedded_kernel_files())
       tokenize(file.text, tokens, made->callable);
@@ -211,6 +212,8 @@ private:
                                ? "a predicate is one OpenCL C expression of x (the element) and i (its index)"
                            : kind == expression_kind::key_equal
                                ? "key_equal is one OpenCL C expression of a and b (neighbouring keys)"
+                           : kind == expression_kind::transform
+                               ? "a transform is one OpenCL C expression of x (the element) and i (its index)"
                                : "a custom operator is one OpenCL C expression of a and b";
   throw invalid_argument(std::string(what) + " " + problem + "; " + documented +
                          ", without statements, blocks, comments, string literals or preprocessor lines");
@@ -222,8 +225,9 @@ std::string at(std::size_t offset) { return " at offset " + std::to_string(offse
 
 void check_expression(std::string_view text, expression_kind kind, const char* what,
                       const std::vector<parameter>* parameters) {
-  const std::string_view first = kind == expression_kind::predicate ? "x" : "a";
-  const std::string_view second = kind == expression_kind::predicate ? "i" : "b";
+  const bool of_x = kind == expression_kind::predicate || kind == expression_kind::transform;
+  const std::string_view first = of_x ? "x" : "a";
+  const std::string_view second = of_x ? "i" : "b";
   // The open brackets, innermost last, with their offsets: a repeated call allocates nothing
   // (tests/programs/hot_path.cpp), so only nesting deeper than the array spills into a vector.
   bracket_stack open;
@@ -323,9 +327,12 @@ std::string expression_function(expression_kind kind, std::string_view text, con
     params += "  (void)" + std::string(p->name) + ";\n"; // an expression may leave it unused
   }
   // The expression on lines of its own, as given, so that a build log's line numbers point into it.
-  if (kind == expression_kind::predicate)
-    return "inline uint clscan_user_predicate(" + type + " x, ulong i" + params +
-           "  (void)x;\n  (void)i;\n  return (\n" + std::string(text) + "\n  ) ? 1u : 0u;\n}\n";
+  if (kind == expression_kind::predicate || kind == expression_kind::transform) {
+    const bool predicate = kind == expression_kind::predicate;
+    return (predicate ? "inline uint clscan_user_predicate(" : "inline " + type + " clscan_user_transform(") +
+           type + " x, ulong i" + params + "  (void)x;\n  (void)i;\n  return (\n" + std::string(text) +
+           (predicate ? "\n  ) ? 1u : 0u;\n}\n" : "\n  );\n}\n");
+  }
   const bool equal = kind == expression_kind::key_equal;
   return (equal ? "inline int clscan_user_key_equal(" : "inline " + type + " clscan_user_op(") + type +
          " a, " + type + " b" + params + "  (void)a;\n  (void)b;\n  return (\n" + std::string(text) +

@@ -14,6 +14,7 @@ enum class expression_kind {
   custom_op, // of a and b, two elements
   predicate, // of x, the element, and i, its index (a ulong)
   key_equal, // of a and b, two neighbouring keys (or elements, for unique)
+  transform, // of x, an input element, and i, its index (a ulong)
 };
 
 // Throws clscan::invalid_argument, naming `what` and the problem, unless `text` is one OpenCL C

@@ -35,10 +35,11 @@ bool variant_key::operator<(const variant_key& other) const {
     const std::string_view custom = k.custom_op ? std::string_view(*k.custom_op) : std::string_view();
     const std::string_view test = k.predicate ? std::string_view(*k.predicate) : std::string_view();
     const std::string_view equal = k.key_equal ? std::string_view(*k.key_equal) : std::string_view();
+    const std::string_view mapped = k.transform ? std::string_view(*k.transform) : std::string_view();
     return std::make_tuple(k.algo, k.call, k.key_type, k.type, k.operation, k.work_group_size,
                            k.items_per_thread, k.vector_width, k.lookback, k.spin_limit, k.run_lanes,
                            k.fixed_order, k.narrow_counts, k.aligned, k.sort, k.sort_value_size, custom, test,
-                           equal, k.parameter_count);
+                           equal, mapped, k.parameter_count);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   for (std::size_t p = 0; p < parameter_count; ++p) {
@@ -56,14 +57,19 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
   std::string source;
   std::vector<named_parameter> parameters;
   bool fp64 = key.type == element_type::float64;
-  std::string declared, passed; // CLSCAN_USER_PARAMS, CLSCAN_USER_ARGS (kernels/prelude.cl)
+  // CLSCAN_USER_PARAMS, CLSCAN_USER_ARGS and CLSCAN_EXPRESSION_ARGS (kernels/prelude.cl): a transform's
+  // switch first, then the caller's parameters.
+  std::string declared = key.transform ? ", const int clscan_transform_input" : "";
+  std::string passed = key.transform ? ", clscan_transform_input" : "";
+  std::string expression_args;
   for (std::size_t p = 0; p < key.parameter_count; ++p) {
     const char* type = opencl_name(key.parameters[p].type);
     parameters.push_back({*key.parameters[p].name, type});
     fp64 = fp64 || key.parameters[p].type == element_type::float64;
     declared += ", const " + std::string(type) + " clscan_param_" + std::to_string(p);
-    passed += ", clscan_param_" + std::to_string(p);
+    expression_args += ", clscan_param_" + std::to_string(p);
   }
+  passed += expression_args;
   if (fp64) source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   // The caller's expressions come before every declaration and macro of clscan's, in functions of their
   // own (program/expression.hpp).
@@ -79,10 +85,15 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
       source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
     source += expression_function(expression_kind::key_equal, *key.key_equal,
                                   opencl_name(by_key ? key.key_type : key.type), parameters);
-    source += "#define CLSCAN_KEY_EQUAL(a, b) clscan_user_key_equal((a), (b) CLSCAN_USER_ARGS)\n";
+    source += "#define CLSCAN_KEY_EQUAL(a, b) clscan_user_key_equal((a), (b) CLSCAN_EXPRESSION_ARGS)\n";
   }
-  if (key.parameter_count)
-    source += "#define CLSCAN_USER_PARAMS " + declared + "\n#define CLSCAN_USER_ARGS " + passed + "\n";
+  if (key.transform) {
+    source += expression_function(expression_kind::transform, *key.transform, type, parameters);
+    source += "#define CLSCAN_TRANSFORM(x, i) clscan_user_transform((x), (i) CLSCAN_EXPRESSION_ARGS)\n";
+  }
+  if (!declared.empty())
+    source += "#define CLSCAN_USER_PARAMS " + declared + "\n#define CLSCAN_USER_ARGS " + passed +
+              "\n#define CLSCAN_EXPRESSION_ARGS " + expression_args + "\n";
   source += std::string("#define CLSCAN_T ") + opencl_name(key.type) + "\n";
   source += "#define CLSCAN_ELEM_SIZE " + std::to_string(size_of(key.type)) + "\n";
   source += unit.prelude(key, caps);
@@ -93,7 +104,7 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
   if (key.operation == op::sum && key.type == element_type::int32) source += "#define CLSCAN_WRAP_T uint\n";
   if (key.operation == op::sum && key.type == element_type::int64) source += "#define CLSCAN_WRAP_T ulong\n";
   if (key.operation == op::custom)
-    source += "#define CLSCAN_COMBINE(a, b) clscan_user_op((a), (b) CLSCAN_USER_ARGS)\n";
+    source += "#define CLSCAN_COMBINE(a, b) clscan_user_op((a), (b) CLSCAN_EXPRESSION_ARGS)\n";
   return source + kernel_source(unit.kernel_file);
 }
 

@@ -29,6 +29,8 @@ struct variant_key {
   element_value custom_identity; // only for op::custom
   // options::key_equal (calls by key, unique), interned as custom_op is; null: ==.
   const std::string* key_equal = nullptr;
+  // options::transform (scans, reduce), interned; null: none.
+  const std::string* transform = nullptr;
   // options::parameters: their names (interned) and types, never their values, which are the kernels'
   // last arguments (CLSCAN_USER_PARAMS, kernels/prelude.cl).
   struct parameter_slot {

@@ -94,8 +94,14 @@ public:
 
   // The caller's named parameters (options::parameters), set as the last arguments of every kernel
   // the sequence runs (CLSCAN_USER_PARAMS, kernels/prelude.cl): each of the call's kernels takes them
-  // when its program has any. Values only; nothing is built for new ones.
-  void user_parameters(const std::vector<parameter>* parameters) { parameters_ = parameters; }
+  // when its program has any. Values only; nothing is built for new ones. With a transform
+  // (options::transform), a switch comes before them: whether the launch reads the call's input
+  // (transform_input), which the units turn off for launches over their own temporaries.
+  void user_parameters(const std::vector<parameter>* parameters, bool transform) {
+    parameters_ = parameters;
+    transform_ = transform;
+  }
+  void transform_input(bool on) { transform_input_ = on ? 1 : 0; }
 
   // Enqueues `kernel` over `groups` work-groups of `group_size` work-items. `last` marks the command
   // whose event the scan returns.
@@ -139,13 +145,17 @@ public:
 
 private:
   void set_user_parameters(cl_kernel kernel) const {
-    if (!parameters_ || parameters_->empty()) return;
+    const std::size_t given = parameters_ ? parameters_->size() : 0;
+    const std::size_t trailing = given + (transform_ ? 1 : 0);
+    if (trailing == 0) return;
     cl_uint count = 0;
     check(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr), "clGetKernelInfo");
-    if (count < parameters_->size()) throw error("clscan internal error: a kernel without the parameters");
-    cl_uint index = count - static_cast<cl_uint>(parameters_->size());
-    for (const parameter& p : *parameters_)
-      std::visit([&](const auto& value) { set_arg(kernel, index++, value); }, p.value);
+    if (count < trailing) throw error("clscan internal error: a kernel without the parameters");
+    cl_uint index = count - static_cast<cl_uint>(trailing);
+    if (transform_) set_arg(kernel, index++, transform_input_);
+    if (given)
+      for (const parameter& p : *parameters_)
+        std::visit([&](const auto& value) { set_arg(kernel, index++, value); }, p.value);
   }
 
   void one_arg(cl_kernel kernel, cl_uint index, cl_mem buffer) { buffer_arg(kernel, index, buffer); }
@@ -182,6 +192,8 @@ private:
   cl::Event previous_;
   std::vector<cl::Event>& events_;
   const std::vector<parameter>* parameters_ = nullptr;
+  bool transform_ = false;
+  cl_int transform_input_ = 1;
   std::array<kernel_buffers, 8> buffers_set_{};
   std::size_t kernels_set_ = 0;
 };

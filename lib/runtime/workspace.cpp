@@ -121,6 +121,7 @@ void workspace::release_unnamed_texts() {
       const variant_key& key = entry.first;
       const auto names_it = [&](const variant_key::parameter_slot& slot) { return slot.name == &*text; };
       return key.custom_op == &*text || key.predicate == &*text || key.key_equal == &*text ||
+             key.transform == &*text ||
              std::any_of(key.parameters.begin(), key.parameters.begin() + key.parameter_count, names_it);
     });
     text = named ? std::next(text) : custom_ops_.erase(text);

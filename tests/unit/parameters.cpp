@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -356,4 +357,128 @@ TEST_CASE("parameters: every type of parameter reaches the expression with its v
   std::vector<cl_int> got = read_buffer<cl_int>(out, n);
   got.resize(expected.size());
   CHECK(got == expected);
+}
+
+namespace {
+
+// options::transform "x * 3 + (i % 5) * scale" over ints (wrapping as the device computes), scanned
+// inclusive and exclusive (from `initial`, which is not transformed), in place and out of place, and
+// reduced; `scale` changes between calls without a new program.
+void check_transform(clscan::algorithm algo, clscan::op operation) {
+  auto& e = env();
+  const auto f = [](cl_int x, std::size_t i, cl_int scale) {
+    return static_cast<cl_int>(static_cast<cl_uint>(x) * 3u +
+                               static_cast<cl_uint>(i % 5) * static_cast<cl_uint>(scale));
+  };
+  const auto op = [&](cl_int a, cl_int b) {
+    return operation == clscan::op::max
+               ? std::max(a, b)
+               : static_cast<cl_int>(static_cast<cl_uint>(a) + static_cast<cl_uint>(b));
+  };
+  const cl_int identity = operation == clscan::op::max ? std::numeric_limits<cl_int>::min() : 0;
+  for (const std::size_t n : sizes) {
+    INFO("n = " << n << ", algorithm " << static_cast<int>(algo) << ", op " << static_cast<int>(operation));
+    std::vector<cl_int> data(n);
+    for (std::size_t i = 0; i < n; ++i)
+      data[i] = static_cast<cl_int>((i * 7919) % 201) - 100;
+    const cl::Buffer in = make_buffer(data);
+    clscan::options<cl_int> opts;
+    opts.algorithm = algo;
+    opts.operation = operation;
+    opts.transform = "x * 3 + (int)(i % 5) * scale";
+    std::size_t programs = 0;
+    const cl_int scales[] = {1, -7, 1000, 2};
+    for (std::size_t call = 0; call < 4; ++call) {
+      const cl_int scale = scales[call];
+      const bool exclusive = call % 2 == 1;
+      const bool in_place = call >= 2;
+      INFO("scale " << scale << (exclusive ? ", exclusive" : ", inclusive")
+                    << (in_place ? ", in place" : ""));
+      opts.parameters = {{"scale", scale}};
+      opts.initial.reset();
+      if (exclusive) opts.initial = 100;
+      const cl::Buffer out =
+          in_place ? make_buffer(data) : make_buffer(std::vector<cl_int>(n, poison_value<cl_int>()));
+      const cl::Buffer& source = in_place ? out : in;
+      if (exclusive)
+        clscan::exclusive<cl_int>(e.queue, source, out, n, opts);
+      else
+        clscan::inclusive<cl_int>(e.queue, source, out, n, opts);
+      const cl::Buffer total = make_buffer(std::vector<cl_int>(1, poison_value<cl_int>()));
+      clscan::reduce<cl_int>(e.queue, in, total, n, opts);
+      REQUIRE(e.queue.finish() == CL_SUCCESS);
+      if (call == 1) programs = clscan::cached_programs(e.context);
+      if (call > 1) CHECK(clscan::cached_programs(e.context) == programs);
+      std::vector<cl_int> expected(n);
+      cl_int running = exclusive ? 100 : identity;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (exclusive) expected[i] = running;
+        running = op(running, f(data[i], i, scale));
+        if (!exclusive) expected[i] = running;
+      }
+      CHECK(read_buffer<cl_int>(out, n) == expected);
+      CHECK(read_buffer<cl_int>(total, 1)[0] == running);
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("parameters: a transform of x and i is applied to each input element as it is read",
+          "[parameters][transform]") {
+  for (const clscan::algorithm algo :
+       {clscan::algorithm::automatic, clscan::algorithm::three_stage, clscan::algorithm::single_pass}) {
+    if (algo == clscan::algorithm::single_pass &&
+        !clscan::plan_for(env().device, clscan::element_type::int32).single_pass_available)
+      continue;
+    check_transform(algo, clscan::op::sum);
+  }
+  check_transform(clscan::algorithm::automatic, clscan::op::max);
+}
+
+TEST_CASE("parameters: a float transform counts the elements past a threshold", "[parameters][transform]") {
+  auto& e = env();
+  const std::size_t n = 70'001;
+  std::vector<cl_float> data(n);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<cl_float>((i * 31) % 1000) * 0.001f;
+  const cl::Buffer in = make_buffer(data);
+  const cl::Buffer out = make_buffer(std::vector<cl_float>(n, poison_value<cl_float>()));
+  clscan::options<cl_float> opts;
+  opts.transform = "x > threshold ? 1.0f : 0.0f";
+  for (const cl_float threshold : {0.5f, 0.9f, -1.0f}) {
+    opts.parameters = {{"threshold", threshold}};
+    clscan::inclusive<cl_float>(e.queue, in, out, n, opts);
+    REQUIRE(e.queue.finish() == CL_SUCCESS);
+    std::vector<cl_float> expected(n);
+    cl_float count = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      expected[i] = count += data[i] > threshold ? 1.0f : 0.0f;
+    CHECK(read_buffer<cl_float>(out, n) == expected);
+  }
+}
+
+TEST_CASE("parameters: a transform is refused where it does not apply or is not one expression",
+          "[parameters][transform]") {
+  auto& e = env();
+  const std::size_t n = 1000;
+  const std::vector<cl_int> data = sample<cl_int>(n, 100);
+  const cl::Buffer in = make_buffer(data);
+  const std::vector<cl_int> poison(n, poison_value<cl_int>());
+  const cl::Buffer out = make_buffer(poison);
+  clscan::options<cl_int> opts;
+  opts.transform = "x * 2";
+  check_invalid_argument([&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, in, in, out, n, opts); },
+                         "options::transform is for the scans and reduce");
+  opts.transform = "x * 2; x";
+  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, n, opts); }, "';'");
+  opts.transform = "a * 2";
+  check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, in, out, n, opts); },
+                         "a transform is one OpenCL C expression of x");
+  opts.transform = "x * clscan_transform_input";
+  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, 0, opts); },
+                         "clscan_transform_input");
+  REQUIRE(e.queue.finish() == CL_SUCCESS);
+  CHECK(read_buffer<cl_int>(out, n) == poison);
+  CHECK(read_buffer<cl_int>(in, n) == data);
 }
