@@ -169,6 +169,10 @@ typedef struct clscan_options {
    * OpenCL C expression of `a` and `b`, neighbouring keys (a the one before), true where b continues
    * a's segment, e.g. "a / 16 == b / 16". NULL or empty: ==. */
   const char* key_equal;
+  /* The scans and clscan_reduce only (CLSCAN_INVALID_ARGUMENT elsewhere): an OpenCL C expression of `x`
+   * (an input element) and `i` (its index, a ulong) applied to each element as it is read, e.g.
+   * "x * x"; never to `initial`. NULL or empty: none. */
+  const char* transform;
 } clscan_options;
 
 #define CLSCAN_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_options)
@@ -189,6 +193,7 @@ static inline void clscan_options_init(clscan_options* options) {
   options->parameters = NULL;
   options->parameter_count = 0;
   options->key_equal = NULL;
+  options->transform = NULL;
 }
 
 CLSCAN_OPTIONS_DEFAULTS(clscan_options)

@@ -130,6 +130,7 @@ clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_intege
 struct c_expressions {
   std::vector<clscan::parameter> parameters;
   std::string key_equal;
+  std::string transform;
 };
 void take_expressions(const clscan_parameter* parameters, std::size_t count, const char* key_equal,
                       const char* name, c_expressions& expressions, clscan::detail::scan_request& request);
@@ -138,6 +139,11 @@ void take_expressions(const Options& opts, const char* name, c_expressions& expr
                       clscan::detail::scan_request& request) {
   if (opts.struct_size < offsetof(Options, key_equal) + sizeof opts.key_equal) return;
   take_expressions(opts.parameters, opts.parameter_count, opts.key_equal, name, expressions, request);
+  if constexpr (std::is_same_v<Options, clscan_options>) {
+    if (opts.struct_size < offsetof(Options, transform) + sizeof opts.transform) return;
+    if (opts.transform) expressions.transform = opts.transform;
+    request.transform = &expressions.transform;
+  }
 }
 void hand_over(cl::Event& done, cl_event* event) noexcept;
 

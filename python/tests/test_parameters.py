@@ -90,3 +90,16 @@ def test_bad_values_and_misplaced_key_equal(queue):
         clscan.select_if(a, "x > t", parameters={"t": 2**64})
     with pytest.raises(clscan.InvalidArgumentError, match="holds ';'"):
         clscan.inclusive_by_key(a, a, cla.empty_like(a), key_equal="a == b; b")
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.25])
+def test_transform_counts_past_a_threshold(queue, threshold):
+    x = (np.arange(N, dtype=np.float32) * 31 % 1000) * np.float32(0.001)
+    a = cla.to_device(queue, x)
+    out = cla.empty_like(a)
+    clscan.inclusive(a, out, transform="x > t ? 1.0f : 0.0f", parameters={"t": np.float32(threshold)})
+    expected = np.cumsum(x > np.float32(threshold)).astype(np.float32)
+    assert np.array_equal(out.get(), expected)
+    ints = cla.to_device(queue, np.arange(N, dtype=np.int64) % 7)
+    total = clscan.reduce(ints, transform="x * (long)(i % 3)")
+    assert total == np.sum((np.arange(N) % 7) * (np.arange(N) % 3))

@@ -2056,9 +2056,10 @@ static void test_opencl_error(void) {
   clReleaseMemObject(buffer);
 }
 
-/* Named parameters (clscan_parameter) and key_equal: select_if with "x > threshold" for two thresholds,
- * inclusive_by_key and unique whose key_equal reads a parameter, each against a sequential reference;
- * and the refusals of a bad name, a NULL parameter array and key_equal where no keys are compared. */
+/* Named parameters (clscan_parameter), key_equal and transform: select_if with "x > threshold" for two
+ * thresholds, inclusive_by_key and unique whose key_equal reads a parameter, each against a sequential
+ * reference; and the refusals of a bad name, a NULL parameter array and key_equal where no keys are compared.
+ */
 static void test_parameters(void) {
   enum { n = 3000 };
   cl_int data[n], keys[n], out[n];
@@ -2125,6 +2126,26 @@ static void test_parameters(void) {
   CHECK(count == (n / 3 + 3) / 4);
   for (i = 0; i < count && i < n; ++i)
     CHECK(out[i] == (cl_int)(i * 4));
+
+  /* A transform reading the parameter: the running sum of x * width. */
+  scan.key_equal = NULL;
+  scan.transform = "x * width";
+  status = clscan_inclusive(queue, in_buffer, out_buffer, n, CLSCAN_TYPE_INT32, &scan, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(out_buffer, out, sizeof out);
+  {
+    cl_int running = 0;
+    for (i = 0; i < n; ++i) {
+      running += data[i] * 4;
+      CHECK(out[i] == running);
+    }
+  }
+  EXPECT_FAILURE("a transform by key",
+                 clscan_inclusive_by_key(queue, key_buffer, CLSCAN_TYPE_INT32, in_buffer, out_buffer, n,
+                                         CLSCAN_TYPE_INT32, &scan, &event),
+                 CLSCAN_INVALID_ARGUMENT, "transform is for the scans and reduce");
+  scan.transform = NULL;
+  scan.key_equal = "a / width == b / width";
 
   parameters[0].name = "x";
   EXPECT_FAILURE("a parameter named x",

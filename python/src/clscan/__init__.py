@@ -183,12 +183,16 @@ def _parameters(parameters):
     return triples
 
 
-def _key_equal(key_equal):
-    if key_equal is None:
+def _expression(text, name):
+    if text is None:
         return ""
-    if not isinstance(key_equal, str):
-        raise TypeError(f"clscan: key_equal must be a str, not {type(key_equal).__name__}")
-    return key_equal
+    if not isinstance(text, str):
+        raise TypeError(f"clscan: {name} must be a str, not {type(text).__name__}")
+    return text
+
+
+def _key_equal(key_equal):
+    return _expression(key_equal, "key_equal")
 
 
 def _command_queue(array, queue):
@@ -302,7 +306,7 @@ def _add_event(event, arrays):
 
 
 def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic, algorithm, wait_for,
-          queue, parameters=None):
+          queue, parameters=None, transform=None):
     source = _Operand(ary, "ary")
     target = _output(out, ary) or source
     queue = _command_queue(ary, queue)
@@ -319,7 +323,8 @@ def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic
         event_ptr = _native.scan(
             kind, source.type, queue.int_ptr, source.buffer_ptr, source.offset, target.buffer_ptr,
             target.offset, ary.size, op, custom_op, custom_identity, initial, bool(deterministic),
-            algorithm, [e.int_ptr for e in waits], parameters=_parameters(parameters))
+            algorithm, [e.int_ptr for e in waits], parameters=_parameters(parameters),
+            transform=_expression(transform, "transform"))
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, (target.array, source.array))
     return event
@@ -440,7 +445,8 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
 
 
 def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-              deterministic=False, algorithm="automatic", wait_for=None, queue=None, parameters=None):
+              deterministic=False, algorithm="automatic", wait_for=None, queue=None, parameters=None,
+              transform=None):
     """Inclusive scan: out[i] = ary[0] op ary[1] op ... op ary[i].
 
     Args:
@@ -456,6 +462,9 @@ def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
         parameters: a dict of names to numbers that `custom_op` reads, e.g. {"m": np.uint32(97)}
             for "(a + b) % m": a numpy scalar keeps its dtype, a Python int is an int64 and a float a
             float64. The values are kernel arguments: new values build nothing.
+        transform: an OpenCL C expression of `x` (an element of `ary`) and `i` (its index), applied
+            to each element as it is read, e.g. "x * x": the scan of f(x) without writing f(x) first.
+            Its result is converted to ary's dtype; `initial` is not transformed.
         initial: a value combined in front of the first element.
         deterministic: for floating-point arrays, the same result bits on every run on a device
             (clscan then avoids the single-pass scan, whose order of additions varies).
@@ -480,11 +489,12 @@ def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
         OpenCLError: an OpenCL call failed (its status says how).
     """
     return _scan("inclusive", ary, out, op, custom_op, custom_identity, initial, deterministic,
-                 algorithm, wait_for, queue, parameters)
+                 algorithm, wait_for, queue, parameters, transform)
 
 
 def exclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-              deterministic=False, algorithm="automatic", wait_for=None, queue=None, parameters=None):
+              deterministic=False, algorithm="automatic", wait_for=None, queue=None, parameters=None,
+              transform=None):
     """Exclusive scan: out[0] = initial, out[i] = initial op ary[0] op ... op ary[i-1].
 
     Without `initial` the first element is the operator's identity: 0 for integer sums, -0.0 for
@@ -494,7 +504,7 @@ def exclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
     The arguments, return value and exceptions are those of inclusive().
     """
     return _scan("exclusive", ary, out, op, custom_op, custom_identity, initial, deterministic,
-                 algorithm, wait_for, queue, parameters)
+                 algorithm, wait_for, queue, parameters, transform)
 
 
 def inclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_identity=None,
@@ -639,7 +649,7 @@ def _one_element(array, name, dtype):
 
 
 def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-           wait_for=None, queue=None, parameters=None):
+           wait_for=None, queue=None, parameters=None, transform=None):
     """The total of `ary` under `op`: initial op ary[0] op ... op ary[n - 1] (all elements in C order).
 
         total = clscan.reduce(a)                        # waits; a numpy scalar of a's dtype
@@ -654,8 +664,8 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
             total; the call then returns an event without waiting. It may lie in ary's buffer (the
             total is written after every element is read), but not overlap it through another
             buffer.
-        op, custom_op, custom_identity, parameters: as for inclusive(). A custom_op need not be
-            commutative: elements are combined in their order.
+        op, custom_op, custom_identity, parameters, transform: as for inclusive(). A custom_op need
+            not be commutative: elements are combined in their order.
         initial: a number combined in front of the first element, or a pyopencl array of one element
             of ary's dtype whose value is read on the device when the call runs (a total of an
             earlier call, without reading it back).
@@ -698,7 +708,7 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
         source.type, queue.int_ptr, in_ptr, in_offset, target.buffer_ptr, target.offset, ary.size, op,
         custom_op, custom_identity, initial, initial_source.buffer_ptr if initial_source else 0,
         initial_source.offset if initial_source else 0, [e.int_ptr for e in waits],
-        parameters=_parameters(parameters))
+        parameters=_parameters(parameters), transform=_expression(transform, "transform"))
     event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, arrays)
     if not wait_for_result:
