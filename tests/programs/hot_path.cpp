@@ -324,10 +324,12 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
 }
 
 // Calls whose expressions read named parameters (options::parameters), each repeat with new values:
-// select_if with "x > threshold", and inclusive_by_key with a custom operator and key_equal of
-// parameters. New values are kernel arguments, so the repeats allocate and build nothing; the result
-// is that of the last values.
-std::string run_parameters(const cl::Context& context, const cl::Device& device, bool by_key) {
+// select_if with "x > threshold", inclusive_by_key with a custom operator and key_equal of parameters,
+// and an inclusive scan of a transform of a parameter. New values are kernel arguments, so the repeats
+// allocate and build nothing; the result is that of the last values.
+enum class parameter_call { select_if, inclusive_by_key, transform };
+
+std::string run_parameters(const cl::Context& context, const cl::Device& device, parameter_call kind) {
   const cl::CommandQueue queue(context, device);
   const std::size_t n = 200'000;
   std::vector<cl_int> data(n), keys(n);
@@ -346,21 +348,30 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
   scan.custom_op = "(a + b) % m";
   scan.key_equal = "a / width == b / width";
   scan.parameters = {{"m", cl_int{1000}}, {"width", cl_int{1}}};
+  clscan::options<cl_int> mapped;
+  mapped.transform = "x % m";
+  mapped.parameters = {{"m", cl_int{1000}}};
   int repeat = 0;
   const auto new_values = [&] {
     ++repeat;
     select.parameters[0].value = cl_int{repeat * 10};
     scan.parameters[0].value = cl_int{1000 + repeat};
     scan.parameters[1].value = cl_int{1 + repeat % 7};
+    mapped.parameters[0].value = cl_int{1 + repeat};
   };
   const auto call = [&] {
-    return by_key ? clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n, scan)
-                  : clscan::select_if<cl_int>(queue, in, out, count, n, select);
+    switch (kind) {
+    case parameter_call::select_if: return clscan::select_if<cl_int>(queue, in, out, count, n, select);
+    case parameter_call::inclusive_by_key:
+      return clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n, scan);
+    case parameter_call::transform: break;
+    }
+    return clscan::inclusive<cl_int>(queue, in, out, n, mapped);
   };
   const repeat_cost cost = repeat_calls(call, new_values);
 
   std::vector<cl_int> expected;
-  if (by_key) {
+  if (kind == parameter_call::inclusive_by_key) {
     const cl_int m = std::get<cl_int>(scan.parameters[0].value);
     const cl_int width = std::get<cl_int>(scan.parameters[1].value);
     cl_int running = 0;
@@ -369,6 +380,11 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
       running = head ? data[i] % m : (running + data[i]) % m;
       expected.push_back(running);
     }
+  } else if (kind == parameter_call::transform) {
+    const cl_int m = std::get<cl_int>(mapped.parameters[0].value);
+    cl_int running = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      expected.push_back(running = wrapping_sum(running, data[i] % m));
   } else {
     const cl_int threshold = std::get<cl_int>(select.parameters[0].value);
     std::copy_if(data.begin(), data.end(), std::back_inserter(expected),
@@ -377,7 +393,8 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
   std::vector<cl_int> got(expected.size());
   if (!got.empty()) queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data());
   cl_ulong selected = expected.size();
-  if (!by_key) queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected);
+  if (kind == parameter_call::select_if)
+    queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected);
   return problems_of(cost, got == expected && selected == expected.size());
 }
 
@@ -536,11 +553,12 @@ int main(int argc, char** argv) {
         std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
         failed += !problems.empty();
       }
-    for (const bool by_key : {false, true}) {
-      const std::string name = by_key ? "inclusive_by_key, parameters changed each call"
-                                      : "select_if, parameters changed each call";
-      const std::string problems = run_parameters(context, device, by_key);
-      std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
+    for (const auto& [kind, name] :
+         {std::pair{parameter_call::select_if, "select_if, parameters changed each call"},
+          std::pair{parameter_call::inclusive_by_key, "inclusive_by_key, parameters changed"},
+          std::pair{parameter_call::transform, "inclusive, transform's parameter changed"}}) {
+      const std::string problems = run_parameters(context, device, kind);
+      std::printf("%-45s %s\n", name, problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();
     }
     for (const std::size_t n : {std::size_t{3'000'000}, std::size_t{1000}}) {
