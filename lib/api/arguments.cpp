@@ -46,19 +46,6 @@ bool intersecting(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::
   return a < b ? b - a < a_bytes : a - b < b_bytes;
 }
 
-// Checks an OpenCL C expression the caller gives (a custom operator, a predicate) before it goes into
-// a program: program/expression.cpp for what one may hold.
-void check_user_expression(const std::string& text, expression_kind kind, const char* what,
-                           const std::vector<parameter>* parameters) {
-  if (text.find('\0') != std::string::npos)
-    throw invalid_argument(std::string(what) +
-                           " contains a NUL character, which OpenCL C source cannot hold");
-  if (text.size() > max_custom_op_bytes)
-    throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
-                           " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
-  detail::check_expression(text, kind, what, parameters);
-}
-
 // The input of a scan or a reduce: not write-only, nor read-only where it is the output too.
 memory_view check_input(cl_mem in, bool in_place, cl_context context, std::size_t offset, std::size_t n,
                         std::size_t element_size) {

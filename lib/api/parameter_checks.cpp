@@ -1,4 +1,4 @@
-// Checks of the caller's named parameters (options::parameters) and of key_equal. They run on every
+// Checks of the caller's expressions and of their named parameters (options::parameters). They run on every
 // call, so a call that passes allocates nothing (tests/programs/hot_path.cpp): messages are built only
 // on failure.
 #include "arguments.hpp"
@@ -45,6 +45,19 @@ bool opencl_macro(std::string_view name) {
 }
 
 } // namespace
+
+// Checks an OpenCL C expression the caller gives (a custom operator, a predicate) before it goes into
+// a program: program/expression.cpp for what one may hold.
+void check_user_expression(const std::string& text, expression_kind kind, const char* what,
+                           const std::vector<parameter>* parameters) {
+  if (text.find('\0') != std::string::npos)
+    throw invalid_argument(std::string(what) +
+                           " contains a NUL character, which OpenCL C source cannot hold");
+  if (text.size() > max_custom_op_bytes)
+    throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
+                           " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
+  detail::check_expression(text, kind, what, parameters);
+}
 
 void check_parameters(const scan_request& request, const device_capabilities& caps, const char* what) {
   if (!request.parameters) return;
