@@ -17,6 +17,14 @@
 #endif
 typedef CLSCAN_KEY_T key_t;
 
+// Whether key b (the key after a) starts a new segment. The host defines CLSCAN_KEY_EQUAL(a, b) for a
+// caller's key_equal expression; by default keys are compared with ==.
+#ifdef CLSCAN_KEY_EQUAL
+#define CLSCAN_KEYS_DIFFER(a, b) (!CLSCAN_KEY_EQUAL(a, b))
+#else
+#define CLSCAN_KEYS_DIFFER(a, b) ((a) != (b))
+#endif
+
 typedef struct {
   elem_t value;
   uint flag;
@@ -45,8 +53,8 @@ inline carry_t make_carry(elem_t value, uint flag) {
   return c;
 }
 #define CLSCAN_CARRY_IDENTITY make_carry(CLSCAN_IDENTITY, 0u)
-inline carry_t carry_combine(carry_t a, carry_t b) {
-  return make_carry(b.flag ? b.value : combine(a.value, b.value), a.flag | b.flag);
+inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) {
+  return make_carry(b.flag ? b.value : combine(a.value, b.value CLSCAN_USER_ARGS), a.flag | b.flag);
 }
 
 // What the look-back's fallback reads to reduce a silent predecessor itself.
@@ -61,8 +69,8 @@ inline carry_t carry_combine(carry_t a, carry_t b) {
 inline key_t key_before(const global key_t* keys, ulong i) { return i > 0 ? keys[i - 1] : (key_t)0; }
 
 // Adds element x, which starts a segment when `head`, to the pair of the elements before it.
-inline carry_t add_element(carry_t acc, elem_t x, uint head) {
-  return make_carry(head ? x : combine(acc.value, x), acc.flag | head);
+inline carry_t add_element(carry_t acc, elem_t x, uint head CLSCAN_USER_PARAMS) {
+  return make_carry(head ? x : combine(acc.value, x CLSCAN_USER_ARGS), acc.flag | head);
 }
 
 // The pair of the run of CLSCAN_ITEMS elements at `first` (none at or past n): the elements from the
@@ -70,7 +78,7 @@ inline carry_t add_element(carry_t acc, elem_t x, uint head) {
 // the end backwards, a chunk of keys at a time (see CLSCAN_RUN_CHUNK in tile_io.cl), so that a run reads
 // the values of its last segment only: on CPUs, where this pass reads the run before the scan reads it
 // again, it then costs little beside the scan.
-inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first) {
+inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   ulong start = first;
   uint flag = 0;
@@ -80,25 +88,26 @@ inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first) {
     if (chunk_end - chunk_first == CLSCAN_RUN_CHUNK && chunk_first > 0) {
       _Pragma("unroll") for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
         const ulong i = chunk_first + (ulong)c;
-        if (keys[i] != keys[i - 1]) start = i, flag = 1;
+        if (CLSCAN_KEYS_DIFFER(keys[i - 1], keys[i])) start = i, flag = 1;
       }
     } else {
       for (ulong i = chunk_first; i < chunk_end; ++i)
-        if (i == 0 || keys[i] != keys[i - 1]) start = i, flag = 1;
+        if (i == 0 || CLSCAN_KEYS_DIFFER(keys[i - 1], keys[i])) start = i, flag = 1;
     }
     chunk_end = chunk_first;
   }
   // From a segment start, the value is its elements combined from the first one on (as add_element
   // takes it), not the identity combined with them.
   elem_t acc = flag ? src[start] : CLSCAN_IDENTITY;
-  CLSCAN_FOR_RUN(i, flag ? start + 1 : start, end, { acc = combine(acc, src[i]); })
+  CLSCAN_FOR_RUN(i, flag ? start + 1 : start, end, { acc = combine(acc, src[i] CLSCAN_USER_ARGS); })
   return make_carry(acc, flag);
 }
 
-inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
-  const carry_t run = reduce_keyed_run(keys, src, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS);
+inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
+  const carry_t run =
+      reduce_keyed_run(keys, src, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS CLSCAN_USER_ARGS);
   carry_t total;
-  group_exclusive_scan(run, scratch, &total);
+  group_exclusive_scan(run, scratch, &total CLSCAN_USER_ARGS);
   return total;
 }
 
@@ -112,18 +121,19 @@ inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_P
 // segment start): inclusive or exclusive, with the caller's initial value in front of every segment
 // when it gave one. Updates `running`.
 inline elem_t keyed_output(elem_t x, uint head, elem_t* running, int exclusive, int has_initial,
-                           elem_t initial) {
+                           elem_t initial CLSCAN_USER_PARAMS) {
   const elem_t before = head ? CLSCAN_IDENTITY : *running;
-  *running = head ? x : combine(before, x);
+  *running = head ? x : combine(before, x CLSCAN_USER_ARGS);
   const elem_t result = exclusive ? before : *running;
-  return has_initial ? combine(initial, result) : result;
+  return has_initial ? combine(initial, result CLSCAN_USER_ARGS) : result;
 }
 
 // Float runs of CPUs (see CLSCAN_VECTOR_RUNS in tile_io.cl) are scanned 16 elements at a time, as
 // segments: one chain of dependent additions per run took float scans by key on PoCL 3.1 (2 cores) as
 // long as a serial loop. Doubles keep the element loop: in vectors of 16 they ran twice as slow there
-// (2026-11-23; docs/PERFORMANCE.md, "Defaults").
-#if CLSCAN_VECTOR_RUNS && CLSCAN_ELEM_SIZE == 4
+// (2026-11-23; docs/PERFORMANCE.md, "Defaults"). A key_equal expression keeps the element loop, as it
+// compares one pair of keys, not 16 lanes at once.
+#if CLSCAN_VECTOR_RUNS && CLSCAN_ELEM_SIZE == 4 && !defined(CLSCAN_KEY_EQUAL)
 #define CLSCAN_VECTOR_KEYED_RUNS 1
 typedef int16 wide_heads_t;
 #else
@@ -134,7 +144,7 @@ typedef int16 wide_heads_t;
 // The segmented scan of x's 16 elements: `heads` has all bits set in the lanes that start a segment, and
 // lane k of the result combines the lanes from the last start at or before k up to k, in order (lanes
 // before any start: from lane 0). started: lane k is set where a segment starts in lanes 0..k.
-inline wide_t segmented_scan_wide(wide_t x, wide_heads_t heads, wide_heads_t* started) {
+inline wide_t segmented_scan_wide(wide_t x, wide_heads_t heads, wide_heads_t* started CLSCAN_USER_PARAMS) {
   const wide_t e = (wide_t)(CLSCAN_IDENTITY);
   const wide_heads_t none = (wide_heads_t)(0);
   wide_heads_t seen = heads; // lane k: a segment starts in the lanes that lane k has combined so far
@@ -154,20 +164,20 @@ inline wide_t segmented_scan_wide(wide_t x, wide_heads_t heads, wide_heads_t* st
 // Scans the run at `first` into dst (CPUs: straight from and to global memory, in order). `running`:
 // the value of the segment open before `first`.
 inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, elem_t running,
-                           int exclusive, int has_initial, elem_t initial) {
+                           int exclusive, int has_initial, elem_t initial CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   key_t prev = first < n ? key_before(keys, first) : (key_t)0;
 #if CLSCAN_VECTOR_KEYED_RUNS
   ulong i = first;
   if (i == 0 && i < end) { // element 0 has no key before it
     prev = keys[0];
-    dst[0] = keyed_output(src[0], 1u, &running, exclusive, has_initial, initial);
+    dst[0] = keyed_output(src[0], 1u, &running, exclusive, has_initial, initial CLSCAN_USER_ARGS);
     i = 1;
   }
   for (; i + 16 <= end; i += 16) {
     const wide_heads_t heads = convert_int16(vload16(0, keys + i) != vload16(0, keys + i - 1));
     wide_heads_t started;
-    wide_t inclusive = segmented_scan_wide(vload16(0, src + i), heads, &started);
+    wide_t inclusive = segmented_scan_wide(vload16(0, src + i), heads, &started CLSCAN_USER_ARGS);
     // The lanes before the vector's first segment start continue the segment open before it.
     inclusive = select(CLSCAN_COMBINE((wide_t)(running), inclusive), inclusive, started);
     // Exclusive: lane k takes lane k - 1's value (lane 0 the running one), the identity at a start.
@@ -181,14 +191,16 @@ inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first,
   if (i > first) prev = keys[i - 1];
   CLSCAN_FOR_RUN(j, i, end, { // the last elements, fewer than 16
     const key_t k = keys[j];
-    dst[j] = keyed_output(src[j], j == 0 || k != prev, &running, exclusive, has_initial, initial);
+    dst[j] = keyed_output(src[j], j == 0 || CLSCAN_KEYS_DIFFER(prev, k), &running, exclusive, has_initial,
+                          initial CLSCAN_USER_ARGS);
     prev = k;
   })
 #else
   CLSCAN_FOR_RUN(i, first, end, {
     const key_t k = keys[i];
     const elem_t x = src[i];
-    dst[i] = keyed_output(x, i == 0 || k != prev, &running, exclusive, has_initial, initial);
+    dst[i] = keyed_output(x, i == 0 || CLSCAN_KEYS_DIFFER(prev, k), &running, exclusive, has_initial,
+                          initial CLSCAN_USER_ARGS);
     prev = k;
   })
 #endif
@@ -235,7 +247,7 @@ inline uint head_index(uint vector_in_tile) {
 // segment when it is element 0 or its key differs from the one before. Elements at or past n start
 // none. The key before `first` is read from global memory too: it lies in the same cache line as the
 // keys of the neighbouring work-item, which loads them at the same time.
-inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) {
+inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n CLSCAN_USER_PARAMS) {
   key_t k[CLSCAN_VEC];
   if (first + CLSCAN_VEC <= n) {
 #if CLSCAN_VEC > 1
@@ -251,7 +263,7 @@ inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) 
   uint bits = first == 0 ? 1u : 0u;
 #pragma unroll
   for (int c = 0; c < CLSCAN_VEC; ++c) {
-    if (first + c < n && k[c] != prev) bits |= 1u << c;
+    if (first + c < n && CLSCAN_KEYS_DIFFER(prev, k[c])) bits |= 1u << c;
     prev = k[c];
   }
   return (head_bits_t)bits;
@@ -262,7 +274,8 @@ inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) 
 // handle per unrolled step. Fully unrolled, as the other loops over a run are, the output loop took
 // int scans by key to 94 registers a work-item on an H200, 5 work-groups per SM. By 4 they take 80
 // (6 work-groups), and int sums at 2^28 ran at 0.484 of copy instead of 0.440. Float was unchanged
-// (2026-11-23; docs/PERFORMANCE.md, "Defaults").
+// (2026-11-23; docs/PERFORMANCE.md, "Defaults"). A key_equal expression keeps the element loop, as it
+// compares one pair of keys, not 16 lanes at once.
 #ifndef CLSCAN_BY_KEY_RUN_UNROLL
 #define CLSCAN_BY_KEY_RUN_UNROLL 4
 #endif
@@ -296,7 +309,7 @@ typedef struct {
 // plus the offset.
 inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global carry_t* tile_prefixes,
                         int exclusive, int has_initial, elem_t initial, global status_t* status,
-                        uint ticket_base, uint tag, local tile_locals* locals) {
+                        uint ticket_base, uint tag, local tile_locals* locals CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   const ulong tiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
   const ulong tile = tile_prefixes ? get_group_id(0) : claim_tile(status, ticket_base, &locals->tile);
@@ -304,7 +317,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
   const ulong run_first = tile_first + lid * CLSCAN_ITEMS;
 
 #if CLSCAN_REREAD
-  const carry_t run = reduce_keyed_run(keys, src, n, run_first);
+  const carry_t run = reduce_keyed_run(keys, src, n, run_first CLSCAN_USER_ARGS);
 #else
   // GPUs: values come in through local memory, coalesced, and keys become segment-start bits on the
   // way; each work-item then reads its run's values and segment starts from there.
@@ -315,8 +328,9 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
     const vec_t values = load_tile_vector(src + tile_first, available, j);
-    const head_bits_t bits =
-        (ulong)j * CLSCAN_VEC < available ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n) : 0;
+    const head_bits_t bits = (ulong)j * CLSCAN_VEC < available
+                                 ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n CLSCAN_USER_ARGS)
+                                 : 0;
 #if CLSCAN_HEADS_IN_PADDING
     ((local head_bits_t*)locals->tile_elements)[head_index(j)] = bits;
 #else
@@ -345,11 +359,11 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
     // outputs past n (never stored) depend on them.
 #pragma unroll
     for (int c = 0; c < CLSCAN_VEC; ++c)
-      run = add_element(run, v[c], (bits >> c) & 1u);
+      run = add_element(run, v[c], (bits >> c) & 1u CLSCAN_USER_ARGS);
   }
 #endif
   carry_t tile_total;
-  const carry_t item_before = group_exclusive_scan(run, locals->scratch, &tile_total);
+  const carry_t item_before = group_exclusive_scan(run, locals->scratch, &tile_total CLSCAN_USER_ARGS);
 
   if (tile_prefixes) {
     if (lid == 0) locals->lb.prefix = tile_prefixes[tile];
@@ -363,12 +377,12 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
     const int take_published = 1;
 #endif
     tile_exclusive_prefix(status, tag, tile, tile_total, CLSCAN_CARRY_IDENTITY, tile + 1 < tiles,
-                          take_published, &locals->lb, locals->scratch, CLSCAN_INPUT_ARGS);
+                          take_published, &locals->lb, locals->scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
   }
-  elem_t running = carry_combine(locals->lb.prefix, item_before).value;
+  elem_t running = carry_combine(locals->lb.prefix, item_before CLSCAN_USER_ARGS).value;
 
 #if CLSCAN_REREAD
-  scan_keyed_run(keys, src, n, dst, run_first, running, exclusive, has_initial, initial);
+  scan_keyed_run(keys, src, n, dst, run_first, running, exclusive, has_initial, initial CLSCAN_USER_ARGS);
 #else
   CLSCAN_UNROLL_BY(CLSCAN_BY_KEY_RUN_UNROLL)
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
@@ -377,7 +391,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 #pragma unroll
     for (int c = 0; c < CLSCAN_VEC; ++c)
       v[c] = keyed_output(v[c], (uint)(heads >> (k * CLSCAN_VEC + c)) & 1u, &running, exclusive, has_initial,
-                          initial);
+                          initial CLSCAN_USER_ARGS);
     run_vectors[k] = CLSCAN_VLOAD(0, v);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
@@ -390,18 +404,19 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 by_key_single_pass(const global key_t* keys, const global elem_t* src, ulong src_offset, global elem_t* dst,
                    ulong dst_offset, ulong n, int exclusive, int has_initial, elem_t initial,
-                   global status_t* status, uint ticket_base, uint tag) {
+                   global status_t* status, uint ticket_base, uint tag CLSCAN_USER_PARAMS) {
   local tile_locals locals;
   by_key_tile(keys + src_offset, src + src_offset, n, dst + dst_offset, 0, exclusive, has_initial, initial,
-              status, ticket_base, tag, &locals);
+              status, ticket_base, tag, &locals CLSCAN_USER_ARGS);
 }
 
 // Tile t writes its pair to aggregates[t] (the first pass on aggregates known beforehand).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 by_key_tile_aggregates(const global key_t* keys, const global elem_t* src, ulong src_offset, ulong n,
-                       global carry_t* aggregates) {
+                       global carry_t* aggregates CLSCAN_USER_PARAMS) {
   local carry_t scratch[CLSCAN_SCRATCH_SIZE];
-  const carry_t total = tile_aggregate(get_group_id(0), scratch, keys + src_offset, src + src_offset, n);
+  const carry_t total =
+      tile_aggregate(get_group_id(0), scratch, keys + src_offset, src + src_offset, n CLSCAN_USER_ARGS);
   if (get_local_id(0) == 0) aggregates[get_group_id(0)] = total;
 }
 
@@ -409,10 +424,10 @@ by_key_tile_aggregates(const global key_t* keys, const global elem_t* src, ulong
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 by_key_tiles(const global key_t* keys, const global elem_t* src, ulong src_offset, global elem_t* dst,
              ulong dst_offset, ulong n, int exclusive, int has_initial, elem_t initial,
-             const global carry_t* tile_prefixes) {
+             const global carry_t* tile_prefixes CLSCAN_USER_PARAMS) {
   local tile_locals locals;
   by_key_tile(keys + src_offset, src + src_offset, n, dst + dst_offset, tile_prefixes, exclusive, has_initial,
-              initial, 0, 0, 0, &locals);
+              initial, 0, 0, 0, &locals CLSCAN_USER_ARGS);
 }
 
 #include "tile_aggregates.cl"

@@ -20,7 +20,9 @@ typedef elem_t carry_t;
 #define CLSCAN_CARRY_TO_BITS(x) as_uint(x)
 #endif
 #define CLSCAN_CARRY_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
-inline carry_t carry_combine(carry_t a, carry_t b) { return combine(a, b); }
+inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) {
+  return combine(a, b CLSCAN_USER_ARGS);
+}
 #endif
 #ifndef CLSCAN_CARRY_FLAGGED
 #define CLSCAN_CARRY_FLAGGED 0
@@ -48,7 +50,8 @@ inline uint scratch_index(uint lid) { return lid + lid / CLSCAN_RAKE_SEGMENT; }
 // (A form in which one work-item scanned the segment totals in place, behind one more barrier, gave
 // wrong totals on PoCL 3.1 when called inside the single-pass look-back loop; Oclgrind ran it right.
 // tests/reliability/faults_lookback.cpp's CLSCAN_SPIN_LIMIT=0 case exercises that loop on every run.)
-CLSCAN_LOCAL_FN carry_t group_exclusive_scan(carry_t value, local carry_t* scratch, carry_t* total) {
+CLSCAN_LOCAL_FN carry_t group_exclusive_scan(carry_t value, local carry_t* scratch,
+                                             carry_t* total CLSCAN_USER_PARAMS) {
 #if CLSCAN_WG == 1
   // One work-item per group (CPUs): nothing to combine. The raking loops below, though never
   // iterating more than once here, made PoCL's single-pass kernel 30% slower at 2^24.
@@ -66,7 +69,7 @@ CLSCAN_LOCAL_FN carry_t group_exclusive_scan(carry_t value, local carry_t* scrat
     for (uint i = lid * CLSCAN_RAKE_SEGMENT; i < end; ++i) {
       const carry_t x = scratch[scratch_index(i)];
       scratch[scratch_index(i)] = running;
-      running = carry_combine(running, x);
+      running = carry_combine(running, x CLSCAN_USER_ARGS);
     }
     segment_totals[lid] = running;
   }
@@ -76,11 +79,11 @@ CLSCAN_LOCAL_FN carry_t group_exclusive_scan(carry_t value, local carry_t* scrat
   const uint segment = lid / CLSCAN_RAKE_SEGMENT;
   carry_t before = CLSCAN_CARRY_IDENTITY;
   for (uint s = 0; s < segment; ++s)
-    before = carry_combine(before, segment_totals[s]);
+    before = carry_combine(before, segment_totals[s] CLSCAN_USER_ARGS);
   carry_t all = before;
   for (uint s = segment; s < CLSCAN_RAKERS; ++s)
-    all = carry_combine(all, segment_totals[s]);
-  const carry_t prefix = carry_combine(before, scratch[scratch_index(lid)]);
+    all = carry_combine(all, segment_totals[s] CLSCAN_USER_ARGS);
+  const carry_t prefix = carry_combine(before, scratch[scratch_index(lid)] CLSCAN_USER_ARGS);
   *total = all;
   // scratch may be reused by the caller right after this returns.
   group_barrier(CLK_LOCAL_MEM_FENCE);

@@ -20,6 +20,21 @@
 #ifndef CLSCAN_ELEM_SIZE
 #define CLSCAN_ELEM_SIZE 4
 #endif
+// The caller's named parameters (options::parameters): the host defines CLSCAN_USER_PARAMS as
+// ", const float clscan_param_0, ..." and CLSCAN_USER_ARGS as ", clscan_param_0, ...". They end the
+// arguments of every kernel and of every function that reaches a caller's expression (the operator,
+// the predicate, key_equal), so that the values are the kernels' arguments, never the program's text,
+// and a call with new values builds nothing.
+#ifndef CLSCAN_USER_PARAMS
+#define CLSCAN_USER_PARAMS
+#define CLSCAN_USER_ARGS
+#endif
+// The parameters alone, as the caller's expression functions take them (CLSCAN_USER_ARGS may start
+// with clscan_transform_input, below).
+#ifndef CLSCAN_EXPRESSION_ARGS
+#define CLSCAN_EXPRESSION_ARGS
+#endif
+
 // The combining operator. A prelude may define CLSCAN_COMBINE(a, b) itself (custom operators);
 // otherwise one of CLSCAN_OP_SUM, _MIN, _MAX, _AND, _OR, _XOR picks a built-in one.
 #ifndef CLSCAN_COMBINE
@@ -119,6 +134,28 @@ typedef elem_t vec_t;
 // tile_io.cl, never that large, stay plain inline.
 #define CLSCAN_LOCAL_FN inline __attribute__((always_inline))
 
-inline elem_t combine(elem_t a, elem_t b) { return CLSCAN_COMBINE(a, b); }
+inline elem_t combine(elem_t a, elem_t b CLSCAN_USER_PARAMS) { return CLSCAN_COMBINE(a, b); }
+
+// options::transform: the host defines CLSCAN_TRANSFORM(x, i), the caller's expression of an input
+// element x and its index i, and starts CLSCAN_USER_PARAMS with `const int clscan_transform_input`.
+// Kernels read the call's input through CLSCAN_READ (CLSCAN_READ_VECTOR: the first `count` elements of
+// a vector at index `first`), which transforms only where that argument is set: a launch over clscan's
+// own temporaries (tile totals, partial totals, a scanned output) reads values transformed already.
+// Elements past n keep the identity.
+#ifdef CLSCAN_TRANSFORM
+#define CLSCAN_READ(x, i) (clscan_transform_input ? CLSCAN_TRANSFORM(x, i) : (x))
+inline vec_t read_vector(vec_t v, ulong first, ulong count CLSCAN_USER_PARAMS) {
+  if (!clscan_transform_input) return v;
+  elem_t e[CLSCAN_VEC];
+  CLSCAN_VSTORE(v, 0, e);
+  for (int c = 0; c < CLSCAN_VEC; ++c)
+    if ((ulong)c < count) e[c] = CLSCAN_TRANSFORM(e[c], first + c);
+  return CLSCAN_VLOAD(0, e);
+}
+#define CLSCAN_READ_VECTOR(v, first, count) read_vector((v), (first), (count)CLSCAN_USER_ARGS)
+#else
+#define CLSCAN_READ(x, i) (x)
+#define CLSCAN_READ_VECTOR(v, first, count) (v)
+#endif
 
 #endif // CLSCAN_PRELUDE_CL

@@ -48,11 +48,17 @@ inline vec_t load_vector(const global elem_t* src, ulong first, ulong n) {
   return CLSCAN_VLOAD(0, part);
 }
 
+// load_vector through the transform (CLSCAN_READ_VECTOR): `src` starts at element `base` of the input.
+inline vec_t load_read_vector(const global elem_t* src, ulong base, ulong first, ulong n CLSCAN_USER_PARAMS) {
+  (void)base;
+  return CLSCAN_READ_VECTOR(load_vector(src, first, n), base + first, first < n ? n - first : 0);
+}
+
 #if defined(CLSCAN_REDUCE_COMMUTATIVE)
 // The built-in operators lane by lane on whole vectors (prelude.cl's combine, for vec_t).
-inline vec_t combine_lanes(vec_t a, vec_t b) {
+inline vec_t combine_lanes(vec_t a, vec_t b CLSCAN_USER_PARAMS) {
 #if CLSCAN_VEC == 1
-  return combine(a, b);
+  return combine(a, b CLSCAN_USER_ARGS);
 #elif defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
   return fmin(a, b);
 #elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
@@ -78,7 +84,7 @@ inline vec_t combine_lanes(vec_t a, vec_t b) {
 }
 
 // The lanes of the accumulators, combined in a fixed order.
-inline elem_t combine_accumulators(const vec_t* acc) {
+inline elem_t combine_accumulators(const vec_t* acc CLSCAN_USER_PARAMS) {
   elem_t total = CLSCAN_IDENTITY;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
@@ -88,7 +94,7 @@ inline elem_t combine_accumulators(const vec_t* acc) {
     CLSCAN_VSTORE(acc[k], 0, part);
 #pragma unroll
     for (int c = 0; c < CLSCAN_VEC; ++c)
-      total = combine(total, part[c]);
+      total = combine(total, part[c] CLSCAN_USER_ARGS);
   }
   return total;
 }
@@ -99,18 +105,19 @@ inline elem_t combine_accumulators(const vec_t* acc) {
 // local-tile layout, the whole range's total, in every work-item.
 #if CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_LOCAL_TILE
 inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile,
-                           local vec_t* tile, local elem_t* scratch) {
+                           local vec_t* tile, local elem_t* scratch CLSCAN_USER_PARAMS) {
   elem_t running = CLSCAN_IDENTITY;
   for (ulong t = first_tile; t < end_tile; ++t) {
-    load_local_tile(src, t * CLSCAN_TILE, n, tile);
+    load_local_tile(src, t * CLSCAN_TILE, n, tile CLSCAN_USER_ARGS);
     elem_t tile_total;
-    group_exclusive_scan(reduce_local_run(tile), scratch, &tile_total);
-    running = combine(running, tile_total);
+    group_exclusive_scan(reduce_local_run(tile CLSCAN_USER_ARGS), scratch, &tile_total CLSCAN_USER_ARGS);
+    running = combine(running, tile_total CLSCAN_USER_ARGS);
   }
   return running;
 }
 #elif CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_STRIDED
-inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile) {
+inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
+                           ulong end_tile CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   vec_t acc[CLSCAN_ITEMS / CLSCAN_VEC];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
@@ -130,11 +137,12 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
 #endif
       for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
 #if CLSCAN_ALIGNED
-        const vec_t x = *(const global vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
+        vec_t x = *(const global vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
 #else
-        const vec_t x = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
+        vec_t x = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
 #endif
-        acc[k] = combine_lanes(acc[k], x);
+        x = CLSCAN_READ_VECTOR(x, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, CLSCAN_VEC);
+        acc[k] = combine_lanes(acc[k], x CLSCAN_USER_ARGS);
       }
     }
   }
@@ -145,12 +153,15 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
-      acc[k] = combine_lanes(acc[k], load_vector(tile, ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, available));
+      acc[k] = combine_lanes(acc[k], load_read_vector(tile, t * CLSCAN_TILE,
+                                                      ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC,
+                                                      available CLSCAN_USER_ARGS) CLSCAN_USER_ARGS);
   }
-  return combine_accumulators(acc);
+  return combine_accumulators(acc CLSCAN_USER_ARGS);
 }
 #else
-inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile) {
+inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
+                           ulong end_tile CLSCAN_USER_PARAMS) {
   // The work-item's part: a tile's CLSCAN_ITEMS elements for each tile of the range, contiguous, the
   // parts in work-item order.
   const ulong part = (end_tile - first_tile) * CLSCAN_ITEMS;
@@ -171,9 +182,10 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k)
-      acc[k] = combine_lanes(acc[k], load_vector(src, i + (ulong)k * CLSCAN_VEC, end));
+      acc[k] = combine_lanes(acc[k], load_read_vector(src, 0, i + (ulong)k * CLSCAN_VEC, end CLSCAN_USER_ARGS)
+                                         CLSCAN_USER_ARGS);
   }
-  elem_t total = combine_accumulators(acc);
+  elem_t total = combine_accumulators(acc CLSCAN_USER_ARGS);
 #else
   elem_t total = CLSCAN_IDENTITY;
   for (; i + CLSCAN_ITEMS <= end; i += CLSCAN_ITEMS) {
@@ -182,15 +194,15 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
       elem_t v[CLSCAN_VEC];
-      CLSCAN_VSTORE(load_vector(src, i + (ulong)k * CLSCAN_VEC, end), 0, v);
+      CLSCAN_VSTORE(load_read_vector(src, 0, i + (ulong)k * CLSCAN_VEC, end CLSCAN_USER_ARGS), 0, v);
 #pragma unroll
       for (int c = 0; c < CLSCAN_VEC; ++c)
-        total = combine(total, v[c]);
+        total = combine(total, v[c] CLSCAN_USER_ARGS);
     }
   }
 #endif
   for (; i < end; ++i)
-    total = combine(total, src[i]);
+    total = combine(total, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
   return total;
 }
 #endif
@@ -202,7 +214,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 reduce_ranges(const global elem_t* src, ulong src_offset, ulong n, ulong range_tiles, global elem_t* dst,
               ulong dst_offset, int apply_initial, elem_t initial, const global elem_t* initial_buffer,
-              ulong initial_offset) {
+              ulong initial_offset CLSCAN_USER_PARAMS) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];
   const ulong group = get_group_id(0);
   const ulong tiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
@@ -210,15 +222,16 @@ reduce_ranges(const global elem_t* src, ulong src_offset, ulong n, ulong range_t
   const ulong end_tile = min(first_tile + range_tiles, tiles);
 #if CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_LOCAL_TILE
   local vec_t tile[CLSCAN_TILE_VECTORS];
-  elem_t total = reduce_share(src + src_offset, n, first_tile, end_tile, tile, scratch);
+  elem_t total = reduce_share(src + src_offset, n, first_tile, end_tile, tile, scratch CLSCAN_USER_ARGS);
 #else
-  elem_t total = reduce_share(src + src_offset, n, first_tile, end_tile);
+  elem_t total = reduce_share(src + src_offset, n, first_tile, end_tile CLSCAN_USER_ARGS);
   elem_t group_total;
-  group_exclusive_scan(total, scratch, &group_total);
+  group_exclusive_scan(total, scratch, &group_total CLSCAN_USER_ARGS);
   total = group_total;
 #endif
   if (get_local_id(0) == 0) {
-    if (apply_initial) total = combine(initial_buffer ? initial_buffer[initial_offset] : initial, total);
+    if (apply_initial)
+      total = combine(initial_buffer ? initial_buffer[initial_offset] : initial, total CLSCAN_USER_ARGS);
     dst[dst_offset + group] = total;
   }
 }

@@ -14,6 +14,8 @@
 // then in bytes): the elements whose key starts (heads) or ends (tails) a run of equal keys, for
 // unique_by_key, reduce_by_key and run_length_encode.
 
+#include "prelude.cl"
+
 #define CLSCAN_CARRY_DEFINED
 // Bits of a tile's count: 64, or (inputs of fewer than 2^32 elements) 32.
 #ifndef CLSCAN_COUNT_BITS
@@ -30,7 +32,7 @@ typedef ulong carry_t;
 #endif
 #define CLSCAN_CARRY_TO_BITS(x) (x)
 #define CLSCAN_CARRY_FROM_BITS(x) (x)
-inline carry_t carry_combine(carry_t a, carry_t b) { return a + b; }
+inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) { return a + b; }
 
 // What the look-back's fallback reads to count a silent predecessor's selections itself.
 #define CLSCAN_INPUT_PARAMS const global elem_t *src, const global uchar *flags, ulong n
@@ -50,7 +52,7 @@ typedef CLSCAN_KEY_T key_t;
 #endif
 
 // Whether element i (value x; prev is element i - 1, for i > 0) is selected. i < n.
-inline uint is_selected(CLSCAN_INPUT_PARAMS, ulong i, elem_t x, elem_t prev) {
+inline uint is_selected(CLSCAN_INPUT_PARAMS, ulong i, elem_t x, elem_t prev CLSCAN_USER_PARAMS) {
   (void)src;
   (void)flags;
   (void)n;
@@ -59,7 +61,11 @@ inline uint is_selected(CLSCAN_INPUT_PARAMS, ulong i, elem_t x, elem_t prev) {
   (void)x;
   return flags[i] != 0;
 #elif defined(CLSCAN_SELECT_UNIQUE)
+#ifdef CLSCAN_KEY_EQUAL
+  return i == 0 || !CLSCAN_KEY_EQUAL(prev, x);
+#else
   return i == 0 || x != prev;
+#endif
 #elif defined(CLSCAN_SELECT_RUN_HEADS)
   (void)x;
   const global key_t* keys = (const global key_t*)flags;
@@ -86,22 +92,23 @@ inline elem_t element_before(const global elem_t* src, ulong i) {
 
 // Selected elements in the run of CLSCAN_ITEMS elements at `first` (none at or past n), read from
 // global memory in unrolled chunks (see CLSCAN_RUN_CHUNK in tile_io.cl).
-inline uint count_run(CLSCAN_INPUT_PARAMS, ulong first) {
+inline uint count_run(CLSCAN_INPUT_PARAMS, ulong first CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   uint count = 0;
   elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
   CLSCAN_FOR_RUN(i, first, end, {
     const elem_t x = src[i];
-    count += is_selected(src, flags, n, i, x, prev);
+    count += is_selected(src, flags, n, i, x, prev CLSCAN_USER_ARGS);
     prev = x;
   })
   return count;
 }
 
-inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
-  const carry_t run_count = count_run(src, flags, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS);
+inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
+  const carry_t run_count =
+      count_run(src, flags, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS CLSCAN_USER_ARGS);
   carry_t total;
-  group_exclusive_scan(run_count, scratch, &total);
+  group_exclusive_scan(run_count, scratch, &total CLSCAN_USER_ARGS);
   return total;
 }
 
@@ -140,12 +147,12 @@ inline ulong destination(uint selected, ulong i, ulong selected_before, ulong to
 // overwritten by the next selected one, and the store needs no branch on the selection, whose
 // mispredictions (random data) cost a CPU more than the extra stores.
 inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ulong selected_before,
-                        ulong selected_end, int partition, ulong total) {
+                        ulong selected_end, int partition, ulong total CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
   CLSCAN_FOR_RUN(i, first, end, {
     const elem_t x = src[i];
-    const uint selected = is_selected(src, flags, n, i, x, prev);
+    const uint selected = is_selected(src, flags, n, i, x, prev CLSCAN_USER_ARGS);
     if (partition)
       dst[destination(selected, i, selected_before, total)] = x;
     else if (selected_before < selected_end)
@@ -163,7 +170,7 @@ inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ul
 // for whole runs, which then check no bound per element). prev: the element before the run (unique
 // compares neighbours); it is carried in a register, since the compaction overwrites the run.
 inline uint compact_local_run(CLSCAN_INPUT_PARAMS, local vec_t* run, ulong run_first, uint run_n,
-                              elem_t prev) {
+                              elem_t prev CLSCAN_USER_PARAMS) {
   local elem_t* kept = (local elem_t*)run;
   uint count = 0;
   // Vector k + 1 is read before vector k is compacted (writes reach no further than vector k), so
@@ -179,7 +186,8 @@ inline uint compact_local_run(CLSCAN_INPUT_PARAMS, local vec_t* run, ulong run_f
 #pragma unroll
     for (int c = 0; c < CLSCAN_VEC; ++c) {
       const uint j = (uint)(k * CLSCAN_VEC + c);
-      const uint selected = j < run_n ? is_selected(src, flags, n, run_first + j, part[c], prev) : 0u;
+      const uint selected =
+          j < run_n ? is_selected(src, flags, n, run_first + j, part[c], prev CLSCAN_USER_ARGS) : 0u;
       if (selected) kept[count] = part[c];
       count += selected;
       prev = part[c];
@@ -313,7 +321,8 @@ typedef struct {
 // stores ran their first iteration past the tile's count, and partitions wrote past their output.)
 inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* count,
                         const global carry_t* tile_prefixes, int partition, int compact,
-                        global status_t* status, uint ticket_base, uint tag, local tile_locals* locals) {
+                        global status_t* status, uint ticket_base, uint tag,
+                        local tile_locals* locals CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   const ulong tiles = (n + CLSCAN_TILE - 1) / CLSCAN_TILE;
   const ulong tile = tile_prefixes ? get_group_id(0) : claim_tile(status, ticket_base, &locals->tile);
@@ -323,10 +332,10 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
 
 #if CLSCAN_REREAD
   (void)compact;
-  const carry_t run_count = count_run(src, flags, n, run_first);
+  const carry_t run_count = count_run(src, flags, n, run_first CLSCAN_USER_ARGS);
 #else
   // GPUs: the tile comes in through local memory, coalesced.
-  load_local_tile(src, tile_first, n, locals->tile_elements);
+  load_local_tile(src, tile_first, n, locals->tile_elements CLSCAN_USER_ARGS);
   local vec_t* run = locals->tile_elements + lid * (CLSCAN_RUN_VECTORS + 1);
   elem_t prev = run_first < n ? element_before(src, run_first) : CLSCAN_IDENTITY;
   // Whole runs (all but the last tile's) need no bound check per element.
@@ -336,8 +345,9 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   ulong selections = 0;   // without `compact`: bit k, element k of the run is selected
   uint run_count = 0;
   if (compact) {
-    run_count = run_n == CLSCAN_ITEMS ? compact_local_run(src, flags, n, run, run_first, CLSCAN_ITEMS, prev)
-                                      : compact_local_run(src, flags, n, run, run_first, run_n, prev);
+    run_count = run_n == CLSCAN_ITEMS
+                    ? compact_local_run(src, flags, n, run, run_first, CLSCAN_ITEMS, prev CLSCAN_USER_ARGS)
+                    : compact_local_run(src, flags, n, run, run_first, run_n, prev CLSCAN_USER_ARGS);
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
@@ -348,7 +358,8 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-      const uint selected = (uint)k < run_n ? is_selected(src, flags, n, run_first + k, v[k], prev) : 0u;
+      const uint selected =
+          (uint)k < run_n ? is_selected(src, flags, n, run_first + k, v[k], prev CLSCAN_USER_ARGS) : 0u;
       selections |= (ulong)selected << k;
       run_count += selected;
       prev = v[k];
@@ -356,7 +367,8 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
   }
 #endif
   carry_t tile_count;
-  const carry_t item_before = group_exclusive_scan((carry_t)run_count, locals->scratch, &tile_count);
+  const carry_t item_before =
+      group_exclusive_scan((carry_t)run_count, locals->scratch, &tile_count CLSCAN_USER_ARGS);
 
   ulong total = 0;
   if (tile_prefixes) {
@@ -370,13 +382,13 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
     const int take_published = 1;
 #endif
     tile_exclusive_prefix(status, tag, tile, tile_count, 0ul, has_successor, take_published, &locals->lb,
-                          locals->scratch, CLSCAN_INPUT_ARGS);
+                          locals->scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
   }
   const ulong tile_before = locals->lb.prefix;
 
 #if CLSCAN_REREAD
   scatter_run(src, flags, n, dst, run_first, tile_before + item_before, tile_before + item_before + run_count,
-              partition, total);
+              partition, total CLSCAN_USER_ARGS);
 #else
   if (compact) {
     // The group scan and the look-back are done with their scratch: the runs' starts go there.
@@ -425,20 +437,21 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 select_single_pass(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
                    global elem_t* dst, ulong dst_offset, global ulong* count, ulong count_offset, ulong n,
-                   global status_t* status, uint ticket_base, uint tag) {
+                   global status_t* status, uint ticket_base, uint tag CLSCAN_USER_PARAMS) {
   local tile_locals locals;
   select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
-              count + count_offset, 0, 0, CLSCAN_SELECT_COMPACT_RUNS, status, ticket_base, tag, &locals);
+              count + count_offset, 0, 0, CLSCAN_SELECT_COMPACT_RUNS, status, ticket_base, tag,
+              &locals CLSCAN_USER_ARGS);
 }
 
 // Tile t of the input writes its selection count to counts[t] (the first pass of a selection on
 // counts known beforehand).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 select_tile_counts(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
-                   ulong n, global carry_t* counts) {
+                   ulong n, global carry_t* counts CLSCAN_USER_PARAMS) {
   local carry_t scratch[CLSCAN_SCRATCH_SIZE];
-  const carry_t total =
-      tile_aggregate(get_group_id(0), scratch, src + src_offset, flags ? flags + flags_offset : flags, n);
+  const carry_t total = tile_aggregate(get_group_id(0), scratch, src + src_offset,
+                                       flags ? flags + flags_offset : flags, n CLSCAN_USER_ARGS);
   if (get_local_id(0) == 0) counts[get_group_id(0)] = total;
 }
 
@@ -447,10 +460,10 @@ select_tile_counts(const global elem_t* src, ulong src_offset, const global ucha
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 select_tiles(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
              global elem_t* dst, ulong dst_offset, global ulong* count, ulong count_offset, ulong n,
-             const global carry_t* tile_prefixes, int partition) {
+             const global carry_t* tile_prefixes, int partition CLSCAN_USER_PARAMS) {
   local tile_locals locals;
   select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
-              count + count_offset, tile_prefixes, partition, 0, 0, 0, 0, &locals);
+              count + count_offset, tile_prefixes, partition, 0, 0, 0, 0, &locals CLSCAN_USER_ARGS);
 }
 
 #include "tile_aggregates.cl"

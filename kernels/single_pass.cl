@@ -14,16 +14,19 @@
 #define CLSCAN_INPUT_ARGS src, n
 #include "group_scan.cl"
 #include "tile_io.cl"
-CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS);
+CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch,
+                                      CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS);
 #include "tile_prefix.cl"
 
 // Reduces tile `tile` of src[0, n) with the whole work-group; every work-item must call.
 // Reads each work-item's run straight from global memory: the fallback is rare, and an element array
 // here would cost registers on the common path too.
-CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_INPUT_PARAMS) {
-  const elem_t run_total = reduce_run(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n);
+CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch,
+                                      CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
+  const elem_t run_total =
+      reduce_run(src, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS, n CLSCAN_USER_ARGS);
   elem_t total;
-  group_exclusive_scan(run_total, scratch, &total);
+  group_exclusive_scan(run_total, scratch, &total CLSCAN_USER_ARGS);
   return total;
 }
 
@@ -35,7 +38,7 @@ CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch, CLSCAN_
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
                  global status_t* status, uint ticket_base, uint tag, int exclusive, elem_t seed,
-                 const global elem_t* seed_source, ulong seed_offset) {
+                 const global elem_t* seed_source, ulong seed_offset CLSCAN_USER_PARAMS) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];
   local lookback_locals lb;
   local uint shared_tile;
@@ -64,22 +67,24 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   // of a small scan) skips that reading pass.
   const elem_t run_total = (CLSCAN_WG == 1 && !has_successor)
                                ? CLSCAN_IDENTITY
-                               : reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n);
+                               : reduce_run(src, tile_first + lid * CLSCAN_ITEMS, n CLSCAN_USER_ARGS);
 #else
-  load_local_tile(src, tile_first, n, tile_elements);
+  load_local_tile(src, tile_first, n, tile_elements CLSCAN_USER_ARGS);
   elem_t lane_totals[CLSCAN_RUN_LANES];
-  reduce_local_lanes(tile_elements, lane_totals);
-  const elem_t run_total = combine_lane_totals(lane_totals);
+  reduce_local_lanes(tile_elements, lane_totals CLSCAN_USER_ARGS);
+  const elem_t run_total = combine_lane_totals(lane_totals CLSCAN_USER_ARGS);
 #endif
   elem_t tile_total;
-  const elem_t item_prefix = group_exclusive_scan(run_total, scratch, &tile_total);
+  const elem_t item_prefix = group_exclusive_scan(run_total, scratch, &tile_total CLSCAN_USER_ARGS);
   tile_exclusive_prefix(status, tag, tile, tile_total, seed, has_successor, take_published, &lb, scratch,
-                        CLSCAN_INPUT_ARGS);
+                        CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
 
 #if CLSCAN_REREAD
-  scan_run(src, dst, tile_first + lid * CLSCAN_ITEMS, n, combine(lb.prefix, item_prefix), exclusive);
+  scan_run(src, dst, tile_first + lid * CLSCAN_ITEMS, n, combine(lb.prefix, item_prefix CLSCAN_USER_ARGS),
+           exclusive CLSCAN_USER_ARGS);
 #else
-  scan_local_run(tile_elements, lane_totals, combine(lb.prefix, item_prefix), exclusive);
+  scan_local_run(tile_elements, lane_totals, combine(lb.prefix, item_prefix CLSCAN_USER_ARGS),
+                 exclusive CLSCAN_USER_ARGS);
   store_local_tile(dst, tile_first, n, tile_elements);
 #endif
 }

@@ -18,14 +18,15 @@
 
 // Loads the CLSCAN_ITEMS elements that start at `first` into v; elements at or past n read as the
 // identity, so a partial tile scans like a full one.
-inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v) {
+inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v CLSCAN_USER_PARAMS) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
-      vec_t x = CLSCAN_GLOBAL_VLOAD(k, src + first);
+      vec_t x =
+          CLSCAN_READ_VECTOR(CLSCAN_GLOBAL_VLOAD(k, src + first), first + (ulong)k * CLSCAN_VEC, CLSCAN_VEC);
       CLSCAN_VSTORE(x, k, v);
     }
 #else
@@ -33,14 +34,14 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
-      v[k] = src[first + k];
+      v[k] = CLSCAN_READ(src[first + k], first + k);
 #endif
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
-      v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
+      v[k] = (first + k < n) ? CLSCAN_READ(src[first + k], first + k) : CLSCAN_IDENTITY;
   }
 }
 
@@ -99,14 +100,18 @@ inline vec_t load_tile_vector(const global elem_t* base, ulong available, uint j
 
 // Loads the tile that starts at element `tile_first` into local memory; elements at or past n read as
 // the identity. Every work-item must call.
-inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n, local vec_t* tile) {
+inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
+                            local vec_t* tile CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
-    tile[tile_vector_index(j)] = load_tile_vector(src + tile_first, n - tile_first, j);
+    const ulong available = n - tile_first, first = (ulong)j * CLSCAN_VEC;
+    tile[tile_vector_index(j)] =
+        CLSCAN_READ_VECTOR(load_tile_vector(src + tile_first, available, j), tile_first + first,
+                           first < available ? available - first : 0);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -128,7 +133,7 @@ inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
 #define CLSCAN_LANE_VECTORS (CLSCAN_RUN_VECTORS / CLSCAN_RUN_LANES)
 
 // The totals of the work-item's lanes of the local tile, each combined in order.
-inline void reduce_local_lanes(local const vec_t* tile, elem_t* lane_totals) {
+inline void reduce_local_lanes(local const vec_t* tile, elem_t* lane_totals CLSCAN_USER_PARAMS) {
   local const vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
 #pragma unroll
   for (int l = 0; l < CLSCAN_RUN_LANES; ++l)
@@ -143,37 +148,38 @@ inline void reduce_local_lanes(local const vec_t* tile, elem_t* lane_totals) {
       CLSCAN_VSTORE(run[l * CLSCAN_LANE_VECTORS + k], 0, part);
 #pragma unroll
       for (int c = 0; c < CLSCAN_VEC; ++c)
-        lane_totals[l] = combine(lane_totals[l], part[c]);
+        lane_totals[l] = combine(lane_totals[l], part[c] CLSCAN_USER_ARGS);
     }
   }
 }
 
 // The lanes' totals combined in order: the work-item's total.
-inline elem_t combine_lane_totals(const elem_t* lane_totals) {
+inline elem_t combine_lane_totals(const elem_t* lane_totals CLSCAN_USER_PARAMS) {
   elem_t total = lane_totals[0];
 #pragma unroll
   for (int l = 1; l < CLSCAN_RUN_LANES; ++l)
-    total = combine(total, lane_totals[l]);
+    total = combine(total, lane_totals[l] CLSCAN_USER_ARGS);
   return total;
 }
 
 // Combines the work-item's run of the local tile: the work-item's total.
-inline elem_t reduce_local_run(local const vec_t* tile) {
+inline elem_t reduce_local_run(local const vec_t* tile CLSCAN_USER_PARAMS) {
   elem_t lane_totals[CLSCAN_RUN_LANES];
-  reduce_local_lanes(tile, lane_totals);
-  return combine_lane_totals(lane_totals);
+  reduce_local_lanes(tile, lane_totals CLSCAN_USER_ARGS);
+  return combine_lane_totals(lane_totals CLSCAN_USER_ARGS);
 }
 
 // Scans the work-item's run of the local tile in place, seeded with `prefix`; lane_totals are
 // reduce_local_lanes' totals of the same run. Every work-item must call (the tile is complete for
 // store_local_tile when this returns).
-inline void scan_local_run(local vec_t* tile, const elem_t* lane_totals, elem_t prefix, int exclusive) {
+inline void scan_local_run(local vec_t* tile, const elem_t* lane_totals, elem_t prefix,
+                           int exclusive CLSCAN_USER_PARAMS) {
   local vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
   elem_t running[CLSCAN_RUN_LANES];
   running[0] = prefix;
 #pragma unroll
   for (int l = 1; l < CLSCAN_RUN_LANES; ++l)
-    running[l] = combine(running[l - 1], lane_totals[l - 1]);
+    running[l] = combine(running[l - 1], lane_totals[l - 1] CLSCAN_USER_ARGS);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
@@ -184,7 +190,7 @@ inline void scan_local_run(local vec_t* tile, const elem_t* lane_totals, elem_t 
       CLSCAN_VSTORE(run[l * CLSCAN_LANE_VECTORS + k], 0, part);
 #pragma unroll
       for (int c = 0; c < CLSCAN_VEC; ++c) {
-        const elem_t next = combine(running[l], part[c]);
+        const elem_t next = combine(running[l], part[c] CLSCAN_USER_ARGS);
         part[c] = exclusive ? running[l] : next;
         running[l] = next;
       }
@@ -271,7 +277,7 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // single elements, and llvmpipe's work-groups of 64 vectorize across work-items already: both keep
 // the element loops.
 #if defined(CLSCAN_REREAD) && CLSCAN_REREAD && CLSCAN_WG == 1 && defined(CLSCAN_FLOATING) &&                 \
-    !defined(CLSCAN_OP_CUSTOM)
+    !defined(CLSCAN_OP_CUSTOM) && !defined(CLSCAN_TRANSFORM)
 #define CLSCAN_VECTOR_RUNS 1
 typedef CLSCAN_CAT(CLSCAN_T, 16) wide_t;
 
@@ -285,7 +291,7 @@ typedef uint16 wide_mask_t;
 
 // The inclusive scan of x's 16 elements: lane k combines lanes 0..k in order. (shuffle2 rather than
 // clang's __builtin_shufflevector: Oclgrind took lanes of the latter's result for uninitialized.)
-inline wide_t scan_wide(wide_t x) {
+inline wide_t scan_wide(wide_t x CLSCAN_USER_PARAMS) {
   const wide_t e = (wide_t)(CLSCAN_IDENTITY);
   x = CLSCAN_COMBINE(shuffle2(x, e, CLSCAN_SHIFTED_BY_1), x);
   x = CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)), x);
@@ -297,7 +303,7 @@ inline wide_t scan_wide(wide_t x) {
 #define CLSCAN_VECTOR_RUNS 0
 #endif
 
-inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
+inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
   ulong i = first;
@@ -309,8 +315,8 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
     elem_t lane_total = CLSCAN_IDENTITY;
     const ulong lane_end = min(first + (ulong)(l + 1) * (CLSCAN_ITEMS / CLSCAN_RUN_LANES), end);
     for (; i < lane_end; ++i)
-      lane_total = combine(lane_total, src[i]);
-    total = l == 0 ? lane_total : combine(total, lane_total);
+      lane_total = combine(lane_total, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
+    total = l == 0 ? lane_total : combine(total, lane_total CLSCAN_USER_ARGS);
   }
 #elif CLSCAN_VECTOR_RUNS
   // 16 lane totals, combined at the end: the order of the sum changes, as it does with the tile size.
@@ -320,28 +326,28 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n) {
   elem_t lane_total[16];
   vstore16(lane_totals, 0, lane_total);
   for (int k = 0; k < 16; ++k)
-    total = combine(total, lane_total[k]);
+    total = combine(total, lane_total[k] CLSCAN_USER_ARGS);
 #elif CLSCAN_RUN_CHUNK > 1
   for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
     for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c)
-      total = combine(total, src[i + c]);
+      total = combine(total, CLSCAN_READ(src[i + c], i + c) CLSCAN_USER_ARGS);
   }
 #endif
   for (; i < end; ++i)
-    total = combine(total, src[i]);
+    total = combine(total, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
   return total;
 }
 
 inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, ulong n, elem_t prefix,
-                     int exclusive) {
+                     int exclusive CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t running = prefix;
   ulong i = first;
 #if CLSCAN_VECTOR_RUNS
   wide_t running_wide = (wide_t)(running);
   for (; i + 16 <= end; i += 16) {
-    const wide_t inclusive = CLSCAN_COMBINE(running_wide, scan_wide(vload16(0, src + i)));
+    const wide_t inclusive = CLSCAN_COMBINE(running_wide, scan_wide(vload16(0, src + i) CLSCAN_USER_ARGS));
     vstore16(exclusive ? shuffle2(inclusive, running_wide, CLSCAN_SHIFTED_BY_1) : inclusive, 0, dst + i);
     running_wide = (wide_t)(inclusive.sf);
   }
@@ -352,47 +358,47 @@ inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, 
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-        const elem_t x = src[i + c];
+        const elem_t x = CLSCAN_READ(src[i + c], i + c);
         dst[i + c] = running;
-        running = combine(running, x);
+        running = combine(running, x CLSCAN_USER_ARGS);
       }
     }
 #endif
     for (; i < end; ++i) {
-      const elem_t x = src[i];
+      const elem_t x = CLSCAN_READ(src[i], i);
       dst[i] = running;
-      running = combine(running, x);
+      running = combine(running, x CLSCAN_USER_ARGS);
     }
   } else {
 #if CLSCAN_RUN_CHUNK > 1 && !CLSCAN_VECTOR_RUNS
     for (; i + CLSCAN_RUN_CHUNK <= end; i += CLSCAN_RUN_CHUNK) {
 #pragma unroll
       for (int c = 0; c < CLSCAN_RUN_CHUNK; ++c) {
-        running = combine(running, src[i + c]);
+        running = combine(running, CLSCAN_READ(src[i + c], i + c) CLSCAN_USER_ARGS);
         dst[i + c] = running;
       }
     }
 #endif
     for (; i < end; ++i) {
-      running = combine(running, src[i]);
+      running = combine(running, CLSCAN_READ(src[i], i) CLSCAN_USER_ARGS);
       dst[i] = running;
     }
   }
 }
 
 // Combines a work-item's elements in order: the work-item's total.
-inline elem_t reduce_items(const elem_t* v) {
+inline elem_t reduce_items(const elem_t* v CLSCAN_USER_PARAMS) {
   elem_t total = v[0];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
   for (int k = 1; k < CLSCAN_ITEMS; ++k)
-    total = combine(total, v[k]);
+    total = combine(total, v[k] CLSCAN_USER_ARGS);
   return total;
 }
 
 // Scans v in place, seeded with `prefix` (everything before the work-item's first element).
-inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
+inline void scan_items(elem_t* v, elem_t prefix, int exclusive CLSCAN_USER_PARAMS) {
   elem_t running = prefix;
   if (exclusive) {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
@@ -401,14 +407,14 @@ inline void scan_items(elem_t* v, elem_t prefix, int exclusive) {
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
       elem_t x = v[k];
       v[k] = running;
-      running = combine(running, x);
+      running = combine(running, x CLSCAN_USER_ARGS);
     }
   } else {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k) {
-      running = combine(running, v[k]);
+      running = combine(running, v[k] CLSCAN_USER_ARGS);
       v[k] = running;
     }
   }

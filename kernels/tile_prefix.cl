@@ -262,7 +262,8 @@ CLSCAN_LOCAL_FN void peek_predecessors(global status_t* status, uint tag, long n
 // [next + 1, tile)) up to the first inclusive prefix: the new `behind` and nearest predecessor not yet
 // combined. Falls back after CLSCAN_SPIN_LIMIT rounds without news.
 CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_news,
-                              local const lookback_locals* lb, long* next_out, carry_t* behind_out) {
+                              local const lookback_locals* lb, long* next_out,
+                              carry_t* behind_out CLSCAN_USER_PARAMS) {
   int state = CLSCAN_LOOK_ON;
   int taken = 0;
   carry_t acc = behind;
@@ -286,7 +287,7 @@ CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_new
         if (next - (first + j) < 0 || kinds[j] == CLSCAN_NOTHING) {
           ended = 1;
         } else {
-          acc = carry_combine(values[j], acc);
+          acc = carry_combine(values[j], acc CLSCAN_USER_ARGS);
           ++taken;
           if (kinds[j] == CLSCAN_PREFIX) {
             state = CLSCAN_LOOK_DONE;
@@ -313,16 +314,17 @@ CLSCAN_LOCAL_FN int take_news(long next, carry_t behind, int* rounds_without_new
 // it in, unless a prefix that predecessor published meanwhile is to win (take_published: in place, its
 // input may already hold its output once it has published). Returns CLSCAN_LOOK_DONE or _ON.
 CLSCAN_LOCAL_FN int take_fallback(global status_t* status, uint tag, long next, carry_t behind,
-                                  carry_t reduced, carry_t seed, int take_published, carry_t* behind_out) {
+                                  carry_t reduced, carry_t seed, int take_published,
+                                  carry_t* behind_out CLSCAN_USER_PARAMS) {
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   carry_t published;
   if (take_published && try_read(prefix_slot(status, (ulong)next), tag, &published)) {
-    *behind_out = carry_combine(published, behind);
+    *behind_out = carry_combine(published, behind CLSCAN_USER_ARGS);
     return CLSCAN_LOOK_DONE;
   }
-  *behind_out = carry_combine(reduced, behind);
+  *behind_out = carry_combine(reduced, behind CLSCAN_USER_ARGS);
   if (next != 0) return CLSCAN_LOOK_ON;
-  *behind_out = carry_combine(seed, *behind_out);
+  *behind_out = carry_combine(seed, *behind_out CLSCAN_USER_ARGS);
   return CLSCAN_LOOK_DONE;
 }
 
@@ -330,7 +332,7 @@ CLSCAN_LOCAL_FN int take_fallback(global status_t* status, uint tag, long next, 
 
 // Sets every status word to 0 (untagged), the ticket counter included. A kernel rather than
 // clEnqueueFillBuffer so that memory checkers such as Oclgrind see the words as initialized.
-kernel void clear_status(global status_t* status, ulong words) {
+kernel void clear_status(global status_t* status, ulong words CLSCAN_USER_PARAMS) {
   for (ulong i = get_global_id(0); i < words; i += get_global_size(0))
     status[i] = 0;
 }
@@ -356,7 +358,7 @@ CLSCAN_LOCAL_FN ulong claim_tile(global status_t* status, uint ticket_base, loca
 CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ulong tile, carry_t tile_total,
                                            carry_t seed, int publishes, int take_published,
                                            local lookback_locals* lb, local carry_t* scratch,
-                                           CLSCAN_INPUT_PARAMS) {
+                                           CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
 #ifdef CLSCAN_TEST_SILENT_TILE
   // Tests only: this tile never publishes, as if its work-group were never scheduled, so that its
@@ -366,7 +368,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
 #endif
   if (tile == 0) {
     if (lid == 0) {
-      if (publishes) publish(prefix_slot(status, 0), tag, carry_combine(seed, tile_total));
+      if (publishes) publish(prefix_slot(status, 0), tag, carry_combine(seed, tile_total CLSCAN_USER_ARGS));
       lb->prefix = seed;
     }
   } else {
@@ -382,7 +384,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
       if (lid == 0) {
         long nearest;
         carry_t combined;
-        lb->state = take_news(next, behind, &rounds_without_news, lb, &nearest, &combined);
+        lb->state = take_news(next, behind, &rounds_without_news, lb, &nearest, &combined CLSCAN_USER_ARGS);
         lb->next = nearest;
         lb->prefix = combined;
       }
@@ -393,10 +395,11 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
       if (state == CLSCAN_LOOK_DONE) break;
       if (state == CLSCAN_FALL_BACK) {
         // Nobody has published tile `next` for a long time: reduce it here.
-        const carry_t reduced = tile_aggregate((ulong)next, scratch, CLSCAN_INPUT_ARGS);
+        const carry_t reduced = tile_aggregate((ulong)next, scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
         if (lid == 0) {
           carry_t combined;
-          lb->state = take_fallback(status, tag, next, behind, reduced, seed, take_published, &combined);
+          lb->state = take_fallback(status, tag, next, behind, reduced, seed, take_published,
+                                    &combined CLSCAN_USER_ARGS);
           lb->prefix = combined;
           rounds_without_news = 0;
         }
@@ -417,7 +420,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
 #endif
     // lb->prefix now holds everything before this tile, seed included.
     if (lid == 0 && publishes) {
-      publish(prefix_slot(status, tile), tag, carry_combine(lb->prefix, tile_total));
+      publish(prefix_slot(status, tile), tag, carry_combine(lb->prefix, tile_total CLSCAN_USER_ARGS));
       mem_fence(CLK_GLOBAL_MEM_FENCE);
     }
   }
@@ -458,7 +461,7 @@ inline ulong first_before(ulong tile, int level) {
 // kernel otherwise: two work-groups fewer per compute unit). Then a work-item per level combines its
 // level's totals in order once all were published. Every work-item must call.
 CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, int levels,
-                                 local lookback_locals* lb) {
+                                 local lookback_locals* lb CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   const uint done = lb->levels_done;
   // Slots of 16 per level (the 16th unused): a shift and a mask rather than a division by 15, whose
@@ -483,7 +486,7 @@ CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, 
     carry_t sum = CLSCAN_CARRY_IDENTITY;
     for (uint j = 0; j < digit; ++j) {
       count += present[j];
-      sum = j == 0 ? values[0] : carry_combine(sum, values[j]);
+      sum = j == 0 ? values[0] : carry_combine(sum, values[j] CLSCAN_USER_ARGS);
     }
     lb->present[level] = count;
     if (count == (int)digit) lb->level_sum[level] = sum;
@@ -495,8 +498,8 @@ CLSCAN_LOCAL_FN void read_levels(global status_t* status, uint tag, ulong tile, 
 // in place, its input may already hold its output once it has published.
 CLSCAN_LOCAL_FN carry_t reduce_silent_tile(global status_t* status, uint tag, ulong tile, int read_published,
                                            local lookback_locals* lb, local carry_t* scratch,
-                                           CLSCAN_INPUT_PARAMS) {
-  const carry_t reduced = tile_aggregate(tile, scratch, CLSCAN_INPUT_ARGS);
+                                           CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
+  const carry_t reduced = tile_aggregate(tile, scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
   if (get_local_id(0) == 0) {
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     carry_t published;
@@ -516,7 +519,7 @@ CLSCAN_LOCAL_FN carry_t reduce_silent_tile(global status_t* status, uint tag, ul
 // published group that starts there; acc[m] combines the parts of level m gathered so far.
 CLSCAN_LOCAL_FN carry_t silent_group_total(global status_t* status, uint tag, int level, ulong group,
                                            int read_published, local lookback_locals* lb,
-                                           local carry_t* scratch, CLSCAN_INPUT_PARAMS) {
+                                           local carry_t* scratch, CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
   carry_t acc[CLSCAN_TREE_LEVELS];
   uint parts[CLSCAN_TREE_LEVELS];
   for (int m = 0; m < level; ++m)
@@ -540,13 +543,14 @@ CLSCAN_LOCAL_FN carry_t silent_group_total(global status_t* status, uint tag, in
     carry_t value = lb->shared_value;
     group_barrier(CLK_LOCAL_MEM_FENCE); // both are written again
     if (m < 0) {
-      value = reduce_silent_tile(status, tag, tile, read_published, lb, scratch, CLSCAN_INPUT_ARGS);
+      value = reduce_silent_tile(status, tag, tile, read_published, lb, scratch,
+                                 CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
       m = 0;
     }
     tile += 1ul << (CLSCAN_RADIX_BITS * m);
     // A complete group of level m is one part of level m + 1.
     while (m < level) {
-      acc[m] = parts[m] == 0 ? value : carry_combine(acc[m], value);
+      acc[m] = parts[m] == 0 ? value : carry_combine(acc[m], value CLSCAN_USER_ARGS);
       if (++parts[m] < CLSCAN_RADIX) break;
       parts[m] = 0;
       value = acc[m];
@@ -564,7 +568,7 @@ CLSCAN_LOCAL_FN carry_t silent_group_total(global status_t* status, uint tag, in
 // groups this tile ends once they are known, and decides whether the walk is done, goes on, or falls
 // back (after CLSCAN_SPIN_LIMIT rounds without news).
 CLSCAN_LOCAL_FN int take_levels(global status_t* status, uint tag, ulong tile, int levels, int publishes,
-                                local lookback_locals* lb) {
+                                local lookback_locals* lb CLSCAN_USER_PARAMS) {
   uint done = lb->levels_done;
   int seen = 0;
   for (int k = 0; k < levels; ++k) {
@@ -579,7 +583,7 @@ CLSCAN_LOCAL_FN int take_levels(global status_t* status, uint tag, ulong tile, i
   // the level-k groups before the tile combined in order, then the tile's own group of level k.
   while (lb->own_level < levels && tree_digit(tile, lb->own_level) == CLSCAN_RADIX - 1 &&
          ((done >> lb->own_level) & 1)) {
-    lb->own_total = carry_combine(lb->level_sum[lb->own_level], lb->own_total);
+    lb->own_total = carry_combine(lb->level_sum[lb->own_level], lb->own_total CLSCAN_USER_ARGS);
     const int level = ++lb->own_level;
     if (publishes)
       publish(group_total_slot(status, level, tile >> (CLSCAN_RADIX_BITS * level)), tag, lb->own_total);
@@ -598,7 +602,7 @@ CLSCAN_LOCAL_FN int take_levels(global status_t* status, uint tag, ulong tile, i
 CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ulong tile, carry_t tile_total,
                                            carry_t seed, int publishes, int take_published,
                                            local lookback_locals* lb, local carry_t* scratch,
-                                           CLSCAN_INPUT_PARAMS) {
+                                           CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
 #ifdef CLSCAN_TEST_SILENT_TILE
   if (tile == CLSCAN_TEST_SILENT_TILE) publishes = 0; // see the walk above
@@ -615,13 +619,13 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
   group_barrier(CLK_LOCAL_MEM_FENCE);
   for (;;) {
 #if CLSCAN_SPIN_LIMIT > 0
-    read_levels(status, tag, tile, levels, lb);
+    read_levels(status, tag, tile, levels, lb CLSCAN_USER_ARGS);
 #else
     for (int k = (int)lid; k < levels; k += CLSCAN_WG)
       lb->present[k] = 0; // CLSCAN_SPIN_LIMIT=0 (tests): compute every level below
 #endif
     group_barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) lb->state = take_levels(status, tag, tile, levels, publishes, lb);
+    if (lid == 0) lb->state = take_levels(status, tag, tile, levels, publishes, lb CLSCAN_USER_ARGS);
     group_barrier(CLK_LOCAL_MEM_FENCE);
     const int state = lb->state;
     if (state == CLSCAN_LOOK_DONE) break;
@@ -635,9 +639,9 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
         const ulong first = first_before(tile, k);
         carry_t sum = CLSCAN_CARRY_IDENTITY;
         for (uint j = 0; j < digit; ++j) {
-          const carry_t value =
-              silent_group_total(status, tag, k, first + j, take_published, lb, scratch, CLSCAN_INPUT_ARGS);
-          sum = j == 0 ? value : carry_combine(sum, value);
+          const carry_t value = silent_group_total(status, tag, k, first + j, take_published, lb, scratch,
+                                                   CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
+          sum = j == 0 ? value : carry_combine(sum, value CLSCAN_USER_ARGS);
         }
         if (lid == 0) {
           lb->level_sum[k] = sum;
@@ -651,7 +655,7 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
   if (lid == 0) {
     carry_t prefix = seed;
     for (int k = levels - 1; k >= 0; --k)
-      if (tree_digit(tile, k) != 0) prefix = carry_combine(prefix, lb->level_sum[k]);
+      if (tree_digit(tile, k) != 0) prefix = carry_combine(prefix, lb->level_sum[k] CLSCAN_USER_ARGS);
 #if CLSCAN_FORGET_PREDECESSORS
     prefix = seed; // see the walk above
 #endif

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -34,7 +35,14 @@ struct scan_arguments {
   std::size_t in_offset = 0;
   std::size_t out_offset = 0;
   std::vector<cl::Event> wait_list;
+  std::vector<clscan::parameter> parameters;
+  std::string key_equal;
+  std::string transform;
 };
+
+// Named parameters as the Python layer hands them over: (name, OpenCL C type, value), the value checked
+// to fit the type.
+using python_parameters = std::vector<std::tuple<std::string, std::string, py::object>>;
 
 // Reads the Python values, so it runs with the GIL held.
 template <typename T> clscan::options<T> options_from(const scan_arguments& args) {
@@ -49,6 +57,9 @@ template <typename T> clscan::options<T> options_from(const scan_arguments& args
   opts.in_offset = args.in_offset;
   opts.out_offset = args.out_offset;
   opts.wait_list = args.wait_list;
+  opts.parameters = args.parameters;
+  opts.key_equal = args.key_equal;
+  opts.transform = args.transform;
   return opts;
 }
 
@@ -86,6 +97,20 @@ clscan::algorithm parse_algorithm(const std::string& algorithm) {
                         "automatic, single_pass or three_stage");
 }
 
+// Reads the Python values, so it runs with the GIL held.
+std::vector<clscan::parameter> parameters_of(const python_parameters& given) {
+  std::vector<clscan::parameter> parameters;
+  for (const auto& [name, type, value] : given) {
+    clscan::parameter& made = parameters.emplace_back();
+    made.name = name;
+    with_element_type(parse_element_type(type), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      made.value = value.cast<T>();
+    });
+  }
+  return parameters;
+}
+
 std::vector<cl::Event> events_of(const std::vector<std::uintptr_t>& handles) {
   std::vector<cl::Event> events;
   events.reserve(handles.size());
@@ -112,8 +137,13 @@ std::uintptr_t owned_handle(const cl::Event& done) {
 scan_arguments scan_arguments_from(std::size_t in_offset, std::size_t out_offset, const std::string& op,
                                    const std::string& custom_op, py::object custom_identity,
                                    py::object initial, bool deterministic, const std::string& algorithm,
-                                   const std::vector<std::uintptr_t>& wait_for) {
+                                   const std::vector<std::uintptr_t>& wait_for,
+                                   const python_parameters& parameters, const std::string& key_equal,
+                                   const std::string& transform) {
   scan_arguments args;
+  args.parameters = parameters_of(parameters);
+  args.key_equal = key_equal;
+  args.transform = transform;
   args.algorithm = parse_algorithm(algorithm);
   args.operation =
       parse_or_throw(clscan::parse_op(op), "op", op, "sum, min, max, bit_and, bit_or, bit_xor or custom");
@@ -136,13 +166,14 @@ std::uintptr_t run_scan(bool by_key, const std::string& kind, const std::string&
                         std::size_t out_offset, std::size_t n, const std::string& op,
                         const std::string& custom_op, py::object custom_identity, py::object initial,
                         bool deterministic, const std::string& algorithm,
-                        const std::vector<std::uintptr_t>& wait_for) {
+                        const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
+                        const std::string& key_equal, const std::string& transform) {
   const clscan::scan_kind scan_kind =
       parse_or_throw(clscan::parse_scan_kind(kind), "scan kind", kind, "inclusive or exclusive");
   const bool inclusive = scan_kind == clscan::scan_kind::inclusive;
-  const scan_arguments args =
-      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
-                          std::move(initial), deterministic, algorithm, wait_for);
+  const scan_arguments args = scan_arguments_from(
+      in_offset, out_offset, op, custom_op, std::move(custom_identity), std::move(initial), deterministic,
+      algorithm, wait_for, parameters, key_equal, transform);
   const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
   const cl::Buffer keys = buffer_of(keys_ptr);
   const cl::Buffer in = buffer_of(in_ptr);
@@ -170,10 +201,11 @@ std::uintptr_t scan(const std::string& kind, const std::string& type, std::uintp
                     std::size_t out_offset, std::size_t n, const std::string& op,
                     const std::string& custom_op, py::object custom_identity, py::object initial,
                     bool deterministic, const std::string& algorithm,
-                    const std::vector<std::uintptr_t>& wait_for) {
+                    const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
+                    const std::string& transform) {
   return run_scan(false, kind, /*key_type=*/"", type, queue_ptr, /*keys_ptr=*/0, in_ptr, in_offset, out_ptr,
                   out_offset, n, op, custom_op, std::move(custom_identity), std::move(initial), deterministic,
-                  algorithm, wait_for);
+                  algorithm, wait_for, parameters, "", transform);
 }
 
 std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type, const std::string& type,
@@ -181,10 +213,11 @@ std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type,
                            std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset,
                            std::size_t n, const std::string& op, const std::string& custom_op,
                            py::object custom_identity, py::object initial, bool deterministic,
-                           const std::string& algorithm, const std::vector<std::uintptr_t>& wait_for) {
+                           const std::string& algorithm, const std::vector<std::uintptr_t>& wait_for,
+                           const python_parameters& parameters, const std::string& key_equal) {
   return run_scan(true, kind, key_type, type, queue_ptr, keys_ptr, in_ptr, in_offset, out_ptr, out_offset, n,
                   op, custom_op, std::move(custom_identity), std::move(initial), deterministic, algorithm,
-                  wait_for);
+                  wait_for, parameters, key_equal, "");
 }
 
 // The call behind clscan.reduce: the total of in_buffer[in_offset:in_offset + n] into
@@ -194,10 +227,11 @@ std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::ui
                       std::size_t in_offset, std::uintptr_t out_ptr, std::size_t out_offset, std::size_t n,
                       const std::string& op, const std::string& custom_op, py::object custom_identity,
                       py::object initial, std::uintptr_t initial_ptr, std::size_t initial_offset,
-                      const std::vector<std::uintptr_t>& wait_for) {
+                      const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
+                      const std::string& transform) {
   const scan_arguments args =
       scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
-                          std::move(initial), false, "automatic", wait_for);
+                          std::move(initial), false, "automatic", wait_for, parameters, "", transform);
   const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
   const cl::Buffer in = buffer_of(in_ptr);
   const cl::Buffer out = buffer_of(out_ptr);
@@ -300,12 +334,14 @@ py::tuple run_selection(const std::string& kind, const std::string& type, std::u
                         std::size_t flags_offset, std::uintptr_t out_ptr, std::size_t out_offset,
                         std::uintptr_t count_ptr, std::size_t count_offset, std::size_t n,
                         const std::string& predicate, const std::string& algorithm,
-                        const std::vector<std::uintptr_t>& wait_for) {
+                        const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
+                        const std::string& key_equal) {
   if (kind != "select_if" && kind != "select_flagged" && kind != "partition_if" && kind != "unique")
     throw clscan::invalid_argument("clscan: unknown selection '" + kind +
                                    "' (select_if, select_flagged, partition_if or unique)");
   const clscan::algorithm algo = parse_algorithm(algorithm);
   std::vector<cl::Event> waits = events_of(wait_for);
+  std::vector<clscan::parameter> named = parameters_of(parameters);
   const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
   const cl::Buffer in = buffer_of(in_ptr);
   const cl::Buffer flags = buffer_of(flags_ptr);
@@ -323,6 +359,8 @@ py::tuple run_selection(const std::string& kind, const std::string& type, std::u
     opts.flags_offset = flags_offset;
     opts.algorithm = algo;
     opts.wait_list = std::move(waits);
+    opts.parameters = std::move(named);
+    opts.key_equal = key_equal;
     py::gil_scoped_release unlocked;
     cl::Event event;
     if (kind == "select_if") {
@@ -368,7 +406,7 @@ py::tuple run_runs(const std::string& kind, const std::string& key_type, const s
                                    "' (reduce_by_key, unique_by_key or run_length_encode)");
   const scan_arguments args =
       scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
-                          std::move(initial), deterministic, algorithm, wait_for);
+                          std::move(initial), deterministic, algorithm, wait_for, python_parameters{}, "", "");
   const clscan::element_type values = parse_element_type(value_type);
   if (kind == "run_length_encode" && values != clscan::element_type::uint32 &&
       values != clscan::element_type::uint64)
@@ -488,26 +526,31 @@ PYBIND11_MODULE(_native, m) {
 
   m.def("scan", &scan, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a,
         "out_offset"_a, "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "deterministic"_a,
-        "algorithm"_a, "wait_for"_a,
+        "algorithm"_a, "wait_for"_a, "parameters"_a = python_parameters(), "transform"_a = std::string(),
         "Enqueues an inclusive or exclusive scan of n elements of OpenCL C type `type` (int, uint, long, "
         "ulong, float, double) from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets) on "
         "`queue`, after the events of `wait_for`. Handles are int_ptr values. Returns the scan's cl_event "
-        "with a reference the caller owns.");
+        "with a reference the caller owns. parameters: (name, OpenCL C type, value) triples, the named "
+        "parameters of the expressions.");
   m.def("scan_by_key", &scan_by_key, "kind"_a, "key_type"_a, "type"_a, "queue"_a, "keys_buffer"_a,
         "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a, "n"_a, "op"_a, "custom_op"_a,
         "custom_identity"_a, "initial"_a, "deterministic"_a, "algorithm"_a, "wait_for"_a,
+        "parameters"_a = python_parameters(), "key_equal"_a = std::string(),
         "Enqueues an inclusive or exclusive scan by key of n elements of OpenCL C type `type`: segments "
         "are runs of equal keys (of OpenCL C type `key_type`) in keys_buffer[in_offset:]; input "
-        "in_buffer[in_offset:], output out_buffer[out_offset:]. Otherwise as scan().");
+        "in_buffer[in_offset:], output out_buffer[out_offset:]; key_equal: an expression of a and b ("
+        " for ==). "
+        "Otherwise as scan().");
   m.def("reduce", &reduce, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a,
         "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "initial_buffer"_a,
-        "initial_offset"_a, "wait_for"_a,
+        "initial_offset"_a, "wait_for"_a, "parameters"_a = python_parameters(), "transform"_a = std::string(),
         "Enqueues the reduce of n elements of OpenCL C type `type` from in_buffer[in_offset:] into "
         "out_buffer[out_offset] (element offsets), after `initial` (None: none) or, with initial_buffer "
         "not 0, the element initial_buffer[initial_offset] read on the device. Otherwise as scan().");
   m.def("select", &run_selection, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a,
         "flags_buffer"_a, "flags_offset"_a, "out_buffer"_a, "out_offset"_a, "count_buffer"_a,
         "count_offset"_a, "n"_a, "predicate"_a, "algorithm"_a, "wait_for"_a,
+        "parameters"_a = python_parameters(), "key_equal"_a = std::string(),
         "Enqueues select_if, select_flagged, partition_if or unique (`kind`) of n elements of OpenCL C "
         "type `type` from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets). "
         "select_flagged reads flags_buffer[flags_offset:] (cl_uchar), the others take 0 there; select_if "

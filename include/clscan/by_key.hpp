@@ -1,13 +1,13 @@
-// Segmented scans: a segment is a maximal run of equal consecutive keys (compared with ==), and each
-// segment is scanned on its own.
+// Segmented scans: a segment is a maximal run of equal consecutive keys (compared with ==, or with
+// options::key_equal, e.g. "a / 16 == b / 16"), and each segment is scanned on its own.
 //
 //   cl::Event e = clscan::inclusive_by_key(queue, keys, values, out, n);   // per-segment sums
 //
 // inclusive: out[i] = in[s] op ... op in[i], where s starts i's segment; exclusive: out[s] = the
 // identity, then the running value. With options::initial, every segment starts from it: inclusive
 // out[i] = initial op in[s] op ... op in[i], exclusive out[s] = initial. The other options are those of
-// the scans (operator, custom operator, deterministic, algorithm, wait list); in_offset applies to the
-// keys and the input alike, out_offset to the output. in == out (the same buffer and offset) scans in
+// the scans (operator, custom operator, parameters, deterministic, algorithm, wait list); in_offset applies
+// to the keys and the input alike, out_offset to the output. in == out (the same buffer and offset) scans in
 // place. The contracts of the scans hold: the call only enqueues, bad arguments throw before anything
 // is enqueued, repeated calls build and allocate nothing.
 #pragma once

@@ -103,6 +103,18 @@ typedef union clscan_value {
   cl_double f64;
 } clscan_value;
 
+/* A named scalar the call's expressions read (C++: clscan::parameter): `name`, NUL-terminated, is a name
+ * in custom_op, the predicate and key_equal, of `type`, whose member of `value` is read. The values are
+ * the kernels' arguments: a call that changes only them builds nothing. Names follow the C++ rules: an
+ * identifier of at most 64 characters, not x, i, a or b, no keyword, type or macro of OpenCL C, not
+ * starting with clscan or CLSCAN, given once; at most 8 per call (CLSCAN_INVALID_ARGUMENT otherwise);
+ * CLSCAN_TYPE_FLOAT64 only on devices with fp64 (CLSCAN_UNSUPPORTED otherwise). */
+typedef struct clscan_parameter {
+  const char* name;
+  clscan_type type;
+  clscan_value value;
+} clscan_parameter;
+
 /* Every options struct T of this header comes with T_init(T*), which sets struct_size and makes every
  * other field its default (zero), and an initialiser macro (CLSCAN_OPTIONS_INIT, ...): in C a designated
  * initialiser, in C++ (which has those only from C++20) a call of T_defaults(), a T made by T_init.
@@ -149,6 +161,18 @@ typedef struct clscan_options {
    * enqueue calls; wait_list may be NULL when wait_list_size is 0. */
   cl_uint wait_list_size;
   const cl_event* wait_list;
+  /* parameter_count named scalars (clscan_parameter) that custom_op and key_equal read; parameters may
+   * be NULL when parameter_count is 0. */
+  const clscan_parameter* parameters;
+  size_t parameter_count;
+  /* clscan_inclusive_by_key and clscan_exclusive_by_key only (CLSCAN_INVALID_ARGUMENT elsewhere): an
+   * OpenCL C expression of `a` and `b`, neighbouring keys (a the one before), true where b continues
+   * a's segment, e.g. "a / 16 == b / 16". NULL or empty: ==. */
+  const char* key_equal;
+  /* The scans and clscan_reduce only (CLSCAN_INVALID_ARGUMENT elsewhere): an OpenCL C expression of `x`
+   * (an input element) and `i` (its index, a ulong) applied to each element as it is read, e.g.
+   * "x * x"; never to `initial`. NULL or empty: none. */
+  const char* transform;
 } clscan_options;
 
 #define CLSCAN_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_options)
@@ -166,6 +190,10 @@ static inline void clscan_options_init(clscan_options* options) {
   options->out_offset = 0;
   options->wait_list_size = 0;
   options->wait_list = NULL;
+  options->parameters = NULL;
+  options->parameter_count = 0;
+  options->key_equal = NULL;
+  options->transform = NULL;
 }
 
 CLSCAN_OPTIONS_DEFAULTS(clscan_options)
@@ -201,6 +229,12 @@ typedef struct clscan_select_options {
   /* As in clscan_options: events the call waits for before it reads its input. */
   cl_uint wait_list_size;
   const cl_event* wait_list;
+  /* As in clscan_options: named scalars the predicate and key_equal read. */
+  const clscan_parameter* parameters;
+  size_t parameter_count;
+  /* clscan_unique only: an OpenCL C expression of `a` and `b`, neighbouring elements (a the one before),
+   * true where b repeats a and is left out. NULL or empty: ==. */
+  const char* key_equal;
 } clscan_select_options;
 
 #define CLSCAN_SELECT_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_select_options)
@@ -214,6 +248,9 @@ static inline void clscan_select_options_init(clscan_select_options* options) {
   options->algorithm = CLSCAN_ALGORITHM_AUTOMATIC;
   options->wait_list_size = 0;
   options->wait_list = NULL;
+  options->parameters = NULL;
+  options->parameter_count = 0;
+  options->key_equal = NULL;
 }
 
 CLSCAN_OPTIONS_DEFAULTS(clscan_select_options)

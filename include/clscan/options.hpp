@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace clscan {
@@ -39,6 +40,21 @@ struct device_value {
   std::size_t offset = 0; // in elements of the call's type
 };
 
+// A named scalar that the call's expressions read (options::parameters, select_options::parameters):
+// {"threshold", 0.5f} makes `threshold`, a float, a name in custom_op, predicate and key_equal. The
+// values are the kernels' arguments, never the program's text: a call that changes only the values
+// builds and allocates nothing, and the program cache keys on the names and types alone. A name is an
+// identifier of at most 64 characters, not x, i, a or b, not a keyword, type or macro of OpenCL C, not
+// starting with clscan or CLSCAN (clscan's own names), and given once per call;
+// cl_double values need a device with fp64. clscan::invalid_argument names the problem otherwise.
+struct parameter {
+  std::string name;
+  std::variant<cl_int, cl_uint, cl_long, cl_ulong, cl_float, cl_double> value;
+};
+
+// Most parameters one call takes.
+constexpr std::size_t max_parameters = 8;
+
 template <typename T = cl_int> struct options {
   clscan::algorithm algorithm = clscan::algorithm::automatic;
   clscan::op operation = clscan::op::sum;
@@ -49,6 +65,22 @@ template <typename T = cl_int> struct options {
   // (clscan::invalid_argument otherwise); it sees only a, b and OpenCL C's built-ins.
   std::string custom_op;
   T custom_identity{};
+
+  // Scans and reduce: an OpenCL C expression of `x` (an input element, of type T) and `i` (its index in
+  // the input, a ulong), applied to each element as it is read, so that the call scans or reduces f(x)
+  // without writing it to memory first, e.g. "x * x" or "x > threshold ? 1 : 0". The result is
+  // converted to T. It applies to the input only, never to `initial`; in place, the buffer receives the
+  // scan of the transformed values. The same rules as custom_op's; the calls by key refuse it.
+  std::string transform;
+
+  // Named scalars the expressions (custom_op, key_equal, transform) read, at most max_parameters (see
+  // parameter).
+  std::vector<parameter> parameters;
+
+  // inclusive_by_key and exclusive_by_key only: an OpenCL C expression of `a` and `b`, two neighbouring
+  // keys (a the one before), true where b continues a's segment, e.g. "a / 16 == b / 16". Empty: ==.
+  // The same rules as custom_op's; the scans refuse it.
+  std::string key_equal;
 
   // An exclusive scan starts from this value (out[0] == initial); an inclusive scan combines it in
   // front of the first element. Unset: the operator's identity.

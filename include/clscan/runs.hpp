@@ -71,6 +71,8 @@ template <typename K, typename V> run_request make_run_request(run_call kind, co
   r.key_type = element_traits<K>::type;
   r.count_offset = opts.count_offset;
   r.predicate = &opts.predicate;
+  r.scan.parameters = &opts.parameters; // refused (run_arguments.cpp), as key_equal
+  r.scan.key_equal = &opts.key_equal;
   return r;
 }
 

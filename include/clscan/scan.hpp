@@ -40,6 +40,9 @@ struct scan_request {
   op operation = op::sum;
   const std::string* custom_op = nullptr;
   element_value custom_identity;
+  const std::vector<parameter>* parameters = nullptr; // options::parameters
+  const std::string* key_equal = nullptr;             // options::key_equal (calls by key, unique)
+  const std::string* transform = nullptr;             // options::transform (scans, reduce)
   bool has_initial = false;
   element_value initial;
   // options::initial_on_device: set or not, its buffer and the element offset in it.
@@ -65,6 +68,9 @@ template <typename T> scan_request make_request(scan_kind kind, const options<T>
   r.operation = opts.operation;
   r.custom_op = &opts.custom_op;
   r.custom_identity = element_value::of(opts.custom_identity);
+  r.parameters = &opts.parameters;
+  r.key_equal = &opts.key_equal;
+  r.transform = &opts.transform;
   r.has_initial = opts.initial.has_value();
   if (opts.initial) r.initial = element_value::of(*opts.initial);
   if (opts.initial_on_device) {

@@ -9,7 +9,8 @@
 // reads data back: the returned event completes when `out` and the count are written. Elements of
 // `out` past the count are not written. A predicate is one OpenCL C expression of x and i (brackets
 // balanced; no ';', braces, '#', comment, string literal or name of clscan's own), compiled in a
-// function of its own that sees only x, i and OpenCL C's built-ins; other text throws
+// function of its own that sees only x, i, the named select_options::parameters (values passed as
+// kernel arguments: new values build nothing) and OpenCL C's built-ins; other text throws
 // clscan::invalid_argument whatever n is. n == 0 writes a zero count and builds nothing, so a
 // predicate is compiled (and one that does not compile found) on the first call with n > 0. Bad
 // arguments throw clscan::invalid_argument before anything is enqueued; a predicate that does not
@@ -29,6 +30,12 @@ template <typename T = cl_int> struct select_options {
   // An OpenCL C boolean expression of x (the element, of type T) and i (its index in the input, a
   // ulong), e.g. "x > 0" or "(i & 1) == 0 && x != 0". One expression: no statements, no comments.
   std::string predicate;
+  // Named scalars the predicate and key_equal read, e.g. {{"threshold", 0.5f}} for "x > threshold"
+  // (options.hpp's parameter). New values build and allocate nothing.
+  std::vector<parameter> parameters;
+  // unique only: an OpenCL C expression of `a` and `b`, neighbouring elements (a the one before), true
+  // where b repeats a and is left out, e.g. "a / 16 == b / 16". Empty: a == b.
+  std::string key_equal;
   std::size_t in_offset = 0, out_offset = 0; // elements
   std::size_t count_offset = 0;              // in cl_ulong elements of `count`
   std::size_t flags_offset = 0;              // select_flagged: in cl_uchar elements of `flags`
@@ -52,6 +59,8 @@ template <typename T> primitive_request make_select_request(primitive kind, cons
   r.scan.out_offset = opts.out_offset;
   r.scan.wait_list = &opts.wait_list;
   r.predicate = &opts.predicate;
+  r.scan.parameters = &opts.parameters;
+  r.scan.key_equal = &opts.key_equal;
   r.count_offset = opts.count_offset;
   r.flags_offset = opts.flags_offset;
   return r;
@@ -87,7 +96,7 @@ cl::Event partition_if(const cl::CommandQueue& queue, const cl::Buffer& in, cons
 }
 
 // Keeps the first element of every run of equal consecutive elements (compared with ==, so every NaN
-// is kept); count = the number kept. opts.predicate must be empty.
+// is kept, or with opts.key_equal); count = the number kept. opts.predicate must be empty.
 template <typename T = cl_int>
 cl::Event unique(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                  const cl::Buffer& count, std::size_t n, const select_options<T>& opts = {}) {

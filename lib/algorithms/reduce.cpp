@@ -79,6 +79,7 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   }
   const cl_mem partials = temps.scratch(ws.context, partials_slot, split.groups * element_size)();
   run({op.in, op.in_offset, op.n, split.range_tiles, partials, 0, 0}, split.groups, false);
+  launch.transform_input(false); // the partial totals are of transformed values
   const cl_ulong partial_tiles = (split.groups + kernels.tile - 1) / kernels.tile;
   run({partials, 0, split.groups, partial_tiles, op.out, op.out_offset, has_initial}, 1, true);
 }

@@ -43,7 +43,8 @@ std::string prelude(const variant_key& key, const device_capabilities& caps) {
     break;
   default:
     // The predicate's function opens the program (program_source); the default selects non-zero x.
-    if (key.predicate) lines += "#define CLSCAN_PREDICATE clscan_user_predicate(x, i)\n";
+    if (key.predicate)
+      lines += "#define CLSCAN_PREDICATE clscan_user_predicate(x, i CLSCAN_EXPRESSION_ARGS)\n";
   }
   return lines;
 }

@@ -95,6 +95,7 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
       launch, kernels, element_size,
       {op.in, op.in_offset, op.out, op.out_offset, op.n, levels[1], exclusive, &op.identity, nullptr, 0},
       false);
+  launch.transform_input(false); // the levels and the output hold transformed values
   for (std::size_t l = 1; l < depth; ++l)
     scan_tiles(launch, kernels, element_size,
                {levels[l], 0, levels[l], 0, level_sizes[l], levels[l + 1], 1, &op.identity, nullptr, 0},

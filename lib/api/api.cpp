@@ -64,6 +64,8 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   // call waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
   return launch_call(queue, call, temps, [&](launch_sequence& launch, bool pending) {
+    const std::string* transform = operands.request->transform;
+    launch.user_parameters(operands.request->parameters, transform && !transform->empty());
     operands.waits_pending = plan->algo == algorithm::single_pass && pending;
     unit_of(plan->key).enqueue(ws, temps, kernels, operands, launch);
   });

@@ -46,18 +46,6 @@ bool intersecting(std::uintptr_t a, std::size_t a_bytes, std::uintptr_t b, std::
   return a < b ? b - a < a_bytes : a - b < b_bytes;
 }
 
-// Checks an OpenCL C expression the caller gives (a custom operator, a predicate) before it goes into
-// a program: program/expression.cpp for what one may hold.
-void check_user_expression(const std::string& text, expression_kind kind, const char* what) {
-  if (text.find('\0') != std::string::npos)
-    throw invalid_argument(std::string(what) +
-                           " contains a NUL character, which OpenCL C source cannot hold");
-  if (text.size() > max_custom_op_bytes)
-    throw invalid_argument(std::string(what) + " is " + std::to_string(text.size()) +
-                           " bytes; an expression may have at most " + std::to_string(max_custom_op_bytes));
-  detail::check_expression(text, kind, what);
-}
-
 // The input of a scan or a reduce: not write-only, nor read-only where it is the output too.
 memory_view check_input(cl_mem in, bool in_place, cl_context context, std::size_t offset, std::size_t n,
                         std::size_t element_size) {
@@ -89,10 +77,19 @@ void validate_request(const scan_request& request, const device_capabilities& ca
   if (bitwise && is_floating(request.type))
     throw invalid_argument(std::string("bitwise operators need an integer element type, not ") +
                            opencl_name(request.type));
+  // (check_primitive_arguments takes the key_equal of the calls that have one.)
+  if (request.key_equal && !request.key_equal->empty())
+    throw invalid_argument("clscan: options::key_equal is for inclusive_by_key, exclusive_by_key and unique; "
+                           "this call compares no keys");
+  check_parameters(request, caps, "options::parameters");
+  if (request.transform && !request.transform->empty())
+    check_user_expression(*request.transform, expression_kind::transform, "options::transform",
+                          request.parameters);
   if (request.operation == op::custom) {
     if (!request.custom_op || request.custom_op->empty())
       throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
-    check_user_expression(*request.custom_op, expression_kind::custom_op, "options::custom_op");
+    check_user_expression(*request.custom_op, expression_kind::custom_op, "options::custom_op",
+                          request.parameters);
   }
 }
 
@@ -229,8 +226,19 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   if (request.kind == primitive::partition_if && scan.algo == algorithm::single_pass)
     throw invalid_argument(name() + ": algorithm::single_pass cannot write the unselected elements before "
                                     "the total is known; use algorithm::automatic");
-  checked_call call = check_arguments(queue, in, out, n, scan);
+  if (scan.transform && !scan.transform->empty())
+    throw invalid_argument(name() + ": options::transform is for the scans and reduce; this call does not "
+                                    "take one");
+  scan_request without_key_equal = scan;
+  without_key_equal.key_equal = nullptr;
+  checked_call call = check_arguments(queue, in, out, n, without_key_equal);
   const device_capabilities& caps = cached_capabilities(call.device);
+  if (scan.key_equal && !scan.key_equal->empty()) {
+    if (!by_key && request.kind != primitive::unique)
+      throw invalid_argument(name() + ": select_options::key_equal is for unique only");
+    check_user_expression(*scan.key_equal, expression_kind::key_equal,
+                          by_key ? "options::key_equal" : "select_options::key_equal", scan.parameters);
+  }
   const std::size_t element_size = size_of(scan.type);
   const byte_range in_range{scan.in_offset * element_size, n * element_size};
   const byte_range out_range{scan.out_offset * element_size, n * element_size};
@@ -241,7 +249,8 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
       throw invalid_argument(name() +
                              ": select_options::predicate is empty; give an OpenCL C expression of x and "
                              "i, e.g. \"x > 0\"");
-    check_user_expression(*request.predicate, expression_kind::predicate, "select_options::predicate");
+    check_user_expression(*request.predicate, expression_kind::predicate, "select_options::predicate",
+                          scan.parameters);
   } else if (!by_key && has_predicate) {
     throw invalid_argument(name() + ": select_options::predicate must be empty (this call selects by " +
                            (request.kind == primitive::unique ? "comparing neighbours" : "the flags") + ")");

@@ -3,6 +3,8 @@
 // unsupported_error that names the argument; nothing is enqueued before they all pass.
 #pragma once
 
+#include "program/expression.hpp"
+
 #include <clscan/device.hpp>
 #include <clscan/primitives.hpp>
 #include <clscan/scan.hpp>
@@ -87,6 +89,17 @@ void check_initial_on_device(const scan_request& request, cl_context context, co
 // The largest power of two that divides the address of byte `offset` of `view` (at most
 // `base_alignment` where the implementation chose the address).
 std::size_t address_alignment(const memory_view& view, std::size_t offset, std::size_t base_alignment);
+
+// Checks an OpenCL C expression the caller gives (a custom operator, a predicate, key_equal, a
+// transform), named `what` in messages, before it goes into a program (parameter_checks.cpp): no NUL,
+// at most max_custom_op_bytes, one expression (program/expression.hpp) that may name `parameters`.
+void check_user_expression(const std::string& text, expression_kind kind, const char* what,
+                           const std::vector<parameter>* parameters);
+
+// options::parameters (parameter_checks.cpp): at most max_parameters, each name an identifier that no
+// operand, keyword, type or macro of OpenCL C nor any name of clscan's has, given once, and cl_double
+// values only where the device has fp64. `what` names the field in messages.
+void check_parameters(const scan_request& request, const device_capabilities& caps, const char* what);
 
 // Longest options::custom_op accepted: an expression of a and b, which the program source and the disk
 // cache's entry identity hold in full.

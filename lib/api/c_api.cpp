@@ -101,6 +101,8 @@ clscan_status scan(scan_call call, cl_command_queue queue, cl_mem keys, type_int
     clscan::detail::primitive_request request;
     request.scan = scan_request_of(exclusive ? clscan::scan_kind::exclusive : clscan::scan_kind::inclusive,
                                    type, opts, custom_op);
+    c_expressions expressions;
+    take_expressions(opts, "clscan_options", expressions, request.scan);
     if (by_key) {
       request.kind = exclusive ? clscan::detail::primitive::exclusive_by_key
                                : clscan::detail::primitive::inclusive_by_key;
@@ -173,6 +175,8 @@ clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, 
     request.predicate = &predicate_text;
     request.count_offset = opts.count_offset;
     request.flags_offset = opts.flags_offset;
+    c_expressions expressions;
+    take_expressions(opts, "clscan_select_options", expressions, request.scan);
     const borrowed_events waits(opts.wait_list, opts.wait_list_size);
     request.scan.wait_list = &waits.get();
 

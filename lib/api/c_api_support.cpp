@@ -1,6 +1,7 @@
 // The conversions of the C API's enumerations and options to the C++ API's (c_api_support.hpp).
 #include "c_api_support.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace clscan::c_api {
@@ -72,6 +73,34 @@ clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_intege
   request.in_offset = opts.in_offset;
   request.out_offset = opts.out_offset;
   return request;
+}
+
+void take_expressions(const clscan_parameter* parameters, std::size_t count, const char* key_equal,
+                      const char* name, c_expressions& expressions, clscan::detail::scan_request& request) {
+  if (count > 0 && !parameters)
+    throw clscan::invalid_argument(std::string("clscan: ") + name +
+                                   ".parameters is NULL but parameter_count is " + std::to_string(count));
+  // Past the limit the C++ check refuses the call; the copy stops there.
+  expressions.parameters.resize(std::min(count, clscan::max_parameters + 1));
+  for (std::size_t p = 0; p < expressions.parameters.size(); ++p) {
+    const clscan_parameter& given = parameters[p];
+    if (!given.name)
+      throw clscan::invalid_argument(std::string("clscan: ") + name + ".parameters[" + std::to_string(p) +
+                                     "].name is NULL");
+    clscan::parameter& made = expressions.parameters[p];
+    made.name = given.name;
+    switch (element_type_of(integer_of(given.type))) {
+    case clscan::element_type::int32: made.value = given.value.i32; break;
+    case clscan::element_type::uint32: made.value = given.value.u32; break;
+    case clscan::element_type::int64: made.value = given.value.i64; break;
+    case clscan::element_type::uint64: made.value = given.value.u64; break;
+    case clscan::element_type::float32: made.value = given.value.f32; break;
+    case clscan::element_type::float64: made.value = given.value.f64; break;
+    }
+  }
+  if (key_equal) expressions.key_equal = key_equal;
+  request.parameters = &expressions.parameters;
+  request.key_equal = &expressions.key_equal;
 }
 
 // Hands the reference `done` holds over to the caller, where it asked for the event.

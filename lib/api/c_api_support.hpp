@@ -7,6 +7,7 @@
 #include <clscan/error.hpp>
 #include <clscan/scan.hpp>
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -103,8 +104,8 @@ clscan::detail::element_value value_of(const clscan_value& value, clscan::elemen
 
 // The smallest options struct a caller may pass: its layout in the first version that had it. Fields
 // appended later are read only when struct_size covers them.
-constexpr std::size_t first_options_size = sizeof(clscan_options);
-constexpr std::size_t first_select_options_size = sizeof(clscan_select_options);
+constexpr std::size_t first_options_size = offsetof(clscan_options, parameters);
+constexpr std::size_t first_select_options_size = offsetof(clscan_select_options, parameters);
 constexpr std::size_t first_sort_options_size = sizeof(clscan_sort_options);
 
 // What C can get wrong in every options struct of clscan.h: its struct_size and its wait list. `name`
@@ -123,6 +124,27 @@ void check_struct(const Options& options, std::size_t first_size, const char* na
 }
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
                                              const clscan_options& opts, std::string& custom_op);
+
+// The named parameters and key_equal of an options struct (clscan_options, clscan_select_options), when
+// its struct_size covers them, copied into `expressions` and pointed to by `request`.
+struct c_expressions {
+  std::vector<clscan::parameter> parameters;
+  std::string key_equal;
+  std::string transform;
+};
+void take_expressions(const clscan_parameter* parameters, std::size_t count, const char* key_equal,
+                      const char* name, c_expressions& expressions, clscan::detail::scan_request& request);
+template <typename Options>
+void take_expressions(const Options& opts, const char* name, c_expressions& expressions,
+                      clscan::detail::scan_request& request) {
+  if (opts.struct_size < offsetof(Options, key_equal) + sizeof opts.key_equal) return;
+  take_expressions(opts.parameters, opts.parameter_count, opts.key_equal, name, expressions, request);
+  if constexpr (std::is_same_v<Options, clscan_options>) {
+    if (opts.struct_size < offsetof(Options, transform) + sizeof opts.transform) return;
+    if (opts.transform) expressions.transform = opts.transform;
+    request.transform = &expressions.transform;
+  }
+}
 void hand_over(cl::Event& done, cl_event* event) noexcept;
 
 } // namespace clscan::c_api

@@ -35,6 +35,13 @@ checked_call check_run_arguments(const cl::CommandQueue& queue, const cl::Buffer
   if (request.predicate && !request.predicate->empty())
     throw invalid_argument(name() + ": select_options::predicate must be empty (this call compares "
                                     "neighbouring keys)");
+  // The passes compare keys with == and their kernels do not take the caller's parameters yet.
+  if (scan.parameters && !scan.parameters->empty())
+    throw invalid_argument(name() + ": parameters are not supported by this call yet");
+  if (scan.key_equal && !scan.key_equal->empty())
+    throw invalid_argument(name() + ": key_equal is not supported by this call yet (keys compare with ==)");
+  if (scan.transform && !scan.transform->empty())
+    throw invalid_argument(name() + ": options::transform is not supported by this call");
   if (scan.has_initial_buffer)
     throw invalid_argument(name() + ": options::initial_on_device is not supported by this call; use "
                                     "options::initial");

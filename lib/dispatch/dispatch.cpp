@@ -17,6 +17,18 @@ namespace clscan {
 namespace detail {
 namespace {
 
+// The names and types of the caller's parameters, and key_equal where the call takes one: part of the
+// program's identity, unlike the parameters' values. Interned texts: a repeated call copies nothing.
+void describe_parameters(workspace& ws, const scan_request& request, variant_key& key) {
+  key.parameter_count = request.parameters ? request.parameters->size() : 0;
+  for (std::size_t p = 0; p < key.parameter_count; ++p) {
+    const parameter& given = (*request.parameters)[p];
+    key.parameters[p] = {ws.intern(given.name), static_cast<element_type>(given.value.index())};
+  }
+  if (request.key_equal && !request.key_equal->empty()) key.key_equal = ws.intern(*request.key_equal);
+  if (request.transform && !request.transform->empty()) key.transform = ws.intern(*request.transform);
+}
+
 // What every program variant takes from the request and its launch shape: element type, operator,
 // shape, and whole vectors through aligned pointers only where both buffers' element addresses
 // allow them.
@@ -33,6 +45,7 @@ void describe_call(workspace& ws, const scan_request& request, const tuning& sha
   key.vector_width = shape.vector_width;
   key.run_lanes = shape.run_lanes;
   key.aligned = vector_alignment >= shape.vector_width * size_of(request.type);
+  describe_parameters(ws, request, key);
 }
 
 std::optional<algorithm> choose_algorithm(const scan_request& request, const device_capabilities& caps,
@@ -197,6 +210,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
     if (request.kind == primitive::select_if || request.kind == primitive::partition_if)
       key.predicate = ws.intern(*request.predicate);
   }
+  describe_parameters(ws, scan, key);
   const algorithm_unit& unit = unit_of(key);
   // One launch shape for both ways of chaining the tiles: the single-pass scan's for this type and
   // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in

@@ -144,7 +144,8 @@ const internal_names& clscan_names() {
   static const auto* const names = [] {
     auto* made = new internal_names; // NOLINT(cppcoreguidelines-owning-memory)
     name_set* const found = &made->other;
-    made->callable.insert({"clscan_user_op", "clscan_user_predicate"});
+    made->callable.insert({"clscan_user_op", "clscan_user_predicate", "clscan_user_key_equal",
+                           "clscan_user_transform", "clscan_transform_input"});
     std::vector<token> tokens;
     for (const embedded_file& file : embedded_kernel_files())
       tokenize(file.text, tokens, made->callable);
@@ -209,6 +210,10 @@ private:
 [[noreturn]] void refuse(const char* what, expression_kind kind, const std::string& problem) {
   const char* documented = kind == expression_kind::predicate
                                ? "a predicate is one OpenCL C expression of x (the element) and i (its index)"
+                           : kind == expression_kind::key_equal
+                               ? "key_equal is one OpenCL C expression of a and b (neighbouring keys)"
+                           : kind == expression_kind::transform
+                               ? "a transform is one OpenCL C expression of x (the element) and i (its index)"
                                : "a custom operator is one OpenCL C expression of a and b";
   throw invalid_argument(std::string(what) + " " + problem + "; " + documented +
                          ", without statements, blocks, comments, string literals or preprocessor lines");
@@ -218,9 +223,11 @@ std::string at(std::size_t offset) { return " at offset " + std::to_string(offse
 
 } // namespace
 
-void check_expression(std::string_view text, expression_kind kind, const char* what) {
-  const std::string_view first = kind == expression_kind::predicate ? "x" : "a";
-  const std::string_view second = kind == expression_kind::predicate ? "i" : "b";
+void check_expression(std::string_view text, expression_kind kind, const char* what,
+                      const std::vector<parameter>* parameters) {
+  const bool of_x = kind == expression_kind::predicate || kind == expression_kind::transform;
+  const std::string_view first = of_x ? "x" : "a";
+  const std::string_view second = of_x ? "i" : "b";
   // The open brackets, innermost last, with their offsets: a repeated call allocates nothing
   // (tests/programs/hot_path.cpp), so only nesting deeper than the array spills into a vector.
   bracket_stack open;
@@ -273,7 +280,11 @@ void check_expression(std::string_view text, expression_kind kind, const char* w
         ++next;
       const bool called = next < text.size() && text[next] == '(';
       const internal_names& internal = clscan_names();
-      if (!member && name != first && name != second &&
+      const auto given = [&] {
+        return parameters && std::any_of(parameters->begin(), parameters->end(),
+                                         [&](const parameter& given_one) { return given_one.name == name; });
+      };
+      if (!member && name != first && name != second && !given() &&
           (name.substr(0, 7) == "CLSCAN_" || internal.callable.count(name) ||
            (!called && internal.other.count(name))))
         refuse(what, kind,
@@ -305,15 +316,6 @@ void check_expression(std::string_view text, expression_kind kind, const char* w
     refuse(what, kind, "is blank");
 }
 
-std::string expression_function(expression_kind kind, std::string_view text, const char* element_type) {
-  const std::string type = element_type;
-  // The expression on lines of its own, as given, so that a build log's line numbers point into it.
-  if (kind == expression_kind::predicate)
-    return "inline uint clscan_user_predicate(" + type +
-           " x, ulong i) {\n  (void)x;\n  (void)i;\n  return (\n" + std::string(text) +
-           "\n  ) ? 1u : 0u;\n}\n";
-  return "inline " + type + " clscan_user_op(" + type + " a, " + type +
-         " b) {\n  (void)a;\n  (void)b;\n  return (\n" + std::string(text) + "\n  );\n}\n";
-}
+bool language_keyword(std::string_view name) { return language_name(name); }
 
 } // namespace clscan::detail

@@ -5,6 +5,7 @@
 #include <clscan/primitives.hpp>
 #include <clscan/scan.hpp>
 
+#include <array>
 #include <optional>
 
 #include <string>
@@ -26,6 +27,18 @@ struct variant_key {
   // texts are the same pointer and a repeated call builds its key without copying the text.
   const std::string* custom_op = nullptr;
   element_value custom_identity; // only for op::custom
+  // options::key_equal (calls by key, unique), interned as custom_op is; null: ==.
+  const std::string* key_equal = nullptr;
+  // options::transform (scans, reduce), interned; null: none.
+  const std::string* transform = nullptr;
+  // options::parameters: their names (interned) and types, never their values, which are the kernels'
+  // last arguments (CLSCAN_USER_PARAMS, kernels/prelude.cl).
+  struct parameter_slot {
+    const std::string* name = nullptr;
+    element_type type = element_type::int32;
+  };
+  std::array<parameter_slot, max_parameters> parameters{};
+  std::size_t parameter_count = 0;
   std::size_t work_group_size = 0;
   std::size_t items_per_thread = 0;
   std::size_t vector_width = 0;

@@ -4,10 +4,12 @@
 
 #include <clscan/config.hpp>
 #include <clscan/error.hpp>
+#include <clscan/options.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 namespace clscan::detail {
@@ -90,9 +92,21 @@ public:
     kernels_set_ = 0;
   }
 
+  // The caller's named parameters (options::parameters), set as the last arguments of every kernel
+  // the sequence runs (CLSCAN_USER_PARAMS, kernels/prelude.cl): each of the call's kernels takes them
+  // when its program has any. Values only; nothing is built for new ones. With a transform
+  // (options::transform), a switch comes before them: whether the launch reads the call's input
+  // (transform_input), which the units turn off for launches over their own temporaries.
+  void user_parameters(const std::vector<parameter>* parameters, bool transform) {
+    parameters_ = parameters;
+    transform_ = transform;
+  }
+  void transform_input(bool on) { transform_input_ = on ? 1 : 0; }
+
   // Enqueues `kernel` over `groups` work-groups of `group_size` work-items. `last` marks the command
   // whose event the scan returns.
   void run(cl_kernel kernel, std::size_t groups, std::size_t group_size, bool /*last*/) {
+    set_user_parameters(kernel);
     const std::size_t global = groups * group_size;
     cl_event event = nullptr;
     check(
@@ -103,6 +117,7 @@ public:
 
   // Enqueues `kernel` over `global` work-items in work-groups of the implementation's choice.
   void run_any_shape(cl_kernel kernel, std::size_t global) {
+    set_user_parameters(kernel);
     cl_event event = nullptr;
     check(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, nullptr, wait_count_, waits_, &event),
           "clEnqueueNDRangeKernel");
@@ -119,6 +134,7 @@ public:
       run_any_shape(kernel, global);
       return;
     }
+    set_user_parameters(kernel);
     cl_event event = nullptr;
     check(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, nullptr, 0, nullptr, &event),
           "clEnqueueNDRangeKernel");
@@ -139,6 +155,20 @@ public:
   cl::Event finish() { return previous_; }
 
 private:
+  void set_user_parameters(cl_kernel kernel) const {
+    const std::size_t given = parameters_ ? parameters_->size() : 0;
+    const std::size_t trailing = given + (transform_ ? 1 : 0);
+    if (trailing == 0) return;
+    cl_uint count = 0;
+    check(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr), "clGetKernelInfo");
+    if (count < trailing) throw error("clscan internal error: a kernel without the parameters");
+    cl_uint index = count - static_cast<cl_uint>(trailing);
+    if (transform_) set_arg(kernel, index++, transform_input_);
+    if (given)
+      for (const parameter& p : *parameters_)
+        std::visit([&](const auto& value) { set_arg(kernel, index++, value); }, p.value);
+  }
+
   void one_arg(cl_kernel kernel, cl_uint index, cl_mem buffer) { buffer_arg(kernel, index, buffer); }
   static void one_arg(cl_kernel kernel, cl_uint index, const bytes_arg& bytes) {
     set_arg_bytes(kernel, index, bytes.size, bytes.value);
@@ -172,6 +202,9 @@ private:
   cl_uint wait_count_;
   cl::Event previous_;
   std::vector<cl::Event>& events_;
+  const std::vector<parameter>* parameters_ = nullptr;
+  bool transform_ = false;
+  cl_int transform_input_ = 1;
   std::array<kernel_buffers, 8> buffers_set_{};
   std::size_t kernels_set_ = 0;
 };

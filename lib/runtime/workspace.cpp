@@ -118,7 +118,11 @@ void workspace::evict_variants(std::size_t limit, const variant_key* kept) {
 void workspace::release_unnamed_texts() {
   for (auto text = custom_ops_.begin(); text != custom_ops_.end();) {
     const bool named = std::any_of(variants_.begin(), variants_.end(), [&](const auto& entry) {
-      return entry.first.custom_op == &*text || entry.first.predicate == &*text;
+      const variant_key& key = entry.first;
+      const auto names_it = [&](const variant_key::parameter_slot& slot) { return slot.name == &*text; };
+      return key.custom_op == &*text || key.predicate == &*text || key.key_equal == &*text ||
+             key.transform == &*text ||
+             std::any_of(key.parameters.begin(), key.parameters.begin() + key.parameter_count, names_it);
     });
     text = named ? std::next(text) : custom_ops_.erase(text);
   }

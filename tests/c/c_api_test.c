@@ -2196,6 +2196,116 @@ static void test_runs(void) {
   free(keys);
 }
 
+/* Named parameters (clscan_parameter), key_equal and transform: select_if with "x > threshold" for two
+ * thresholds, inclusive_by_key and unique whose key_equal reads a parameter, each against a sequential
+ * reference; and the refusals of a bad name, a NULL parameter array and key_equal where no keys are compared.
+ */
+static void test_parameters(void) {
+  enum { n = 3000 };
+  cl_int data[n], keys[n], out[n];
+  cl_ulong count = 0;
+  size_t i, k;
+  clscan_status status;
+  cl_event event = NULL, stale = (cl_event)&stale;
+  cl_mem in_buffer, key_buffer, out_buffer, count_buffer;
+  clscan_parameter parameters[1];
+  clscan_select_options select = CLSCAN_SELECT_OPTIONS_INIT;
+  clscan_options scan = CLSCAN_OPTIONS_INIT;
+  for (i = 0; i < n; ++i) {
+    data[i] = (cl_int)((i * 7919) % 1000);
+    keys[i] = (cl_int)(i / 3);
+  }
+  in_buffer = create_buffer(sizeof data);
+  key_buffer = create_buffer(sizeof keys);
+  out_buffer = create_buffer(sizeof out);
+  count_buffer = create_buffer(sizeof count);
+  write_buffer(in_buffer, data, sizeof data);
+  write_buffer(key_buffer, keys, sizeof keys);
+  parameters[0].name = "threshold";
+  parameters[0].type = CLSCAN_TYPE_INT32;
+  select.parameters = parameters;
+  select.parameter_count = 1;
+  for (k = 0; k < 2; ++k) {
+    const cl_int threshold = k == 0 ? 500 : 100;
+    size_t expected = 0;
+    parameters[0].value.i32 = threshold;
+    status = clscan_select_if(queue, in_buffer, out_buffer, count_buffer, n, CLSCAN_TYPE_INT32,
+                              "x > threshold", &select, NULL);
+    CHECK(status == CLSCAN_SUCCESS);
+    read_buffer(count_buffer, &count, sizeof count);
+    read_buffer(out_buffer, out, sizeof out);
+    for (i = 0; i < n; ++i)
+      if (data[i] > threshold) {
+        CHECK(expected < count && out[expected] == data[i]);
+        ++expected;
+      }
+    CHECK(count == expected);
+  }
+
+  parameters[0].name = "width";
+  parameters[0].value.i32 = 4;
+  scan.parameters = parameters;
+  scan.parameter_count = 1;
+  scan.key_equal = "a / width == b / width";
+  status = clscan_inclusive_by_key(queue, key_buffer, CLSCAN_TYPE_INT32, in_buffer, out_buffer, n,
+                                   CLSCAN_TYPE_INT32, &scan, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(out_buffer, out, sizeof out);
+  {
+    cl_int running = 0;
+    for (i = 0; i < n; ++i) {
+      running = (i == 0 || keys[i - 1] / 4 != keys[i] / 4) ? data[i] : running + data[i];
+      CHECK(out[i] == running);
+    }
+  }
+  select.key_equal = "a / width == b / width";
+  status = clscan_unique(queue, key_buffer, out_buffer, count_buffer, n, CLSCAN_TYPE_INT32, &select, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(count_buffer, &count, sizeof count);
+  read_buffer(out_buffer, out, sizeof out);
+  CHECK(count == (n / 3 + 3) / 4);
+  for (i = 0; i < count && i < n; ++i)
+    CHECK(out[i] == (cl_int)(i * 4));
+
+  /* A transform reading the parameter: the running sum of x * width. */
+  scan.key_equal = NULL;
+  scan.transform = "x * width";
+  status = clscan_inclusive(queue, in_buffer, out_buffer, n, CLSCAN_TYPE_INT32, &scan, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(out_buffer, out, sizeof out);
+  {
+    cl_int running = 0;
+    for (i = 0; i < n; ++i) {
+      running += data[i] * 4;
+      CHECK(out[i] == running);
+    }
+  }
+  EXPECT_FAILURE("a transform by key",
+                 clscan_inclusive_by_key(queue, key_buffer, CLSCAN_TYPE_INT32, in_buffer, out_buffer, n,
+                                         CLSCAN_TYPE_INT32, &scan, &event),
+                 CLSCAN_INVALID_ARGUMENT, "transform is for the scans and reduce");
+  scan.transform = NULL;
+  scan.key_equal = "a / width == b / width";
+
+  parameters[0].name = "x";
+  EXPECT_FAILURE("a parameter named x",
+                 clscan_select_if(queue, in_buffer, out_buffer, count_buffer, n, CLSCAN_TYPE_INT32, "x > 0",
+                                  &select, &event),
+                 CLSCAN_INVALID_ARGUMENT, "parameters[0] is named 'x'");
+  scan.parameters = NULL;
+  EXPECT_FAILURE("parameters NULL",
+                 clscan_inclusive(queue, in_buffer, out_buffer, n, CLSCAN_TYPE_INT32, &scan, &event),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_options.parameters is NULL");
+  scan.parameter_count = 0;
+  EXPECT_FAILURE("key_equal of a scan",
+                 clscan_inclusive(queue, in_buffer, out_buffer, n, CLSCAN_TYPE_INT32, &scan, &event),
+                 CLSCAN_INVALID_ARGUMENT, "key_equal is for");
+  clReleaseMemObject(in_buffer);
+  clReleaseMemObject(key_buffer);
+  clReleaseMemObject(out_buffer);
+  clReleaseMemObject(count_buffer);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "all";
   if (strcmp(mode, "no-device") == 0) {
@@ -2219,6 +2329,7 @@ int main(int argc, char** argv) {
       test_runs();
       test_names_and_cache();
       test_thread_local_error();
+      test_parameters();
     } else if (strcmp(mode, "sort") == 0) {
       test_sorts();
       test_sort_errors();

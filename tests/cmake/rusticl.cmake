@@ -22,7 +22,7 @@ function(rusticl_test name filter timeout)
 endfunction()
 
 # Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
-foreach(area scan types errors fuzz select by_key runs reduce parts sort)
+foreach(area scan types errors fuzz select by_key runs reduce parts sort parameters)
   rusticl_test(${area} "[${area}]" 900)
 endforeach()
 # A failed wait-list event reaching every part: on its own, as on PoCL (tests/CMakeLists.txt).

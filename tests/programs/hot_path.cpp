@@ -1,9 +1,10 @@
-// A repeated call (the scans, reduce, select_if, inclusive_by_key, sort_by_key) must cost only its enqueues:
-// after the first call of a kind (which builds or loads its kernels and allocates its temporaries), later
-// calls of that kind allocate no host memory and build, load and log nothing. This program counts the
-// operator new calls a call makes on the calling thread (the allocation counter is replaced for this
-// whole executable, which is why it is not part of clscan-tests) and listens to clscan's log, over many
-// repeated calls of several kinds, then checks every result against a host reference.
+// A repeated call (the scans, reduce, select_if, inclusive_by_key, sort_by_key; with new parameter
+// values too) must cost only its enqueues: after the first call of a kind (which builds or loads its
+// kernels and allocates its temporaries), later calls of that kind allocate no host memory and build,
+// load and log nothing. This program counts the operator new calls a call makes on the calling thread
+// (the allocation counter is replaced for this whole executable, which is why it is not part of
+// clscan-tests) and listens to clscan's log, over many repeated calls of several kinds, then checks
+// every result against a host reference.
 //
 // Output: one line per kind ("ok" or what went wrong). Exit status 0 only when every kind is clean.
 #include <clscan/clscan.hpp>
@@ -23,6 +24,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace {
@@ -321,6 +323,81 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
   return problems_of(cost, got == expected && selected == expected.size());
 }
 
+// Calls whose expressions read named parameters (options::parameters), each repeat with new values:
+// select_if with "x > threshold", inclusive_by_key with a custom operator and key_equal of parameters,
+// and an inclusive scan of a transform of a parameter. New values are kernel arguments, so the repeats
+// allocate and build nothing; the result is that of the last values.
+enum class parameter_call { select_if, inclusive_by_key, transform };
+
+std::string run_parameters(const cl::Context& context, const cl::Device& device, parameter_call kind) {
+  const cl::CommandQueue queue(context, device);
+  const std::size_t n = 200'000;
+  std::vector<cl_int> data(n), keys(n);
+  std::mt19937 random(19);
+  for (std::size_t i = 0; i < n; ++i) {
+    data[i] = static_cast<cl_int>(random() % 1000);
+    keys[i] = static_cast<cl_int>(i / 3);
+  }
+  const primitive_buffers buffers(queue, data, keys);
+  const cl::Buffer &in = buffers.in, &key_buffer = buffers.keys, &out = buffers.out, &count = buffers.count;
+  clscan::select_options<cl_int> select;
+  select.predicate = "x > threshold";
+  select.parameters = {{"threshold", cl_int{0}}};
+  clscan::options<cl_int> scan;
+  scan.operation = clscan::op::custom;
+  scan.custom_op = "(a + b) % m";
+  scan.key_equal = "a / width == b / width";
+  scan.parameters = {{"m", cl_int{1000}}, {"width", cl_int{1}}};
+  clscan::options<cl_int> mapped;
+  mapped.transform = "x % m";
+  mapped.parameters = {{"m", cl_int{1000}}};
+  int repeat = 0;
+  const auto new_values = [&] {
+    ++repeat;
+    select.parameters[0].value = cl_int{repeat * 10};
+    scan.parameters[0].value = cl_int{1000 + repeat};
+    scan.parameters[1].value = cl_int{1 + repeat % 7};
+    mapped.parameters[0].value = cl_int{1 + repeat};
+  };
+  const auto call = [&] {
+    switch (kind) {
+    case parameter_call::select_if: return clscan::select_if<cl_int>(queue, in, out, count, n, select);
+    case parameter_call::inclusive_by_key:
+      return clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n, scan);
+    case parameter_call::transform: break;
+    }
+    return clscan::inclusive<cl_int>(queue, in, out, n, mapped);
+  };
+  const repeat_cost cost = repeat_calls(call, new_values);
+
+  std::vector<cl_int> expected;
+  if (kind == parameter_call::inclusive_by_key) {
+    const cl_int m = std::get<cl_int>(scan.parameters[0].value);
+    const cl_int width = std::get<cl_int>(scan.parameters[1].value);
+    cl_int running = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool head = i == 0 || keys[i - 1] / width != keys[i] / width;
+      running = head ? data[i] % m : (running + data[i]) % m;
+      expected.push_back(running);
+    }
+  } else if (kind == parameter_call::transform) {
+    const cl_int m = std::get<cl_int>(mapped.parameters[0].value);
+    cl_int running = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      expected.push_back(running = wrapping_sum(running, data[i] % m));
+  } else {
+    const cl_int threshold = std::get<cl_int>(select.parameters[0].value);
+    std::copy_if(data.begin(), data.end(), std::back_inserter(expected),
+                 [&](cl_int x) { return x > threshold; });
+  }
+  std::vector<cl_int> got(expected.size());
+  if (!got.empty()) queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data());
+  cl_ulong selected = expected.size();
+  if (kind == parameter_call::select_if)
+    queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof selected, &selected);
+  return problems_of(cost, got == expected && selected == expected.size());
+}
+
 // clscan::sort_by_key repeated as the scans are, in place (a temporary copy first: three passes) and
 // out of place: no allocation and no log event after the first call, and the stable sorted result.
 std::string run_sort(const cl::Context& context, const cl::Device& device, bool in_place) {
@@ -476,6 +553,14 @@ int main(int argc, char** argv) {
         std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
         failed += !problems.empty();
       }
+    for (const auto& [kind, name] :
+         {std::pair{parameter_call::select_if, "select_if, parameters changed each call"},
+          std::pair{parameter_call::inclusive_by_key, "inclusive_by_key, parameters changed"},
+          std::pair{parameter_call::transform, "inclusive, transform's parameter changed"}}) {
+      const std::string problems = run_parameters(context, device, kind);
+      std::printf("%-45s %s\n", name, problems.empty() ? "ok" : problems.c_str());
+      failed += !problems.empty();
+    }
     for (const std::size_t n : {std::size_t{3'000'000}, std::size_t{1000}}) {
       const std::string name = "reduce, initial on the device, n = " + std::to_string(n);
       const std::string problems = run_reduce(context, device, n);

@@ -366,6 +366,21 @@ TEST_CASE("runs: bad arguments throw before anything is enqueued, and leave the 
     opts.operation = clscan::op::bit_or;
     reduce_by_key<cl_int, cl_float>(q, k, v, ko, vo, count, n, opts);
   });
+  rejected("parameters", "parameters", [&] {
+    clscan::reduce_by_key_options<cl_int> opts;
+    opts.parameters = {{"m", cl_int{3}}};
+    reduce_by_key<cl_int, cl_int>(q, k, v, ko, vo, count, n, opts);
+  });
+  rejected("key_equal", "key_equal", [&] {
+    clscan::select_options<cl_int> opts;
+    opts.key_equal = "a / 16 == b / 16";
+    clscan::run_length_encode<cl_int>(q, k, ko, vo, count, n, opts);
+  });
+  rejected("transform", "transform", [&] {
+    clscan::reduce_by_key_options<cl_int> opts;
+    opts.transform = "x * 2";
+    reduce_by_key<cl_int, cl_int>(q, k, v, ko, vo, count, n, opts);
+  });
   rejected("cl_uint lengths past 2^32", "cl_ulong lengths",
            [&] { clscan::run_length_encode<cl_int, cl_uint>(q, k, ko, vo, count, std::size_t{1} << 32); });
   CHECK(read_buffer<cl_int>(k, n) == keys);

@@ -156,6 +156,48 @@ def _element_value(value, dtype, name):
     return number
 
 
+def _parameters(parameters):
+    """The (name, OpenCL C type, value) triples of `parameters`, a dict of names to numbers that the
+    expressions read: a numpy scalar of one of DTYPES keeps its type (np.float32(0.5) is a float), a
+    Python int is a long and a Python float a double. The library checks the names."""
+    if parameters is None:
+        return []
+    if not isinstance(parameters, dict):
+        raise TypeError(f"clscan: parameters must be a dict of names to numbers, not "
+                        f"{type(parameters).__name__}")
+    triples = []
+    for name, value in parameters.items():
+        if not isinstance(name, str):
+            raise TypeError(f"clscan: a parameter's name must be a str, not {type(name).__name__}")
+        what = f"parameters[{name!r}]"
+        if isinstance(value, np.generic) and value.dtype in _OPENCL_TYPE:
+            dtype = value.dtype
+            value = value.item()
+        elif isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"clscan: {what} is a bool; give a number (e.g. np.int32(1))")
+        elif isinstance(value, numbers.Integral):
+            dtype = np.dtype(np.int64)
+        elif isinstance(value, numbers.Real):
+            dtype = np.dtype(np.float64)
+        else:
+            raise TypeError(f"clscan: {what} must be a number or a numpy scalar of {_DTYPES_TEXT}, "
+                            f"not {value!r}")
+        triples.append((name, _OPENCL_TYPE[dtype], _element_value(value, dtype, what)))
+    return triples
+
+
+def _expression(text, name):
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        raise TypeError(f"clscan: {name} must be a str, not {type(text).__name__}")
+    return text
+
+
+def _key_equal(key_equal):
+    return _expression(key_equal, "key_equal")
+
+
 def _command_queue(array, queue):
     if queue is None:
         queue = array.queue
@@ -267,7 +309,7 @@ def _add_event(event, arrays):
 
 
 def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic, algorithm, wait_for,
-          queue):
+          queue, parameters=None, transform=None):
     source = _Operand(ary, "ary")
     target = _output(out, ary) or source
     queue = _command_queue(ary, queue)
@@ -284,7 +326,8 @@ def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic
         event_ptr = _native.scan(
             kind, source.type, queue.int_ptr, source.buffer_ptr, source.offset, target.buffer_ptr,
             target.offset, ary.size, op, custom_op, custom_identity, initial, bool(deterministic),
-            algorithm, [e.int_ptr for e in waits])
+            algorithm, [e.int_ptr for e in waits], parameters=_parameters(parameters),
+            transform=_expression(transform, "transform"))
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, (target.array, source.array))
     return event
@@ -302,7 +345,7 @@ def _at_offset_zero(queue, operand, n, waits):
 
 
 def _scan_by_key(kind, keys, ary, out, op, custom_op, custom_identity, initial, deterministic,
-                 algorithm, wait_for, queue):
+                 algorithm, wait_for, queue, parameters=None, key_equal=None):
     source = _Operand(ary, "ary")
     key_source = _Operand(keys, "keys")
     _same_layout(keys, "keys", ary)
@@ -339,13 +382,15 @@ def _scan_by_key(kind, keys, ary, out, op, custom_op, custom_identity, initial, 
         event_ptr = _native.scan_by_key(
             kind, key_source.type, source.type, queue.int_ptr, keys_ptr, in_ptr, in_offset,
             target.buffer_ptr, target.offset, n, op, custom_op, custom_identity, initial,
-            bool(deterministic), algorithm, [e.int_ptr for e in scan_waits])
+            bool(deterministic), algorithm, [e.int_ptr for e in scan_waits],
+            parameters=_parameters(parameters), key_equal=_key_equal(key_equal))
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, (target.array, source.array, key_source.array))
     return event
 
 
-def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, queue):
+def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, queue, parameters=None,
+            key_equal=None):
     source = _Operand(ary, "ary")
     flag_source = None
     if flags is not None:
@@ -389,7 +434,8 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
             flag_source.buffer_ptr if flag_source else 0, flag_source.offset if flag_source else 0,
             target.buffer_ptr, target.offset, count_target.buffer_ptr if count_target else 0,
             count_target.offset if count_target else 0, ary.size, predicate or "", algorithm,
-            [e.int_ptr for e in waits])
+            [e.int_ptr for e in waits], parameters=_parameters(parameters),
+            key_equal=_key_equal(key_equal))
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, arrays)
 
@@ -402,7 +448,8 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
 
 
 def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-              deterministic=False, algorithm="automatic", wait_for=None, queue=None):
+              deterministic=False, algorithm="automatic", wait_for=None, queue=None, parameters=None,
+              transform=None):
     """Inclusive scan: out[i] = ary[0] op ary[1] op ... op ary[i].
 
     Args:
@@ -415,6 +462,12 @@ def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
         custom_op: instead of `op`, an associative OpenCL C expression of `a` and `b` (both of the
             element type), e.g. "a * b". A text that does not compile raises BuildError.
         custom_identity: the identity element of `custom_op` (required with it), e.g. 1 for "a * b".
+        parameters: a dict of names to numbers that `custom_op` reads, e.g. {"m": np.uint32(97)}
+            for "(a + b) % m": a numpy scalar keeps its dtype, a Python int is an int64 and a float a
+            float64. The values are kernel arguments: new values build nothing.
+        transform: an OpenCL C expression of `x` (an element of `ary`) and `i` (its index), applied
+            to each element as it is read, e.g. "x * x": the scan of f(x) without writing f(x) first.
+            Its result is converted to ary's dtype; `initial` is not transformed.
         initial: a value combined in front of the first element.
         deterministic: for floating-point arrays, the same result bits on every run on a device
             (clscan then avoids the single-pass scan, whose order of additions varies).
@@ -439,11 +492,12 @@ def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
         OpenCLError: an OpenCL call failed (its status says how).
     """
     return _scan("inclusive", ary, out, op, custom_op, custom_identity, initial, deterministic,
-                 algorithm, wait_for, queue)
+                 algorithm, wait_for, queue, parameters, transform)
 
 
 def exclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-              deterministic=False, algorithm="automatic", wait_for=None, queue=None):
+              deterministic=False, algorithm="automatic", wait_for=None, queue=None, parameters=None,
+              transform=None):
     """Exclusive scan: out[0] = initial, out[i] = initial op ary[0] op ... op ary[i-1].
 
     Without `initial` the first element is the operator's identity: 0 for integer sums, -0.0 for
@@ -453,12 +507,12 @@ def exclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
     The arguments, return value and exceptions are those of inclusive().
     """
     return _scan("exclusive", ary, out, op, custom_op, custom_identity, initial, deterministic,
-                 algorithm, wait_for, queue)
+                 algorithm, wait_for, queue, parameters, transform)
 
 
 def inclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_identity=None,
                      initial=None, deterministic=False, algorithm="automatic", wait_for=None,
-                     queue=None):
+                     queue=None, parameters=None, key_equal=None):
     """Inclusive scan by key: each run of equal consecutive keys is a segment, scanned on its own.
     out[i] = ary[s] op ... op ary[i], where s is the first index of i's segment (keys[s - 1] !=
     keys[s], compared with ==, so a NaN key is a segment of its own).
@@ -468,8 +522,11 @@ def inclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_id
             with as many elements as `ary` (its dtype need not be ary's). It is only read, and must
             not overlap the output. Keys and `ary` at different offsets into their buffers (e.g.
             keys[2:] with a[5:]) cost a copy, on the device, of whichever is not at offset 0.
-        ary, out, op, custom_op, custom_identity, deterministic, algorithm, wait_for, queue: as for
-            inclusive(); without `out` the scan is in place.
+        ary, out, op, custom_op, custom_identity, deterministic, algorithm, wait_for, queue,
+            parameters: as for inclusive(); without `out` the scan is in place. The parameters are
+            also names in `key_equal`.
+        key_equal: an OpenCL C expression of `a` and `b`, neighbouring keys (a the one before),
+            true where b continues a's segment, e.g. "a / 16 == b / 16". None: ==.
         initial: every segment starts from it: out[i] = initial op ary[s] op ... op ary[i].
 
     Returns:
@@ -481,12 +538,12 @@ def inclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_id
         UnsupportedError for float64 keys on a device without fp64.
     """
     return _scan_by_key("inclusive", keys, ary, out, op, custom_op, custom_identity, initial,
-                        deterministic, algorithm, wait_for, queue)
+                        deterministic, algorithm, wait_for, queue, parameters, key_equal)
 
 
 def exclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_identity=None,
                      initial=None, deterministic=False, algorithm="automatic", wait_for=None,
-                     queue=None):
+                     queue=None, parameters=None, key_equal=None):
     """Exclusive scan by key: out[s] = initial (else the operator's identity, as for exclusive()) at
     the first index s of each segment of equal consecutive keys, then
     out[i] = initial op ary[s] op ... op ary[i - 1] within it.
@@ -494,11 +551,11 @@ def exclusive_by_key(keys, ary, out=None, *, op="sum", custom_op=None, custom_id
     The arguments, return value and exceptions are those of inclusive_by_key().
     """
     return _scan_by_key("exclusive", keys, ary, out, op, custom_op, custom_identity, initial,
-                        deterministic, algorithm, wait_for, queue)
+                        deterministic, algorithm, wait_for, queue, parameters, key_equal)
 
 
 def select_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic", wait_for=None,
-              queue=None):
+              queue=None, parameters=None):
     """Stream compaction: the elements of `ary` for which `predicate` holds, in order.
 
         kept, count = clscan.select_if(a, "x > 0")   # kept.get() == a.get()[a.get() > 0]
@@ -520,6 +577,9 @@ def select_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic"
         algorithm: "automatic" (one pass where the device qualifies for it) or "three_stage";
             "single_pass" forces the former.
         wait_for, queue: as for inclusive().
+        parameters: a dict of names to numbers the predicate reads, e.g.
+            select_if(a, "x > threshold", parameters={"threshold": np.float32(0.5)}); numbers as for
+            inclusive(). New values build nothing.
 
     Returns:
         (out[:count], count): a view of the first `count` elements of `out` (flattened) and the
@@ -530,7 +590,8 @@ def select_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic"
     Raises:
         The exceptions of inclusive().
     """
-    return _select("select_if", ary, None, predicate, out, count_out, algorithm, wait_for, queue)
+    return _select("select_if", ary, None, predicate, out, count_out, algorithm, wait_for, queue,
+                   parameters)
 
 
 def select_flagged(ary, flags, *, out=None, count_out=None, algorithm="automatic", wait_for=None,
@@ -548,7 +609,7 @@ def select_flagged(ary, flags, *, out=None, count_out=None, algorithm="automatic
 
 
 def partition_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic", wait_for=None,
-                 queue=None):
+                 queue=None, parameters=None):
     """Stable partition: the elements for which `predicate` holds, in order, then the others, in
     order.
 
@@ -559,17 +620,22 @@ def partition_if(ary, predicate, *, out=None, count_out=None, algorithm="automat
     select_if(); the call waits for the count unless `count_out` is given. It always runs the
     three-stage algorithm (it must know the count before it writes the other elements).
     """
-    return _select("partition_if", ary, None, predicate, out, count_out, algorithm, wait_for, queue)
+    return _select("partition_if", ary, None, predicate, out, count_out, algorithm, wait_for, queue,
+                   parameters)
 
 
-def unique(ary, *, out=None, count_out=None, algorithm="automatic", wait_for=None, queue=None):
+def unique(ary, *, out=None, count_out=None, algorithm="automatic", wait_for=None, queue=None,
+           key_equal=None, parameters=None):
     """The first element of every run of equal consecutive elements (compared with ==, so every NaN
     is kept), in order: numpy's x[np.concatenate(([True], x[1:] != x[:-1]))].
 
-    The arguments, the return value and the exceptions are those of select_if(); like it, the call
-    waits for the count unless `count_out` is given.
+    key_equal: an OpenCL C expression of `a` and `b`, neighbouring elements (a the one before), true
+    where b repeats a and is left out, e.g. "a / 16 == b / 16"; it may read `parameters` (as for
+    select_if()). None: ==. The other arguments, the return value and the exceptions are those of
+    select_if(); like it, the call waits for the count unless `count_out` is given.
     """
-    return _select("unique", ary, None, None, out, count_out, algorithm, wait_for, queue)
+    return _select("unique", ary, None, None, out, count_out, algorithm, wait_for, queue, parameters,
+                   key_equal)
 
 
 def _one_element(array, name, dtype):
@@ -586,7 +652,7 @@ def _one_element(array, name, dtype):
 
 
 def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-           wait_for=None, queue=None):
+           wait_for=None, queue=None, parameters=None, transform=None):
     """The total of `ary` under `op`: initial op ary[0] op ... op ary[n - 1] (all elements in C order).
 
         total = clscan.reduce(a)                        # waits; a numpy scalar of a's dtype
@@ -601,8 +667,8 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
             total; the call then returns an event without waiting. It may lie in ary's buffer (the
             total is written after every element is read), but not overlap it through another
             buffer.
-        op, custom_op, custom_identity: as for inclusive(). A custom_op need not be commutative:
-            elements are combined in their order.
+        op, custom_op, custom_identity, parameters, transform: as for inclusive(). A custom_op need
+            not be commutative: elements are combined in their order.
         initial: a number combined in front of the first element, or a pyopencl array of one element
             of ary's dtype whose value is read on the device when the call runs (a total of an
             earlier call, without reading it back).
@@ -644,7 +710,8 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
     event_ptr = _native.reduce(
         source.type, queue.int_ptr, in_ptr, in_offset, target.buffer_ptr, target.offset, ary.size, op,
         custom_op, custom_identity, initial, initial_source.buffer_ptr if initial_source else 0,
-        initial_source.offset if initial_source else 0, [e.int_ptr for e in waits])
+        initial_source.offset if initial_source else 0, [e.int_ptr for e in waits],
+        parameters=_parameters(parameters), transform=_expression(transform, "transform"))
     event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, arrays)
     if not wait_for_result:
