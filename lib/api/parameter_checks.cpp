@@ -7,6 +7,7 @@
 
 #include <clscan/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
@@ -19,10 +20,8 @@ constexpr std::size_t max_parameter_name = 64;
 
 bool identifier(std::string_view name) {
   const auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (name.empty() || !start(name[0])) return false;
-  for (const char c : name)
-    if (!start(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
+  return !name.empty() && start(name[0]) &&
+         std::all_of(name.begin(), name.end(), [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
 }
 
 bool starts_with(std::string_view name, std::string_view prefix) {
