@@ -8,11 +8,12 @@ namespace clscan::detail {
 std::string expression_function(expression_kind kind, std::string_view text, const char* element_type,
                                 const std::vector<named_parameter>& parameters) {
   const std::string type = element_type;
-  std::string params = ") {\n";
-  for (auto p = parameters.rbegin(); p != parameters.rend(); ++p) {
-    params = ", const " + std::string(p->type) + " " + std::string(p->name) + params;
-    params += "  (void)" + std::string(p->name) + ";\n"; // an expression may leave it unused
+  std::string params, unused;
+  for (const named_parameter& p : parameters) {
+    params.append(", const ").append(p.type).append(" ").append(p.name);
+    unused.append("  (void)").append(p.name).append(";\n"); // an expression may leave it unused
   }
+  params.append(") {\n").append(unused);
   // The expression on lines of its own, as given, so that a build log's line numbers point into it.
   if (kind == expression_kind::predicate || kind == expression_kind::transform) {
     const bool predicate = kind == expression_kind::predicate;
