@@ -404,9 +404,9 @@ py::tuple run_runs(const std::string& kind, const std::string& key_type, const s
   if (kind != "reduce_by_key" && kind != "unique_by_key" && kind != "run_length_encode")
     throw clscan::invalid_argument("clscan: unknown call '" + kind +
                                    "' (reduce_by_key, unique_by_key or run_length_encode)");
-  const scan_arguments args =
-      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
-                          std::move(initial), deterministic, algorithm, wait_for, python_parameters{}, "", "");
+  const scan_arguments args = scan_arguments_from(
+      in_offset, out_offset, op, custom_op, std::move(custom_identity), std::move(initial), deterministic,
+      algorithm, wait_for, python_parameters{}, "", "");
   const clscan::element_type values = parse_element_type(value_type);
   if (kind == "run_length_encode" && values != clscan::element_type::uint32 &&
       values != clscan::element_type::uint64)

@@ -239,7 +239,8 @@ template <typename K, typename V> void runs_suite(bool large) {
 
 } // namespace
 
-TEST_CASE("runs: reduce_by_key, unique_by_key and run_length_encode match a sequential reference", "[runs][runs-types]") {
+TEST_CASE("runs: reduce_by_key, unique_by_key and run_length_encode match a sequential reference",
+          "[runs][runs-types]") {
   runs_suite<cl_int, cl_int>(true);
   runs_suite<cl_uint, cl_float>(false);
   runs_suite<cl_long, cl_int>(false);
