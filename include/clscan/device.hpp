@@ -35,6 +35,10 @@ struct device_capabilities {
   bool int32_global_atomics = false; // cl_khr_global_int32_base_atomics, or OpenCL >= 1.1
   bool subgroups = false;            // cl_khr_subgroups or cl_intel_subgroups
   bool out_of_order_queues = false;  // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE in CL_DEVICE_QUEUE_PROPERTIES
+  // Every command of a call gets an event clscan holds until it ends (PoCL 3.1 aborts when a failure
+  // reaches a command whose event nobody holds); false on NVIDIA's platform, where failures do not abort
+  // and each event costs device time: only the commands that need one get an event there.
+  bool event_per_command = true;
   // The CLSCAN_DEVICE_LIMITS text these were capped with (tests: see capabilities() below), else empty.
   std::string limits;
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
@@ -59,6 +63,7 @@ cl::Device select_device();
 //   no_fp64           no cl_khr_fp64 (cl_double scans throw unsupported_error)
 //   no_out_of_order   no out-of-order queues (tests then make none)
 //   no_acq_rel        no release/acquire atomics (the OpenCL 1.2 fence protocol)
+//   few_events        event_per_command off: events only where a call needs them, as on NVIDIA
 // Anything else throws invalid_argument naming the variable and the text.
 device_capabilities capabilities(const cl::Device& device);
 

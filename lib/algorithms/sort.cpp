@@ -267,7 +267,7 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
 
   // A set no other pending call may still use, as for the scans (workspace::temporaries_for).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  return launch_call(queue, call, temps, [&](launch_sequence& launch, bool /*pending*/) {
+  return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool /*pending*/) {
     enqueue_passes(ws, temps, kernels, launch, keys_in, keys_out, values_in, values_out, n, request,
                    !key.narrow_counts);
   });

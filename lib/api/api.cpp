@@ -63,7 +63,7 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   // A set of temporaries that another call's pending command may still use is never taken, so the
   // call waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  return launch_call(queue, call, temps, [&](launch_sequence& launch, bool pending) {
+  return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
     const std::string* transform = operands.request->transform;
     launch.user_parameters(operands.request->parameters, transform && !transform->empty());
     operands.waits_pending = plan->algo == algorithm::single_pass && pending;

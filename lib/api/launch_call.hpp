@@ -21,10 +21,11 @@ bool waits_pending(const cl_event* events, cl_uint count);
 // `enqueue` throws, commands it enqueued may still run on the set: it is given up, so that no later
 // call shares it, and the exception passes on.
 template <typename Enqueue>
-cl::Event launch_call(const cl::CommandQueue& queue, const checked_call& call, temporaries& temps,
-                      Enqueue&& enqueue) {
+cl::Event launch_call(const cl::CommandQueue& queue, const checked_call& call, const workspace& ws,
+                      temporaries& temps, Enqueue&& enqueue) {
   const bool pending = waits_pending(call.waits, call.wait_count);
-  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, temps.enqueued, pending);
+  launch_sequence launch(call.queue, call.out_of_order, call.waits, call.wait_count, temps.enqueued, pending,
+                         ws.caps.event_per_command);
   try {
     enqueue(launch, pending);
   } catch (...) {

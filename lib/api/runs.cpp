@@ -196,7 +196,7 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
     if (encode) passes[0].operands.in = ones_buffer;
   }
 
-  return launch_call(queue, call, temps, [&](launch_sequence& launch, bool pending) {
+  return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
     if (encode) {
       const cl_uint one32 = 1;
       const cl_ulong one64 = 1;
