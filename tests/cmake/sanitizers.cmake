@@ -115,9 +115,11 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     #               kind, and select-arguments below their argument checks
     #   sort, parts every key and value type, bit range and pattern; every part type and operator: the
     #               sanitized builds run each call's host paths once instead (sort-host-paths and
-    #               parts-host-paths in tests/CMakeLists.txt), and TSan runs parts in full
+    #               parts-host-paths in tests/CMakeLists.txt), and TSan runs parts but its type matrix
+    #   runs        reduce_by_key, unique_by_key and run_length_encode for every type pair and run shape:
+    #               runs-host-paths runs each call's host paths once
     set(CLSCAN_ASAN_EXCLUDED_LABELS
-        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key|sort|parts")
+        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key|sort|parts|runs")
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/cmake/reliability.cmake's.
     # The scan suite left it to keep CI within 30 minutes: it calls clscan from one host thread, so only
     # the implementation's own threads could race with it, and ASan runs it in full. "parts": a thread
@@ -132,8 +134,10 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # robustness-first-call runs every kind of call first in a child process of its own, each qualifying
     # the device afresh (85 s under ASan): the qualification's host paths are the qualify-* tests', and
     # each call's are those of the suites ASan runs.
+    # faults: faults-host-paths runs its host-code cases (tests/CMakeLists.txt); the look-back cases test
+    # kernels, and eight processes compiling on an empty cache took minutes under ASan's slow unwinder.
     set(CLSCAN_ASAN_EXCLUDED_TESTS
-        "^(info-self-test|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
+        "^(faults|info-self-test|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
