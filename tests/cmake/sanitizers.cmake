@@ -137,8 +137,10 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # faults: faults-host-paths runs its host-code cases (tests/CMakeLists.txt); the look-back cases test
     # kernels, and eight processes compiling on an empty cache took minutes under ASan's slow unwinder.
     # few-events: the same calls as reduce and robustness-references, with fewer events.
+    # info-cache-states: clscan-info over five states of the disk cache, whose host code the cache
+    # suite runs (2.5 minutes under ASan).
     set(CLSCAN_ASAN_EXCLUDED_TESTS
-        "^(faults|few-events|info-self-test|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
+        "^(faults|few-events|info-self-test|info-cache-states|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
