@@ -40,6 +40,8 @@ rusticl_test(tree "[select],[by_key]" 900
     ENV CLSCAN_DEVICE_LIMITS=gpu CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1 CLSCAN_TEST_ALGORITHMS=automatic)
 # The sort's GPU tile shape (lib/dispatch/tuning.cpp sort_tuning), which llvmpipe, a CPU device, does not take.
 rusticl_test(sort-gpu-shape "[sort]" 900 ENV CLSCAN_DEVICE_LIMITS=gpu)
+# The one-pass sort's fallback there (sort-gpu-shape-fallback on PoCL).
+rusticl_test(sort-gpu-shape-fallback "[sort-fallback]" 600 ENV CLSCAN_DEVICE_LIMITS=gpu CLSCAN_SPIN_LIMIT=0)
 # Every kind of call first in a process (llvmpipe's qualification rejects the preferred CPU shape), and
 # the reference counts of the caller's buffers (a rusticl kernel keeps its last arguments referenced).
 foreach(area first-call references)
