@@ -30,6 +30,8 @@
 #define SORT_RADIX 256
 // Rank rounds of 4 bits: 16 counters per work-item.
 #define SORT_ROUND_BINS 16
+// The rank counters (16 per work-item, one spare every 32; COUNTER_PAD).
+#define SORT_COUNTERS (SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32)
 // sort_scatter's local indexing (see there).
 #define KEY_PAD(j) ((j) + ((j) >> 4))
 #define COUNTER_PAD(j) ((j) + ((j) >> 5))
@@ -462,7 +464,7 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
 #if CLSCAN_SORT_VALUE_SIZE
   local ushort positions[SORT_TILE + SORT_TILE / 16];
 #endif
-  local uint counters[SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32];
+  local uint counters[SORT_COUNTERS];
   local uint sums[CLSCAN_WG];
   local offset_t bases[SORT_RADIX];
   rank_tile(src, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
@@ -637,14 +639,24 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
 #if CLSCAN_SORT_VALUE_SIZE
   local ushort positions[SORT_TILE + SORT_TILE / 16];
 #endif
-  local uint counters[SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32];
+  local uint counters[SORT_COUNTERS];
   local uint sums[CLSCAN_WG];
   local offset_t bases[SORT_RADIX];
   // Per digit: where its run starts in the ranked tile and where it ends (0: no key of that digit),
-  // then the tile's count of it; the look-back's state.
+  // then the tile's count of it.
   local uint run_first[SORT_RADIX], run_count[SORT_RADIX];
-  local uint behind[SORT_RADIX], stalls[SORT_RADIX], fallback_counts[SORT_RADIX];
-  local int next[SORT_RADIX];
+  // The look-back's state, 4 words per digit: in the rank counters, free once the tile is ranked,
+  // where they are large enough (work-groups of 64 and more), so that the one-pass kernel takes little
+  // more local memory than sort_scatter (with values, 4096 keys a tile within 48 KiB).
+#if SORT_COUNTERS >= 4 * SORT_RADIX
+  local uint* const state = counters;
+#else
+  local uint state[4 * SORT_RADIX];
+#endif
+  local uint* const behind = state;
+  local int* const next = (local int*)(state + SORT_RADIX);
+  local uint* const stalls = state + 2 * SORT_RADIX;
+  local uint* const fallback_counts = state + 3 * SORT_RADIX;
   local int fallback;
   local uint pending;
 

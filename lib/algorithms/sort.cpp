@@ -62,11 +62,14 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /
   return std::max({scatter, scan_counts, std::size_t{max_passes * radix * 4}});
 }
 
-// sort_onepass: sort_scatter's, then per digit its run in the tile, its count, the look-back's state
-// and the fallback's counts (six arrays of 256 words), and the ticket and flags.
+// sort_onepass: sort_scatter's, then per digit where its run starts and ends (two arrays of 256 words),
+// the look-back's state (four more, in the rank counters where these hold 4 * 256 words) and the
+// ticket and flags.
 std::size_t one_pass_local_memory_bytes(const tuning& shape, const device_capabilities& caps,
                                         element_type type) {
-  return local_memory_bytes(shape, caps, type) + 6 * radix * 4 + 16;
+  const std::size_t counters = 16 * shape.work_group_size + 16 * shape.work_group_size / 32;
+  const std::size_t state = counters >= 4 * radix ? 0 : 4 * radix * 4;
+  return local_memory_bytes(shape, caps, type) + 2 * radix * 4 + state + 16;
 }
 
 int key_kind(element_type type) {
