@@ -695,6 +695,13 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   } else {
     digits_before(status, tag, tile, behind, next, stalls, fallback_counts, &fallback, &pending, src, n,
                   descending, shift, mask);
+#if CLSCAN_FORGET_PREDECESSORS
+    // Tests only (tile_prefix.cl): the look-back forgets what came before, as the scans' does under the
+    // same hook, so that a sort that ran here on a device that failed the qualification would be wrong
+    // (sort-gpu-shape-disqualified, tests/CMakeLists.txt).
+    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+      behind[d] = 0;
+#endif
   }
   for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
     const uint before = behind[d], mine = run_count[d];

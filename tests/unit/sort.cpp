@@ -534,6 +534,26 @@ TEST_CASE("sort: single_pass exact whatever its look-back finds", "[sort][sort-f
     }
 }
 
+// On a device that fails the single-pass qualification, single_pass and automatic run the three-stage
+// passes by themselves: under CLSCAN_BUILD_OPTIONS=-DCLSCAN_TEST_WRONG_LOOKBACK with the GPU shape
+// (sort-gpu-shape-disqualified, tests/CMakeLists.txt) every look-back, the sort's too, forgets its
+// predecessors, so the qualification fails and a sort that ran sort_onepass anyway would be wrong
+// beyond its first tile. Hidden from "[sort]": it needs that build.
+TEST_CASE("sort: single_pass on a device that fails the qualification", "[.][sort-disqualified]") {
+  auto& e = env();
+  REQUIRE_FALSE(clscan::qualify_single_pass(e.device, clscan::element_type::uint32).passed);
+  for (algorithm algo : {algorithm::single_pass, algorithm::automatic}) {
+    INFO(clscan::to_string(algo));
+    clscan::sort_options<cl_uint> o;
+    o.algorithm = algo;
+    check_sort(make_keys<cl_uint>(pattern::uniform, 3 * 4096 + 7, 14), o, placement::out_of_place);
+    clscan::sort_options<cl_float> f;
+    f.algorithm = algo;
+    check_sort_by_key<cl_float, cl_uint>(make_keys<cl_float>(pattern::special, 2 * 4096 + 9, 15), f,
+                                         placement::in_place);
+  }
+}
+
 // Under Oclgrind (tests/cmake/reliability.cmake): small inputs that reach every kernel of a tile shape
 // (one tile and several, a partial last tile, trivial passes, in place with an odd count of passes),
 // where its memory, uninitialized-value and race checks watch them: the GPU shape by default (Oclgrind's
