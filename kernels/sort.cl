@@ -394,16 +394,20 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
 
 // Writes the ranked tile (rank_tile; keys[k] holds its position k * CLSCAN_WG + lid) to
 // bases[digit] + its position: dst and values_dst point at the outputs' element 0, values_src at the
-// tile's values, first is the tile's first input position.
+// tile's values, first is the tile's first input position. Nothing goes past the n outputs, whatever
+// the bases: sort_onepass takes its digit offsets from the histogram of the sort's input, and a wrong
+// pass before it (a device whose look-back fails, which the qualification keeps off it) would leave
+// keys whose digits disagree with them.
 inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count, local const offset_t* bases,
                            global key_bits* dst, const global value_bits* values_src,
-                           global value_bits* values_dst, ulong first, uint write_keys, uint values_mode,
-                           uint descending, uint shift, uint mask) {
+                           global value_bits* values_dst, ulong first, ulong n, uint write_keys,
+                           uint values_mode, uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0);
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
     const ulong to = (ulong)(bases[digit_of(keys[k], descending, shift, mask)] + (offset_t)j);
+    if (to >= n) continue;
     if (write_keys) dst[to] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
     const uint at = positions[KEY_PAD(j)];
@@ -483,7 +487,7 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
       bases[d] = offsets[d * tiles + tile] - (offset_t)j;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, write_keys,
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
                  values_mode, descending, shift, mask);
 #endif
 }
@@ -709,7 +713,7 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     if (mine) bases[d] = digit_offsets[pass * SORT_RADIX + d] + (offset_t)before - (offset_t)run_first[d];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, write_keys,
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
                  values_mode, descending, shift, mask);
 }
 #endif // CLSCAN_SORT_ONE_PASS
