@@ -30,6 +30,8 @@
 #define SORT_RADIX 256
 // Rank rounds of 4 bits: 16 counters per work-item.
 #define SORT_ROUND_BINS 16
+// The rank counters (16 per work-item, one spare every 32; COUNTER_PAD).
+#define SORT_COUNTERS (SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32)
 // sort_scatter's local indexing (see there).
 #define KEY_PAD(j) ((j) + ((j) >> 4))
 #define COUNTER_PAD(j) ((j) + ((j) >> 5))
@@ -288,74 +290,49 @@ sort_scan_counts(const global uint* counts, global offset_t* offsets, ulong tota
 #endif
 }
 
-// One digit pass over tile get_group_id(0): its keys ranked stably by digit in local memory (two
-// rounds of 4-bit splits over the positions each work-item owns, in order), then written to
-// offsets[digit * tiles + tile] + their rank among the tile's keys of that digit. Values move with
-// their keys (values_mode 1) or are the keys' input positions (values_mode 2: sorted_order's first
-// pass). In a trivial pass, or with copy set, the tile is copied in its order instead (keys only where
-// write_keys is set, as for a copy that puts an in-place input aside).
-kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
-sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst, ulong dst_offset,
-             const global value_bits* values_src, ulong values_src_offset, global value_bits* values_dst,
-             ulong values_dst_offset, ulong n, ulong tiles, const global offset_t* offsets,
-             const global uint* trivial, uint pass, uint copy, uint write_keys, uint values_mode,
-             uint descending, uint shift, uint mask) {
+// Copies tile `first` (count keys from src, which points at the tile) in its order: keys only where
+// write_keys is set, as for a copy that puts an in-place input aside. Values as in sort_scatter.
+inline void copy_tile(const global key_bits* src, global key_bits* dst, const global value_bits* values_src,
+                      global value_bits* values_dst, ulong first, uint count, uint write_keys,
+                      uint values_mode) {
   const uint lid = get_local_id(0);
-  const ulong tile = get_group_id(0);
-  const ulong first = tile * SORT_TILE;
-  const uint count = (uint)min((ulong)SORT_TILE, n - first);
-  src += src_offset + first;
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    if (write_keys) dst[first + j] = src[j];
 #if CLSCAN_SORT_VALUE_SIZE
-  if (values_src) values_src += values_src_offset + first;
-#endif
-
-  if (copy || trivial[pass]) {
-    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-      const uint j = k * CLSCAN_WG + lid;
-      if (j >= count) break;
-      if (write_keys) dst[dst_offset + first + j] = src[j];
-#if CLSCAN_SORT_VALUE_SIZE
-      if (values_mode == 1) values_dst[values_dst_offset + first + j] = values_src[j];
-      if (values_mode == 2) values_dst[values_dst_offset + first + j] = (value_bits)(first + j);
-#endif
-    }
-    return;
-  }
-
-#if CLSCAN_WG == 1
-  // One work-item per tile (CPUs): it scatters its keys in input order, which is stable by itself.
-  local offset_t next[SORT_RADIX];
-  for (uint d = 0; d < SORT_RADIX; ++d)
-    next[d] = offsets[d * tiles + tile];
-  dst += dst_offset;
-#if CLSCAN_SORT_VALUE_SIZE
-  values_dst += values_dst_offset;
-#endif
-  for (uint j = 0; j < count; ++j) {
-    const key_bits key = src[j];
-    const ulong to = (ulong)(next[digit_of(key, descending, shift, mask)]++);
-    if (write_keys) dst[to] = key;
-#if CLSCAN_SORT_VALUE_SIZE
-    if (values_mode == 1) values_dst[to] = values_src[j];
-    if (values_mode == 2) values_dst[to] = (value_bits)(first + j);
-#endif
-  }
+    if (values_mode == 1) values_dst[first + j] = values_src[j];
+    if (values_mode == 2) values_dst[first + j] = (value_bits)(first + j);
 #else
-  // Ranked in two stable rounds of 4-bit splits (low nibble, then high): in each round a work-item
-  // takes the CLSCAN_ITEMS consecutive keys of the tile's current order that it owns, counts their
-  // nibbles, and writes each key to its slot in the round's output order. Keys (and, where values
-  // move, their tile positions) travel through local memory, so the tile is read from global memory
-  // once and written in digit runs. Local arrays are indexed through PAD: one spare word every 16
-  // (keys) or 32 (counters), so that a work-item's consecutive entries and the work-group's strided
-  // ones fall in different banks.
-  local key_bits exchange[SORT_TILE + SORT_TILE / 16];
-#if CLSCAN_SORT_VALUE_SIZE
-  local ushort positions[SORT_TILE + SORT_TILE / 16];
+    (void)values_src;
+    (void)values_dst;
+    (void)values_mode;
 #endif
-  local uint counters[SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32];
-  local uint sums[CLSCAN_WG];
-  local offset_t bases[SORT_RADIX];
+  }
+}
 
+#if CLSCAN_WG > 1
+#if CLSCAN_SORT_VALUE_SIZE
+#define SORT_POSITIONS_PARAM , local ushort* positions
+#define SORT_POSITIONS_ARG , positions
+#else
+#define SORT_POSITIONS_PARAM
+#define SORT_POSITIONS_ARG
+#endif
+
+// Ranks the tile's count keys (src points at the tile) stably by digit in local memory: on return
+// exchange[KEY_PAD(j)] holds the tile's j-th key in digit order and, where values move,
+// positions[KEY_PAD(j)] its position in the tile; visible to every work-item.
+//
+// Two stable rounds of 4-bit splits (low nibble, then high): in each round a work-item takes the
+// CLSCAN_ITEMS consecutive keys of the tile's current order that it owns, counts their nibbles, and
+// writes each key to its slot in the round's output order. Keys (and, where values move, their tile
+// positions) travel through local memory, so the tile is read from global memory once and written in
+// digit runs. Local arrays are indexed through PAD: one spare word every 16 (keys) or 32 (counters), so
+// that a work-item's consecutive entries and the work-group's strided ones fall in different banks.
+inline void rank_tile(const global key_bits* src, uint count, local key_bits* exchange SORT_POSITIONS_PARAM,
+                      local uint* counters, local uint* sums, uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0);
   // Positions past the input hold zeros: they are ranked (last) but never written out. An if, not a
   // conditional expression: PoCL 3.1 loaded src[j] of `j < count ? src[j] : 0` past the tile's end
   // too (a crash at n = 2 under CLSCAN_DEVICE_LIMITS=gpu).
@@ -413,10 +390,94 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
+}
+
+// Writes the ranked tile (rank_tile; keys[k] holds its position k * CLSCAN_WG + lid) to
+// bases[digit] + its position: dst and values_dst point at the outputs' element 0, values_src at the
+// tile's values, first is the tile's first input position. Nothing goes past the n outputs, whatever
+// the bases: sort_onepass takes its digit offsets from the histogram of the sort's input, and a wrong
+// pass before it (a device whose look-back fails, which the qualification keeps off it) would leave
+// keys whose digits disagree with them.
+inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count, local const offset_t* bases,
+                           global key_bits* dst, const global value_bits* values_src,
+                           global value_bits* values_dst, ulong first, ulong n, uint write_keys,
+                           uint values_mode, uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0);
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    const ulong to = (ulong)(bases[digit_of(keys[k], descending, shift, mask)] + (offset_t)j);
+    if (to >= n) continue;
+    if (write_keys) dst[to] = keys[k];
+#if CLSCAN_SORT_VALUE_SIZE
+    const uint at = positions[KEY_PAD(j)];
+    if (values_mode == 1) values_dst[to] = values_src[at];
+    if (values_mode == 2) values_dst[to] = (value_bits)(first + at);
+#else
+    (void)values_src;
+    (void)values_dst;
+    (void)first;
+    (void)values_mode;
+#endif
+  }
+}
+#endif // CLSCAN_WG > 1
+
+// One digit pass over tile get_group_id(0): its keys ranked stably by digit in local memory
+// (rank_tile), then written to offsets[digit * tiles + tile] + their rank among the tile's keys of that
+// digit. Values move with their keys (values_mode 1) or are the keys' input positions (values_mode 2:
+// sorted_order's first pass). In a trivial pass, or with copy set, the tile is copied in its order
+// instead (copy_tile).
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst, ulong dst_offset,
+             const global value_bits* values_src, ulong values_src_offset, global value_bits* values_dst,
+             ulong values_dst_offset, ulong n, ulong tiles, const global offset_t* offsets,
+             const global uint* trivial, uint pass, uint copy, uint write_keys, uint values_mode,
+             uint descending, uint shift, uint mask) {
+  const ulong tile = get_group_id(0);
+  const ulong first = tile * SORT_TILE;
+  const uint count = (uint)min((ulong)SORT_TILE, n - first);
+  src += src_offset + first;
+  dst += dst_offset;
+#if CLSCAN_SORT_VALUE_SIZE
+  if (values_src) values_src += values_src_offset + first;
+  values_dst += values_dst_offset;
+#endif
+
+  if (copy || trivial[pass]) {
+    copy_tile(src, dst, values_src, values_dst, first, count, write_keys, values_mode);
+    return;
+  }
+
+#if CLSCAN_WG == 1
+  // One work-item per tile (CPUs): it scatters its keys in input order, which is stable by itself.
+  local offset_t next[SORT_RADIX];
+  for (uint d = 0; d < SORT_RADIX; ++d)
+    next[d] = offsets[d * tiles + tile];
+  for (uint j = 0; j < count; ++j) {
+    const key_bits key = src[j];
+    const ulong to = (ulong)(next[digit_of(key, descending, shift, mask)]++);
+    if (write_keys) dst[to] = key;
+#if CLSCAN_SORT_VALUE_SIZE
+    if (values_mode == 1) values_dst[to] = values_src[j];
+    if (values_mode == 2) values_dst[to] = (value_bits)(first + j);
+#endif
+  }
+#else
+  local key_bits exchange[SORT_TILE + SORT_TILE / 16];
+#if CLSCAN_SORT_VALUE_SIZE
+  local ushort positions[SORT_TILE + SORT_TILE / 16];
+#endif
+  local uint counters[SORT_COUNTERS];
+  local uint sums[CLSCAN_WG];
+  local offset_t bases[SORT_RADIX];
+  rank_tile(src, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 
   // The tile is in digit order now: a digit's run starts where the key before it has another digit.
   // Loops over a tile's positions test each position against count themselves: PoCL 3.1 ran the first
   // round of `for (j = lid; j < count; j += WG)` after the last barrier for every work-item.
+  const uint lid = get_local_id(0);
+  key_bits keys[CLSCAN_ITEMS];
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
@@ -426,21 +487,233 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
       bases[d] = offsets[d * tiles + tile] - (offset_t)j;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
+                 values_mode, descending, shift, mask);
+#endif
+}
 
+#if CLSCAN_SORT_ONE_PASS
+// The one-pass digit pass (algorithm::single_pass; lib/algorithms/sort.cpp builds it for work-groups
+// of more than one work-item): tiles taken by ticket, ranked as in sort_scatter, and placed through a
+// decoupled look-back over (tile, digit) counts, so that no kernel counts the tiles' digits first and
+// no tile-by-digit offsets are scanned. The look-back's status words, their tags, the memory-ordering
+// recipe and the ticket are those of the single-pass scan (tile_prefix.cl): slot (tile, digit) is the
+// scan's tile slot tile * 256 + digit, with an aggregate (the tile's count of that digit) and an
+// inclusive prefix (the count of that digit in tiles 0 to tile) beside it.
+
+#include "prelude.cl"
+// What a tile carries: a count of keys below 2^32 (the host runs this kernel for n < 2^30 only).
+#define CLSCAN_CARRY_DEFINED
+typedef uint carry_t;
+#define CLSCAN_CARRY_IDENTITY 0u
+#define CLSCAN_CARRY_SIZE 4
+#define CLSCAN_CARRY_TO_BITS(x) (x)
+#define CLSCAN_CARRY_FROM_BITS(x) (x)
+inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) { return a + b; }
+#define CLSCAN_INPUT_PARAMS const global key_bits *src, ulong n
+#define CLSCAN_INPUT_ARGS src, n
+#include "group_scan.cl"
+#include "tile_io.cl"
+// tile_prefix.cl's walk for one carry per tile reduces a silent tile through this. The sort walks its
+// 256 carries per tile itself (digits_before) and never calls that walk, which still has to link:
+// here the carry of a tile is its count of keys.
+CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
+                                       CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
+  (void)scratch;
+  (void)src;
+  return (carry_t)min((ulong)SORT_TILE, n - tile * SORT_TILE);
+}
+#include "tile_prefix.cl"
+
+// Predecessors a digit's look-back reads per round (their reads in flight together).
+#ifndef CLSCAN_SORT_WINDOW
+#define CLSCAN_SORT_WINDOW 4
+#endif
+
+inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + digit; }
+
+// The look-back of tile `tile` (> 0) for every digit at once, a work-item per digit (several where the
+// work-group is smaller than the radix), in rounds separated by barriers: each digit reads
+// CLSCAN_SORT_WINDOW predecessors and adds, nearest first, what they published up to the first
+// inclusive prefix. A digit that has had no news for CLSCAN_SPIN_LIMIT rounds asks for a fallback:
+// the work-group then counts the digits of the nearest silent predecessor's keys itself (src, the
+// pass's input, which nobody writes during the pass) and every digit waiting on that tile takes its
+// count, so that no work-group waits for another to be scheduled. On return behind[d] holds the keys
+// of digit d in the tiles before this one.
+inline void digits_before(global status_t* status, uint tag, ulong tile, local uint* behind, local int* next,
+                          local uint* stalls, local uint* counts, local int* fallback, local uint* pending,
+                          const global key_bits* src, ulong n, uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0);
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+    behind[d] = 0;
+    next[d] = (int)tile - 1;
+    stalls[d] = 0;
+  }
+  for (;;) {
+    if (lid == 0) {
+      *fallback = -1;
+      *pending = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+      int nearest = next[d];
+      if (nearest < 0) continue;
+#if CLSCAN_SPIN_LIMIT > 0
+      int kinds[CLSCAN_SORT_WINDOW];
+      carry_t values[CLSCAN_SORT_WINDOW];
+      for (int w = 0; w < CLSCAN_SORT_WINDOW; ++w) {
+        kinds[w] = CLSCAN_NOTHING;
+        values[w] = 0;
+        if (nearest - w >= 0)
+          kinds[w] = read_status(status, digit_slot((ulong)(nearest - w), d), tag, &values[w]);
+      }
+      carry_t sum = behind[d];
+      int taken = 0, done = 0;
+      for (int w = 0; w < CLSCAN_SORT_WINDOW && !done; ++w) {
+        if (kinds[w] == CLSCAN_NOTHING) break;
+        sum += values[w];
+        ++taken;
+        done = kinds[w] == CLSCAN_PREFIX;
+      }
+      behind[d] = sum;
+      // Tile 0 publishes its prefix, so a walk that reaches it is done.
+      nearest = done ? -1 : nearest - taken;
+      stalls[d] = taken ? 0 : stalls[d] + 1;
+      if (nearest >= 0 && stalls[d] > CLSCAN_SPIN_LIMIT) atomic_max(fallback, nearest);
+#else
+      // CLSCAN_SPIN_LIMIT=0 (tests): every predecessor is counted here, whatever was published.
+      atomic_max(fallback, nearest);
+#endif
+      next[d] = nearest;
+      if (nearest >= 0) atomic_or(pending, 1u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int silent = *fallback;
+    if (!*pending) break;
+    if (silent >= 0) {
+      for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+        counts[d] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const ulong first = (ulong)silent * SORT_TILE;
+      const uint count = (uint)min((ulong)SORT_TILE, n - first);
+      for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+        const uint j = k * CLSCAN_WG + lid;
+        if (j >= count) break;
+        atomic_inc(&counts[digit_of(src[first + j], descending, shift, mask)]);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+        if (next[d] != silent) continue;
+        behind[d] += counts[d];
+        next[d] = silent - 1;
+        stalls[d] = 0;
+      }
+    }
+    // fallback and pending are reset only once every work-item has read them.
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// One digit pass in one kernel. status is the look-back's status array (word 0: ticket counter);
+// the tile is ticket - ticket_base; tag is the pass's epoch (never 0). digit_offsets[pass][digit] is
+// where the pass's keys of that digit start (sort_histogram_total). Other arguments as sort_scatter's.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst, ulong dst_offset,
+             const global value_bits* values_src, ulong values_src_offset, global value_bits* values_dst,
+             ulong values_dst_offset, ulong n, ulong tiles, const global offset_t* digit_offsets,
+             const global uint* trivial, uint pass, uint write_keys, uint values_mode, uint descending,
+             uint shift, uint mask, global status_t* status, uint ticket_base, uint tag) {
+  local uint shared_tile;
+  // Every tile takes its ticket, trivial passes' too: the host counts the tickets of each pass.
+  const ulong tile = claim_tile(status, ticket_base, &shared_tile);
+  const ulong first = tile * SORT_TILE;
+  const uint count = (uint)min((ulong)SORT_TILE, n - first);
+  src += src_offset;
   dst += dst_offset;
 #if CLSCAN_SORT_VALUE_SIZE
+  if (values_src) values_src += values_src_offset + first;
   values_dst += values_dst_offset;
 #endif
+  if (trivial[pass]) {
+    copy_tile(src + first, dst, values_src, values_dst, first, count, write_keys, values_mode);
+    return;
+  }
+
+  local key_bits exchange[SORT_TILE + SORT_TILE / 16];
+#if CLSCAN_SORT_VALUE_SIZE
+  local ushort positions[SORT_TILE + SORT_TILE / 16];
+#endif
+  local uint counters[SORT_COUNTERS];
+  local uint sums[CLSCAN_WG];
+  local offset_t bases[SORT_RADIX];
+  // Per digit: where its run starts in the ranked tile and where it ends (0: no key of that digit),
+  // then the tile's count of it.
+  local uint run_first[SORT_RADIX], run_count[SORT_RADIX];
+  // The look-back's state, 4 words per digit: in the rank counters, free once the tile is ranked,
+  // where they are large enough (work-groups of 64 and more), so that the one-pass kernel takes little
+  // more local memory than sort_scatter (with values, 4096 keys a tile within 48 KiB).
+#if SORT_COUNTERS >= 4 * SORT_RADIX
+  local uint* const state = counters;
+#else
+  local uint state[4 * SORT_RADIX];
+#endif
+  local uint* const behind = state;
+  local int* const next = (local int*)(state + SORT_RADIX);
+  local uint* const stalls = state + 2 * SORT_RADIX;
+  local uint* const fallback_counts = state + 3 * SORT_RADIX;
+  local int fallback;
+  local uint pending;
+
+  const uint lid = get_local_id(0);
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+    run_count[d] = 0;
+  rank_tile(src + first, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
+
+  // As in sort_scatter: the runs of the ranked tile give each digit's count.
+  key_bits keys[CLSCAN_ITEMS];
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
-    const ulong to = (ulong)(bases[digit_of(keys[k], descending, shift, mask)] + (offset_t)j);
-    if (write_keys) dst[to] = keys[k];
-#if CLSCAN_SORT_VALUE_SIZE
-    const uint at = positions[KEY_PAD(j)];
-    if (values_mode == 1) values_dst[to] = values_src[at];
-    if (values_mode == 2) values_dst[to] = (value_bits)(first + at);
+    keys[k] = exchange[KEY_PAD(j)];
+    const uint d = digit_of(keys[k], descending, shift, mask);
+    if (j == 0 || digit_of(exchange[KEY_PAD(j - 1)], descending, shift, mask) != d) run_first[d] = j;
+    if (j + 1 == count || digit_of(exchange[KEY_PAD(j + 1)], descending, shift, mask) != d)
+      run_count[d] = j + 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The last tile has no successor to read what it publishes.
+  const int publishes = first + SORT_TILE < n;
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+    const uint end = run_count[d];
+    run_count[d] = end ? end - run_first[d] : 0;
+    // Tile 0's count is its inclusive prefix.
+    if (publishes)
+      publish(tile == 0 ? prefix_slot(status, digit_slot(tile, d))
+                        : aggregate_slot(status, digit_slot(tile, d)),
+              tag, run_count[d]);
+  }
+
+  if (tile == 0) {
+    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+      behind[d] = 0;
+  } else {
+    digits_before(status, tag, tile, behind, next, stalls, fallback_counts, &fallback, &pending, src, n,
+                  descending, shift, mask);
+#if CLSCAN_FORGET_PREDECESSORS
+    // Tests only (tile_prefix.cl): the look-back forgets what came before, as the scans' does under the
+    // same hook, so that a sort that ran here on a device that failed the qualification would be wrong
+    // (sort-gpu-shape-disqualified, tests/CMakeLists.txt).
+    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+      behind[d] = 0;
 #endif
   }
-#endif
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+    const uint before = behind[d], mine = run_count[d];
+    if (tile != 0 && publishes) publish(prefix_slot(status, digit_slot(tile, d)), tag, before + mine);
+    if (mine) bases[d] = digit_offsets[pass * SORT_RADIX + d] + (offset_t)before - (offset_t)run_first[d];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
+                 values_mode, descending, shift, mask);
 }
+#endif // CLSCAN_SORT_ONE_PASS

@@ -1,12 +1,13 @@
 // sort_kernels: the time of each kernel of clscan's portable radix sort (kernels/sort.cl) on one
 // device, for uint keys (and uint values with --pairs), beside a clEnqueueCopyBuffer of the keys in the
 // same process. It launches the kernels itself, as lib/algorithms/sort.cpp does (histogram of every
-// pass, then per 8-bit pass: count, count totals, scan of the counts, scatter), from a .cl file given on
-// the command line, so that a change to the kernels or their shape can be timed kernel by kernel before
-// it goes into the library. Nsight Compute profiles no kernel of NVIDIA's OpenCL (README.md).
+// pass, then per 8-bit pass: count, count totals, scan of the counts, scatter; or with --single-pass
+// one sort_onepass per pass, algorithm::single_pass), from a .cl file given on the command line, so that
+// a change to the kernels or their shape can be timed kernel by kernel before it goes into the library.
+// Nsight Compute profiles no kernel of NVIDIA's OpenCL (README.md).
 //
-// Usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--reps R]
-//                     [--platform NAME]
+// Usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass]
+//                     [--reps R] [--platform NAME]
 // Prints one line: the median over R sorts (after one untimed) of each kernel's summed time, of the
 // whole sort (first kernel's start to last kernel's end), of the copy, and their ratio; then checks the
 // result (keys in order, the same keys; with --pairs, values a stable permutation) and says how many
@@ -32,12 +33,15 @@
 namespace {
 
 const char* help_text =
-    "usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--reps R] [--platform "
-    "NAME]\n"
+    "usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass] [--reps "
+    "R] "
+    "[--platform NAME]\n"
     "  --kernels FILE   the sort's kernels (default kernels/sort.cl, from a checkout's root)\n"
     "  --n N            keys, 1 to 2^31 (default 2^24)\n"
     "  --shape WG:ITEMS work-group size and keys per work-item (default 256:16; WG * ITEMS <= 65536)\n"
     "  --pairs          uint values move with the keys (sort_by_key)\n"
+    "  --single-pass    one sort_onepass kernel per pass (n < 2^30; 64-bit status words where the device\n"
+    "                   has cl_khr_int64_base_atomics, fences as the memory model)\n"
     "  --reps R         timed sorts, 1 to 1000 (default 10)\n"
     "  --platform NAME  the first platform whose name contains NAME (default: the first platform)\n";
 
@@ -57,7 +61,7 @@ unsigned long long count_flag(const std::string& flag, const std::string& text, 
 struct settings {
   std::string kernels = "kernels/sort.cl", platform;
   std::size_t n = std::size_t{1} << 24, wg = 256, items = 16, reps = 10;
-  bool pairs = false;
+  bool pairs = false, single_pass = false;
 };
 
 settings parse(int argc, char** argv) {
@@ -76,6 +80,8 @@ settings parse(int argc, char** argv) {
       if (s.wg * s.items > 65536) usage_error("--shape " + text + ": a tile holds at most 65536 keys");
     } else if (arg == "--pairs") {
       s.pairs = true;
+    } else if (arg == "--single-pass") {
+      s.single_pass = true;
     } else if (arg == "--reps") {
       s.reps = count_flag(arg, value(), 1, 1000);
     } else if (arg == "--platform") {
@@ -96,11 +102,17 @@ struct sort_launches {
   std::size_t n, wg, tile, tiles, groups, tiles_per_group, segment, segments;
   cl::Buffer partials, flags, counts, offsets, segment_totals;
   cl::Kernel histogram, histogram_total, count, count_totals, scan_counts, scatter;
+  // --single-pass: the look-back's status words (word 0 the ticket counter), cleared once; every launch
+  // takes the next tag and its tiles' tickets, as lib/algorithms/single_pass.cpp begin_lookback does.
+  bool single_pass;
+  cl::Buffer digit_offsets, status;
+  cl::Kernel one_pass;
+  cl_uint ticket = 0, tag = 0;
   std::vector<std::pair<std::string, cl::Event>> events;
 
   sort_launches(const cl::Context& c, const cl::CommandQueue& q, const cl::Program& program,
                 const settings& s, std::size_t compute_units)
-      : context(c), queue(q), n(s.n), wg(s.wg), tile(s.wg * s.items) {
+      : context(c), queue(q), n(s.n), wg(s.wg), tile(s.wg * s.items), single_pass(s.single_pass) {
     tiles = (n + tile - 1) / tile;
     const std::size_t wanted = compute_units * 4;
     tiles_per_group = std::max<std::size_t>(1, (tiles + wanted - 1) / wanted);
@@ -120,6 +132,14 @@ struct sort_launches {
     count_totals = cl::Kernel(program, "sort_count_totals");
     scan_counts = cl::Kernel(program, "sort_scan_counts");
     scatter = cl::Kernel(program, "sort_scatter");
+    if (single_pass) {
+      digit_offsets = buffer(passes * radix * 4);
+      const std::size_t status_bytes = 8 + tiles * radix * 16; // two slots of 8 bytes per (tile, digit)
+      status = buffer(status_bytes);
+      const cl_uchar zero = 0;
+      queue.enqueueFillBuffer(status, zero, 0, status_bytes);
+      one_pass = cl::Kernel(program, "sort_onepass");
+    }
   }
   cl::Buffer buffer(std::size_t bytes) const {
     return cl::Buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 4));
@@ -145,12 +165,22 @@ struct sort_launches {
     const cl_mem none = nullptr;
     run("histogram", histogram, groups, keys, zero, n64, cl_ulong{tiles_per_group}, partials, cl_uint{0},
         cl_uint{0}, cl_uint{passes}, cl_uint{32});
-    run("histogram_total", histogram_total, passes, partials, cl_uint(groups), cl_uint{passes}, n64, flags, none);
+    run("histogram_total", histogram_total, passes, partials, cl_uint(groups), cl_uint{passes}, n64, flags,
+        single_pass ? digit_offsets() : none);
     cl_mem src = keys(), values_src = values ? (*values)() : nullptr;
     for (cl_uint p = 0; p < passes; ++p) {
       const bool to_out = (passes - 1 - p) % 2 == 0;
       const cl_mem dst = to_out ? keys_out() : keys_temp();
       const cl_mem values_dst = values ? (to_out ? (*values_out)() : (*values_temp)()) : nullptr;
+      if (single_pass) {
+        run("onepass", one_pass, tiles, src, zero, dst, zero, values_src, zero, values_dst, zero, n64,
+            cl_ulong{tiles}, digit_offsets, flags, p, cl_uint{1}, cl_uint{values ? 1u : 0u}, cl_uint{0},
+            cl_uint{8 * p}, cl_uint{255}, status, ticket, ++tag);
+        ticket += static_cast<cl_uint>(tiles);
+        src = dst;
+        values_src = values_dst;
+        continue;
+      }
       const cl_ulong total = tiles * radix;
       run("count", count, tiles, src, zero, n64, cl_ulong{tiles}, counts, flags, p, cl_uint{0},
           cl_uint{8 * p}, cl_uint{255});
@@ -192,10 +222,20 @@ int main(int argc, char** argv) try {
   std::stringstream source;
   source << file.rdbuf();
   cl::Program program(context, source.str());
-  const std::string options =
-      "-DCLSCAN_ELEM_SIZE=4 -DCLSCAN_SORT_KEY_KIND=0 -DCLSCAN_SORT_WIDE=0 -DCLSCAN_WG=" +
-      std::to_string(s.wg) + " -DCLSCAN_ITEMS=" + std::to_string(s.items) +
-      " -DCLSCAN_SORT_VALUE_SIZE=" + (s.pairs ? "4" : "0");
+  std::string options = "-DCLSCAN_ELEM_SIZE=4 -DCLSCAN_SORT_KEY_KIND=0 -DCLSCAN_SORT_WIDE=0 -DCLSCAN_WG=" +
+                        std::to_string(s.wg) + " -DCLSCAN_ITEMS=" + std::to_string(s.items) +
+                        " -DCLSCAN_SORT_VALUE_SIZE=" + (s.pairs ? "4" : "0");
+  if (s.single_pass) {
+    if (s.n >= (std::size_t{1} << 30)) usage_error("--single-pass: n must be below 2^30");
+    // The includes of sort.cl's one-pass part resolve beside the file.
+    const std::size_t slash = s.kernels.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : s.kernels.substr(0, slash);
+    const bool wide =
+        device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_base_atomics") != std::string::npos;
+    options += " -I " + dir +
+               " -DCLSCAN_SORT_ONE_PASS=1 -DCLSCAN_T=uint -DCLSCAN_WIDE_STATUS=" + (wide ? "1" : "0") +
+               " -DCLSCAN_ACQ_REL=0 -DCLSCAN_LOOKBACK=1 -DCLSCAN_SPIN_LIMIT=1024";
+  }
   try {
     program.build(std::vector<cl::Device>{device}, options.c_str());
   } catch (const cl::BuildError&) {
@@ -262,9 +302,9 @@ int main(int argc, char** argv) try {
   if (sum_in != sum_out || hash_in != hash_out) ++wrong;
 
   const double total = bench::median(sort_us), copy = bench::median(copy_us);
-  std::printf("%s: n %zu, %s, shape %zu:%zu: sort %.1f us, copy %.1f us, ratio %.4f, %.2f G keys/s |",
-              s.kernels.c_str(), n, s.pairs ? "pairs" : "keys", s.wg, s.items, total, copy, copy / total,
-              n / total / 1e3);
+  std::printf("%s: n %zu, %s%s, shape %zu:%zu: sort %.1f us, copy %.1f us, ratio %.4f, %.2f G keys/s |",
+              s.kernels.c_str(), n, s.pairs ? "pairs" : "keys", s.single_pass ? ", single pass" : "", s.wg,
+              s.items, total, copy, copy / total, n / total / 1e3);
   for (const auto& [name, us] : kernel_us)
     std::printf(" %s %.1f", name.c_str(), bench::median(us));
   std::printf(" | wrong %zu\n", wrong);

@@ -30,13 +30,18 @@
 //   n * sizeof(K)               a second key buffer (the passes ping-pong); sorted_order, which never
 //                               writes its keys, two of them when it makes three passes or more
 //   + n * sizeof(V)             a second value buffer (sort_by_key; sizeof(I) for sorted_order)
-//   + tiles * 256 * (4 + 4)     per-tile digit counts and their offsets (4 + 8 where n >= 2^32),
-//                               tiles = ceil(n / tile): 16384 keys on CPUs, 4096 on GPUs
+//   + tiles * 256 * (4 + 4)     three-stage passes: per-tile digit counts and their offsets (4 + 8
+//                               where n >= 2^32), tiles = ceil(n / tile): 16384 keys on CPUs, 4096
+//                               on GPUs (fewer for 64-bit keys where local memory is small)
+//   + 256 * 4                   three-stage passes: the digits' totals in a pass (8 where n >= 2^32)
+//   + tiles * 256 * 16 + 8      one-pass passes instead: the look-back's status words, two slots of
+//                               8 bytes per tile and digit (the same buffer as the single-pass scans'
+//                               status words on that set, grown to the larger need)
+//   + 8 * 256 * 4               one-pass passes: each pass's digit offsets
 //   + groups * passes * 256 * 4 the histogram's partial counts (groups: 4 per compute unit at most)
-//   + 256 * 4                   the digits' totals in a pass (8 where n >= 2^32)
 //   + 32                        a flag per pass
 // where passes = ceil((end_bit - begin_bit) / 8). For 32-bit keys on a GPU that is about
-// n * (4 + sizeof(V) + 0.5) bytes.
+// n * (4 + sizeof(V) + 0.5) bytes with three-stage passes, n * (4 + sizeof(V) + 1) with one-pass ones.
 #pragma once
 
 #include <clscan/options.hpp>
@@ -58,8 +63,13 @@ template <typename K = cl_uint> struct sort_options {
   // sorted_order's indices as values_out_offset).
   std::size_t keys_in_offset = 0, keys_out_offset = 0, values_in_offset = 0, values_out_offset = 0;
   // three_stage: per 8-bit digit pass, count each tile's digits, scan the tile-by-digit counts, scatter;
-  // runs on any device. single_pass (one kernel per pass, tiles chained by decoupled look-back) is not
-  // available yet and throws clscan::unsupported_error; automatic runs three_stage.
+  // runs on any device. single_pass: one kernel per pass, whose tiles learn how many keys of each digit
+  // the tiles before them hold through a decoupled look-back with a fallback (a tile whose predecessor
+  // stays silent counts that predecessor's digits itself, so no tile waits for another to be
+  // scheduled). single_pass runs where the device shape ranks tiles in work-groups (GPUs), n < 2^30
+  // and the device qualified for the single-pass scans' look-back (clscan::qualify_single_pass, 4-byte
+  // elements; the first such call may run that check, as a scan's does); elsewhere the three-stage
+  // passes run, with the same result. automatic: single_pass wherever it would run, else three_stage.
   clscan::algorithm algorithm = clscan::algorithm::automatic;
   // Events the sort waits for before it reads its inputs.
   std::vector<cl::Event> wait_list;

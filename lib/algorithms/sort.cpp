@@ -1,11 +1,16 @@
 // The radix sort (sort.hpp, kernels/sort.cl): a stable LSD sort in 8-bit digit passes. One kernel reads
 // the keys once and counts every pass's digits, so a pass in which every key has the same digit is
-// known on the device and only copies (nothing is read back). Each other pass counts each tile's
-// digits, scans the tile-by-digit counts, and scatters every tile's keys (and values) ranked stably
-// in local memory. The passes ping-pong between the output and one temporary so that the last one
-// writes the output and none reads the buffer it writes.
+// known on the device and only copies (nothing is read back). Each other pass either counts each
+// tile's digits, scans the tile-by-digit counts, and scatters every tile's keys (and values) ranked
+// stably in local memory (three_stage), or does all of it in one kernel whose tiles learn the counts
+// of the tiles before them through the look-back (single_pass: sort_onepass). The passes ping-pong
+// between the output and one temporary so that the last one writes the output and none reads the
+// buffer it writes.
 #include "algorithms/sort.hpp"
+#include "algorithms/single_pass.hpp"
 #include "launch_call.hpp"
+#include "qualify.hpp"
+#include "settings.hpp"
 
 #include "arguments.hpp"
 #include "error_check.hpp"
@@ -24,17 +29,25 @@
 namespace clscan::detail {
 namespace {
 
+// Kernel slots of the three-stage unit; the single-pass unit shares the first two.
 constexpr std::size_t histogram_kernel = 0, histogram_total_kernel = 1, count_kernel = 2,
                       count_totals_kernel = 3, scan_counts_kernel = 4, scatter_kernel = 5;
+// Kernel slots of the single-pass unit.
+constexpr std::size_t one_pass_scatter_kernel = 2, one_pass_kernel = 3, clear_status_kernel = 4;
 
 // Scratch slots of a temporaries set (temporaries::scratch) the sort uses; the scans use the low ones.
 constexpr std::size_t keys_slot = 16, keys_slot_2 = 17, values_slot = 18, counts_slot = 19, offsets_slot = 20,
-                      partials_slot = 21, flags_slot = 22, segment_totals_slot = 23;
+                      partials_slot = 21, flags_slot = 22, segment_totals_slot = 23, digit_offsets_slot = 24;
 
 constexpr std::size_t radix = 256;
 constexpr unsigned max_passes = 8;
 // The most work-groups sort_scan_counts takes (each adds up the totals of those before it).
 constexpr std::size_t max_segments = 256;
+// single_pass runs below this many keys (its look-back carries 32-bit counts); three_stage above.
+constexpr std::size_t one_pass_limit = std::size_t{1} << 30;
+// Look-back rounds without news before a tile counts a silent predecessor's digits itself, as the
+// scans' default (CLSCAN_SPIN_LIMIT overrides both).
+constexpr std::size_t default_spin_limit = 1024;
 
 // sort_scatter's tile of keys and of 16-bit positions (one spare entry every 16), rank counters (16 per
 // work-item, one spare every 32) with their sums, and digit bases (64-bit at most); sort_scan_counts'
@@ -47,6 +60,16 @@ std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /
       wg == 1 ? radix * 8 : padded_tile * (size_of(type) + 2) + counters * 4 + wg * 4 + radix * 8;
   const std::size_t scan_counts = wg == 1 ? 0 : tile * 8 + wg * 8;
   return std::max({scatter, scan_counts, std::size_t{max_passes * radix * 4}});
+}
+
+// sort_onepass: sort_scatter's, then per digit where its run starts and ends (two arrays of 256 words),
+// the look-back's state (four more, in the rank counters where these hold 4 * 256 words) and the
+// ticket and flags.
+std::size_t one_pass_local_memory_bytes(const tuning& shape, const device_capabilities& caps,
+                                        element_type type) {
+  const std::size_t counters = 16 * shape.work_group_size + 16 * shape.work_group_size / 32;
+  const std::size_t state = counters >= 4 * radix ? 0 : 4 * radix * 4;
+  return local_memory_bytes(shape, caps, type) + 2 * radix * 4 + state + 16;
 }
 
 int key_kind(element_type type) {
@@ -63,6 +86,10 @@ std::string prelude(const variant_key& key, const device_capabilities& /*caps*/)
   return "#define CLSCAN_SORT_KEY_KIND " + std::to_string(key_kind(key.key_type)) +
          "\n#define CLSCAN_SORT_VALUE_SIZE " + std::to_string(key.sort_value_size) +
          "\n#define CLSCAN_SORT_WIDE " + (key.narrow_counts ? "0" : "1") + "\n";
+}
+
+std::string one_pass_prelude(const variant_key& key, const device_capabilities& caps) {
+  return prelude(key, caps) + lookback_prelude(key, caps) + "#define CLSCAN_SORT_ONE_PASS 1\n";
 }
 
 std::string no_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) { return {}; }
@@ -88,12 +115,15 @@ struct sort_run {
   launch_sequence& launch;
   cl_ulong n = 0, tiles = 0;
   cl_mem counts = nullptr, offsets = nullptr, flags = nullptr, segment_totals = nullptr;
+  // single_pass: sort_scatter's slot (copies only), each pass's digit offsets, the status words.
+  std::size_t scatter_slot = scatter_kernel;
+  cl_mem digit_offsets = nullptr, status = nullptr;
   // sort_scan_counts' segments of the tile-by-digit counts, one per work-group.
   cl_ulong segment = 0, segments = 0;
   cl_uint descending = 0;
 
   void scatter(const pass_args& a, bool last) {
-    cl_kernel k = kernels.kernels[scatter_kernel]();
+    cl_kernel k = kernels.kernels[scatter_slot]();
     launch.args(k, 0, a.keys_src.buffer, a.keys_src.offset, a.keys_dst.buffer, a.keys_dst.offset,
                 a.values_src.buffer, a.values_src.offset, a.values_dst.buffer, a.values_dst.offset, n, tiles,
                 offsets, flags, a.pass, a.copy, a.write_keys, a.values_mode, descending, a.shift, a.mask);
@@ -113,6 +143,15 @@ struct sort_run {
     launch.args(s, 0, counts, offsets, total, segment, segment_totals, flags, a.pass);
     launch.run(s, segments, kernels.work_group_size, false);
   }
+
+  void one_pass(const pass_args& a, cl_uint ticket_base, cl_uint tag, bool last) {
+    cl_kernel k = kernels.kernels[one_pass_kernel]();
+    launch.args(k, 0, a.keys_src.buffer, a.keys_src.offset, a.keys_dst.buffer, a.keys_dst.offset,
+                a.values_src.buffer, a.values_src.offset, a.values_dst.buffer, a.values_dst.offset, n, tiles,
+                digit_offsets, flags, a.pass, a.write_keys, a.values_mode, descending, a.shift, a.mask,
+                status, ticket_base, tag);
+    launch.run(k, tiles, kernels.work_group_size, last);
+  }
 };
 
 cl::Event enqueue_marker(const checked_call& call) {
@@ -125,7 +164,7 @@ cl::Event enqueue_marker(const checked_call& call) {
 void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& kernels,
                     launch_sequence& launch, const cl::Buffer& keys_in, const cl::Buffer& keys_out,
                     const cl::Buffer* values_in, const cl::Buffer* values_out, std::size_t n,
-                    const sort_request& r, bool wide) {
+                    const sort_request& r, bool wide, bool pending, bool one_pass) {
   const std::size_t key_size = size_of(r.key_type);
   const std::size_t value_size = r.call == sort_call::keys ? 0 : size_of(r.value_type);
   const unsigned passes = (r.end_bit - r.begin_bit + 7) / 8;
@@ -135,6 +174,7 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
                             r.values_in_offset == r.values_out_offset;
 
   sort_run run{kernels, launch};
+  run.scatter_slot = one_pass ? one_pass_scatter_kernel : scatter_kernel;
   run.n = n;
   run.tiles = (n + kernels.tile - 1) / kernels.tile;
   run.descending = r.descending ? 1 : 0;
@@ -166,15 +206,29 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
   const place temp_keys_2{
       order && passes >= 3 ? temps.scratch(ws.context, keys_slot_2, n * key_size)() : nullptr, 0};
   const place temp_values{value_size ? temps.scratch(ws.context, values_slot, n * value_size)() : nullptr, 0};
-  run.counts = temps.scratch(ws.context, counts_slot, run.tiles * radix * sizeof(cl_uint))();
-  run.offsets = temps.scratch(ws.context, offsets_slot, run.tiles * radix * (wide ? 8 : 4))();
-  // Segments of whole tiles' worth of counts, at most max_segments of them: enough work-groups to
-  // fill a GPU at large n, one at small n.
-  const std::size_t chunks = (run.tiles * radix + kernels.tile - 1) / kernels.tile;
-  const std::size_t chunks_per_segment = (chunks + max_segments - 1) / max_segments;
-  run.segment = chunks_per_segment * kernels.tile;
-  run.segments = (chunks + chunks_per_segment - 1) / chunks_per_segment;
-  run.segment_totals = temps.scratch(ws.context, segment_totals_slot, run.segments * (wide ? 8 : 4))();
+  lookback_launch started;
+  if (one_pass) {
+    // Each pass is a launch of its own on the status words (scratch slot 0, shared with the scans on
+    // this set): tag started.tag + p and tickets from started.ticket_base + p * tiles, recorded as one
+    // launch of passes * tiles tickets by end_lookback. Tags must not pass the largest the words hold:
+    // an epoch too close to it has the words cleared first (tags restart at 1).
+    const cl_ulong max_tag = wide_status_words(ws.caps) ? 0xffffffffu : 0xffffu;
+    if (cl_ulong{temps.epoch} + passes > max_tag) temps.epoch = static_cast<cl_uint>(max_tag);
+    started = begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
+                             status_words_per_slot(ws.caps, sizeof(cl_uint)), run.tiles * radix, launch);
+    run.status = started.status;
+    run.digit_offsets = temps.scratch(ws.context, digit_offsets_slot, max_passes * radix * (wide ? 8 : 4))();
+  } else {
+    run.counts = temps.scratch(ws.context, counts_slot, run.tiles * radix * sizeof(cl_uint))();
+    run.offsets = temps.scratch(ws.context, offsets_slot, run.tiles * radix * (wide ? 8 : 4))();
+    // Segments of whole tiles' worth of counts, at most max_segments of them: enough work-groups to
+    // fill a GPU at large n, one at small n.
+    const std::size_t chunks = (run.tiles * radix + kernels.tile - 1) / kernels.tile;
+    const std::size_t chunks_per_segment = (chunks + max_segments - 1) / max_segments;
+    run.segment = chunks_per_segment * kernels.tile;
+    run.segments = (chunks + chunks_per_segment - 1) / chunks_per_segment;
+    run.segment_totals = temps.scratch(ws.context, segment_totals_slot, run.segments * (wide ? 8 : 4))();
+  }
 
   // The histogram of every pass: work-groups of whole tiles, each counting fewer than 2^32 keys.
   const std::size_t tile = kernels.tile;
@@ -192,7 +246,7 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
     launch.run(k, groups, kernels.work_group_size, false);
     cl_kernel t = kernels.kernels[histogram_total_kernel]();
     launch.args(t, 0, partials, static_cast<cl_uint>(groups), cl_uint{passes}, run.n, run.flags,
-                cl_mem{nullptr});
+                run.digit_offsets);
     launch.run(t, passes, kernels.work_group_size, false);
   }
 
@@ -226,11 +280,36 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
     a.values_src = values_src;
     a.values_dst = value_size ? (to_user ? user_values_out : temp_values) : place{};
     a.values_mode = order ? (p == 0 ? 2 : 1) : moved_values;
-    run.count(a);
-    run.scatter(a, last);
+    if (one_pass) {
+      run.one_pass(a, started.ticket_base + static_cast<cl_uint>(p * run.tiles), started.tag + p, last);
+    } else {
+      run.count(a);
+      run.scatter(a, last);
+    }
     keys_src = a.keys_dst;
     values_src = a.values_dst;
   }
+  if (one_pass) {
+    lookback_launch ended = started;
+    ended.tag = started.tag + passes - 1;
+    end_lookback(temps, ended, passes * run.tiles, pending, launch);
+  }
+}
+
+// Whether the look-back of the single-pass scans can be trusted on this device for the sort's: the
+// sort reuses the scans' verdict for 4-byte elements rather than qualifying a check sort of its own.
+// What the qualification catches is a device that breaks the look-back's communication between
+// work-groups (status words published by one and read by another, their tags, the memory-ordering
+// recipe of the device, the ticket), and sort_onepass communicates through those same words, macros
+// and tickets (tile_prefix.cl), each carrying a 32-bit count as a 4-byte scan's carries its value.
+// The rest of sort_onepass (the ranking, the scatter) is sort_scatter's, which the three-stage sort
+// runs on every device. A failed verdict, or a device without global 32-bit atomics, runs the
+// three-stage passes. Blocks while the check runs, as a scan's first call does; the caller must not
+// hold the workspace's lock.
+bool one_pass_qualified(const device_capabilities& caps, cl_context context) {
+  if (!single_pass_supported(caps, element_type::uint32)) return false;
+  const cl::Context held(context, true);
+  return ensure_single_pass_qualified(caps, element_type::uint32, &held).passed;
 }
 
 } // namespace
@@ -239,23 +318,31 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
                        const cl::Buffer* values_in, const cl::Buffer* values_out, std::size_t n,
                        const sort_request& request) {
   const checked_call call = check_sort_arguments(queue, keys_in, keys_out, values_in, values_out, n, request);
-  if (request.algo == algorithm::single_pass)
-    throw unsupported_error("clscan::sort: sort_options::algorithm single_pass is not available yet; use "
-                            "automatic or three_stage");
   if (n == 0) return enqueue_marker(call);
 
   // Held through the call: the cache may give the workspace up meanwhile, never under a running call.
   const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
   workspace& ws = *held;
-  std::unique_lock<std::mutex> lock(ws.mutex);
 
+  // single_pass (asked for, or automatic) where the shape ranks tiles in work-groups (GPUs; one
+  // work-item per tile, on CPUs, scatters in input order and has nothing to gain), the keys are
+  // fewer than one_pass_limit and the device qualifies; else the three-stage passes, whose results
+  // are the same.
   tuning shape = sort_tuning(ws.caps);
-  while (local_memory_bytes(shape, ws.caps, request.key_type) > ws.caps.local_mem_size &&
-         shape.items_per_thread > 1)
+  const bool one_pass = request.algo != algorithm::three_stage && shape.work_group_size > 1 &&
+                        n < one_pass_limit && one_pass_qualified(ws.caps, call.context);
+  const auto local_bytes = one_pass ? one_pass_local_memory_bytes : local_memory_bytes;
+  while (local_bytes(shape, ws.caps, request.key_type) > ws.caps.local_mem_size && shape.items_per_thread > 1)
     shape.items_per_thread /= 2;
+
+  std::unique_lock<std::mutex> lock(ws.mutex);
   variant_key key;
   key.sort = true;
-  key.algo = algorithm::three_stage;
+  key.algo = one_pass ? algorithm::single_pass : algorithm::three_stage;
+  // tile_prefix.cl's own walk is not used (sort_onepass has its window, CLSCAN_SORT_WINDOW); the
+  // spin limit is the fallback's.
+  key.lookback = one_pass ? 1 : 0;
+  key.spin_limit = one_pass ? spin_limit_override().value_or(default_spin_limit) : 0;
   key.type = size_of(request.key_type) == 8 ? element_type::uint64 : element_type::uint32;
   key.key_type = request.key_type;
   key.sort_value_size = request.call == sort_call::keys ? 0 : size_of(request.value_type);
@@ -267,9 +354,9 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
 
   // A set no other pending call may still use, as for the scans (workspace::temporaries_for).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
-  return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool /*pending*/) {
+  return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
     enqueue_passes(ws, temps, kernels, launch, keys_in, keys_out, values_in, values_out, n, request,
-                   !key.narrow_counts);
+                   !key.narrow_counts, pending, one_pass);
   });
 }
 
@@ -281,5 +368,14 @@ const algorithm_unit sort_unit = {algorithm::three_stage,
                                   prelude,
                                   no_options,
                                   not_a_scan};
+
+const algorithm_unit sort_single_pass_unit = {
+    algorithm::single_pass,
+    "sort.cl",
+    {"sort_histogram", "sort_histogram_total", "sort_scatter", "sort_onepass", "clear_status"},
+    one_pass_local_memory_bytes,
+    one_pass_prelude,
+    lookback_build_options,
+    not_a_scan};
 
 } // namespace clscan::detail

@@ -20,7 +20,7 @@ const algorithm_unit& unit_of(algorithm algo) {
 }
 
 const algorithm_unit& unit_of(const variant_key& key) {
-  if (key.sort) return sort_unit;
+  if (key.sort) return key.algo == algorithm::single_pass ? sort_single_pass_unit : sort_unit;
   if (!key.call) return unit_of(key.algo);
   switch (*key.call) {
   case primitive::select_if:

@@ -42,6 +42,8 @@ rusticl_test(tree "[select],[by_key]" 900
 # Bit ranges are the same kernels with other pass arguments (rusticl-sort and sort-gpu-shape run them):
 # left out here, where they took a third of the longest rusticl run.
 rusticl_test(sort-gpu-shape "[sort]~\"sort: bit ranges*\"" 900 ENV CLSCAN_DEVICE_LIMITS=gpu)
+# The one-pass sort's fallback there (sort-gpu-shape-fallback on PoCL).
+rusticl_test(sort-gpu-shape-fallback "[sort-fallback]" 600 ENV CLSCAN_DEVICE_LIMITS=gpu CLSCAN_SPIN_LIMIT=0)
 # Every kind of call first in a process (llvmpipe's qualification rejects the preferred CPU shape), and
 # the reference counts of the caller's buffers (a rusticl kernel keeps its last arguments referenced).
 foreach(area first-call references)
