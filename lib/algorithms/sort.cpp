@@ -45,6 +45,11 @@ constexpr unsigned max_passes = 8;
 constexpr std::size_t max_segments = 256;
 // single_pass runs below this many keys (its look-back carries 32-bit counts); three_stage above.
 constexpr std::size_t one_pass_limit = std::size_t{1} << 30;
+// automatic takes single_pass up to this many keys. On an H100 (2026-11-27, clscan-bench --primitive
+// sort,sort_by_key --type uint --algorithm all) the one-pass sort was faster at 2^20 keys (144 against
+// 158 µs; pairs 172 against 186) and slower from 2^24 (1310 against 1172 µs; 2^26: 4876 against 4360):
+// its tiles' look-back over 256 digits costs more there than the count and the counts' scan it saves.
+constexpr std::size_t one_pass_automatic_limit = std::size_t{1} << 20;
 // Look-back rounds without news before a tile counts a silent predecessor's digits itself, as the
 // scans' default (CLSCAN_SPIN_LIMIT overrides both).
 constexpr std::size_t default_spin_limit = 1024;
@@ -324,13 +329,15 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
   const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
   workspace& ws = *held;
 
-  // single_pass (asked for, or automatic) where the shape ranks tiles in work-groups (GPUs; one
-  // work-item per tile, on CPUs, scatters in input order and has nothing to gain), the keys are
-  // fewer than one_pass_limit and the device qualifies; else the three-stage passes, whose results
-  // are the same.
+  // single_pass (asked for, or automatic up to one_pass_automatic_limit keys) where the shape ranks
+  // tiles in work-groups (GPUs; one work-item per tile, on CPUs, scatters in input order and has
+  // nothing to gain), the keys are fewer than one_pass_limit and the device qualifies; else the
+  // three-stage passes, whose results are the same.
   tuning shape = sort_tuning(ws.caps);
-  const bool one_pass = request.algo != algorithm::three_stage && shape.work_group_size > 1 &&
-                        n < one_pass_limit && one_pass_qualified(ws.caps, call.context);
+  const bool wants_one_pass = request.algo == algorithm::single_pass ||
+                              (request.algo == algorithm::automatic && n <= one_pass_automatic_limit);
+  const bool one_pass = wants_one_pass && shape.work_group_size > 1 && n < one_pass_limit &&
+                        one_pass_qualified(ws.caps, call.context);
   const auto local_bytes = one_pass ? one_pass_local_memory_bytes : local_memory_bytes;
   while (local_bytes(shape, ws.caps, request.key_type) > ws.caps.local_mem_size && shape.items_per_thread > 1)
     shape.items_per_thread /= 2;
