@@ -36,13 +36,8 @@ typedef struct {
 } carry_t;
 #define CLSCAN_CARRY_DEFINED
 #define CLSCAN_CARRY_FLAGGED 1
+// The carry's value is one element: group_scan.cl's conversions of an element to and from its bits.
 #define CLSCAN_CARRY_SIZE CLSCAN_ELEM_SIZE
-#if CLSCAN_ELEM_SIZE == 8
-#define CLSCAN_CARRY_TO_BITS(x) as_ulong(x)
-#else
-#define CLSCAN_CARRY_TO_BITS(x) as_uint(x)
-#endif
-#define CLSCAN_CARRY_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
 inline carry_t make_carry(elem_t value, uint flag) {
   carry_t c;
   c.value = value;
@@ -103,6 +98,7 @@ inline carry_t reduce_keyed_run(CLSCAN_INPUT_PARAMS, ulong first CLSCAN_USER_PAR
   return make_carry(acc, flag);
 }
 
+// tile_prefix.cl's hook, as select.cl's: the same few lines over each file's own run reduction.
 inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_PARAMS CLSCAN_USER_PARAMS) {
   const carry_t run =
       reduce_keyed_run(keys, src, n, tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS CLSCAN_USER_ARGS);
@@ -369,13 +365,7 @@ inline void by_key_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, const global ca
     if (lid == 0) locals->lb.prefix = tile_prefixes[tile];
     group_barrier(CLK_LOCAL_MEM_FENCE);
   } else {
-#if CLSCAN_SPIN_LIMIT == 0
-    // In place, a predecessor's input may already hold its output once its prefix is published, so a
-    // published prefix must win over the reduction (see take_fallback).
-    const int take_published = src == dst;
-#else
-    const int take_published = 1;
-#endif
+    const int take_published = CLSCAN_TAKE_PUBLISHED(src, dst);
     tile_exclusive_prefix(status, tag, tile, tile_total, CLSCAN_CARRY_IDENTITY, tile + 1 < tiles,
                           take_published, &locals->lb, locals->scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
   }

@@ -7,22 +7,25 @@
 // The value the work-group scan and the look-back (tile_prefix.cl) combine: for scans, the element.
 // An algorithm that combines something else (a count of selected elements, a segment-aware pair)
 // defines CLSCAN_CARRY_DEFINED before including this file, with carry_t, CLSCAN_CARRY_IDENTITY,
-// carry_combine(), CLSCAN_CARRY_SIZE (bytes of its value) and CLSCAN_CARRY_TO_BITS / _FROM_BITS
-// (between the value and an unsigned integer of that size), and CLSCAN_CARRY_FLAGGED 1 for a
+// carry_combine(), CLSCAN_CARRY_SIZE (bytes of its value), CLSCAN_CARRY_TO_BITS / _FROM_BITS
+// (between the value and an unsigned integer of that size) unless the value is one element, whose
+// conversions this file defines, and CLSCAN_CARRY_FLAGGED 1 for a
 // struct {value; uint flag} whose flag the look-back moves in a status word of its own.
 #ifndef CLSCAN_CARRY_DEFINED
 typedef elem_t carry_t;
 #define CLSCAN_CARRY_IDENTITY CLSCAN_IDENTITY
 #define CLSCAN_CARRY_SIZE CLSCAN_ELEM_SIZE
+inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) {
+  return combine(a, b CLSCAN_USER_ARGS);
+}
+#endif
+#ifndef CLSCAN_CARRY_TO_BITS
 #if CLSCAN_ELEM_SIZE == 8
 #define CLSCAN_CARRY_TO_BITS(x) as_ulong(x)
 #else
 #define CLSCAN_CARRY_TO_BITS(x) as_uint(x)
 #endif
 #define CLSCAN_CARRY_FROM_BITS(x) CLSCAN_CAT(as_, CLSCAN_T)(x)
-inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) {
-  return combine(a, b CLSCAN_USER_ARGS);
-}
 #endif
 #ifndef CLSCAN_CARRY_FLAGGED
 #define CLSCAN_CARRY_FLAGGED 0

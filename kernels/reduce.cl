@@ -171,6 +171,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
   // One step per CLSCAN_ITEMS elements: at most range_tiles steps, which the host bounds for
   // llvmpipe's loop limit (docs/RELIABILITY.md, "rusticl").
 #if defined(CLSCAN_REDUCE_COMMUTATIVE)
+  // The strided layout's accumulators, started the same way: each layout's loop is its own.
   vec_t acc[CLSCAN_ITEMS / CLSCAN_VEC];
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll

@@ -50,13 +50,7 @@ scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst,
   src += src_offset;
   dst += dst_offset;
   if (seed_source) seed = seed_source[seed_offset];
-#if CLSCAN_SPIN_LIMIT == 0
-  // In place, a predecessor's input may already hold its output once its prefix is published, so a
-  // published prefix must win over the reduction (see take_fallback).
-  const int take_published = src == dst;
-#else
-  const int take_published = 1;
-#endif
+  const int take_published = CLSCAN_TAKE_PUBLISHED(src, dst);
 
   const ulong tile = claim_tile(status, ticket_base, &shared_tile);
   const ulong tile_first = tile * CLSCAN_TILE;

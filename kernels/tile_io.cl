@@ -45,7 +45,9 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
   }
 }
 
-// Stores v to the CLSCAN_ITEMS elements that start at `first`, none at or past n.
+// Stores v to the CLSCAN_ITEMS elements that start at `first`, none at or past n. load_items' branches
+// mirrored, kept apart rather than shared through a macro: each loop stays plain for the compiler to
+// unroll and vectorize, and reads as the access it is.
 inline void store_items(global elem_t* dst, ulong first, ulong n, const elem_t* v) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
@@ -171,7 +173,9 @@ inline elem_t reduce_local_run(local const vec_t* tile CLSCAN_USER_PARAMS) {
 
 // Scans the work-item's run of the local tile in place, seeded with `prefix`; lane_totals are
 // reduce_local_lanes' totals of the same run. Every work-item must call (the tile is complete for
-// store_local_tile when this returns).
+// store_local_tile when this returns). It walks the run as reduce_local_lanes does, storing as it goes:
+// a second loop rather than one walker with a callback, which OpenCL C lacks and a macro body would hide
+// from the reader of either loop.
 inline void scan_local_run(local vec_t* tile, const elem_t* lane_totals, elem_t prefix,
                            int exclusive CLSCAN_USER_PARAMS) {
   local vec_t* run = tile + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);

@@ -50,6 +50,14 @@
 #ifndef CLSCAN_SPIN_LIMIT
 #define CLSCAN_SPIN_LIMIT 1024
 #endif
+// take_published (see take_fallback) for a call that may run in place, from its src and dst: with the
+// spin limit 0, a published prefix wins over the reduction only in place, where a predecessor's input
+// may already hold its output once its prefix is published.
+#if CLSCAN_SPIN_LIMIT == 0
+#define CLSCAN_TAKE_PUBLISHED(src, dst) ((src) == (dst))
+#else
+#define CLSCAN_TAKE_PUBLISHED(src, dst) 1
+#endif
 
 // 1: a tile's exclusive prefix is the same combination of the tiles' totals whatever the timing
 // (options::deterministic for floating-point scans), and no tile waits for another tile's prefix.
@@ -594,6 +602,7 @@ CLSCAN_LOCAL_FN int take_levels(global status_t* status, uint tag, ulong tile, i
   return lb->rounds_without_news > CLSCAN_SPIN_LIMIT ? CLSCAN_FALL_BACK : CLSCAN_LOOK_ON;
 }
 
+// The same signature and start as the walk above, which it replaces under CLSCAN_FIXED_ORDER.
 // The walk with a fixed order of combination (see CLSCAN_FIXED_ORDER): publishes tile `tile`'s total
 // (when `publishes`), waits for the totals of the groups before it, publishing those of the groups it
 // ends as they become known, computes those that stay silent itself (reading their published parts

@@ -44,7 +44,9 @@ struct scan_arguments {
 // to fit the type.
 using python_parameters = std::vector<std::tuple<std::string, std::string, py::object>>;
 
-// Reads the Python values, so it runs with the GIL held.
+// Reads the Python values, so it runs with the GIL held. Field by field, as the C++ headers fill their
+// requests from options: scan_arguments is what Python hands over before T is known, so no one struct
+// serves both.
 template <typename T> clscan::options<T> options_from(const scan_arguments& args) {
   clscan::options<T> opts;
   opts.algorithm = args.algorithm;
@@ -157,6 +159,9 @@ scan_arguments scan_arguments_from(std::size_t in_offset, std::size_t out_offset
   return args;
 }
 
+// Each call below turns its handles into objects and dispatches on its types in the same few lines,
+// written out per call so that each reads as the signature pybind11 binds (and m.def registers each so).
+//
 // The calls behind clscan.inclusive, exclusive, inclusive_by_key and exclusive_by_key (`by_key`): keys
 // of OpenCL C type `key_type` at the input's offset in their own buffer. Returns the scan's event
 // (owned_handle).

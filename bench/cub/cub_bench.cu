@@ -4,6 +4,7 @@
 // device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
 // docs/PERFORMANCE.md can put CUB beside clscan measured in the same run. Not part of clscan's build
 // or CI: bench/cub/README.md.
+#include "../../tools/bench/inputs.hpp"
 #include "../common/arguments.hpp"
 
 #include <cub/cub.cuh>
@@ -198,64 +199,14 @@ struct row {
   std::string status, message; // "ok" or "FAIL", and the first mismatch
 };
 
-// clscan-bench's inputs (tools/bench/scan.hpp fill_random, tools/bench/workloads.hpp): the same
-// generators, seeds and distributions, so that both programs measure the same data. Copied rather than
-// included: those headers bring in clscan and OpenCL, and this program is one nvcc call on CUDA alone.
-std::uint64_t values_seed(std::size_t n, std::size_t input) { return 0x5eed0000u + 977 * n + input; }
-std::uint64_t keys_seed(std::size_t n, std::size_t input) { return 0x6b657900u + 977 * n + input; }
-
-// scan and by_key values: all bit patterns for integers, uniform in [-1, 1) for floating point.
-template <typename T> void fill_random(std::vector<T>& v, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  if constexpr (std::is_integral_v<T>) {
-    for (auto& x : v)
-      x = static_cast<T>(rng());
-  } else {
-    std::uniform_real_distribution<T> dist(T(-1), T(1));
-    for (auto& x : v)
-      x = dist(rng);
-  }
-}
-
-// select: 43 % of the elements, each independently at random, are > 0 (1 to 2^20); the others are 0 or
-// negative (0 for unsigned types).
-template <typename T> void fill_selectable(std::vector<T>& v, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (auto& x : v) {
-    const std::uint64_t r = rng();
-    const auto magnitude = static_cast<std::int64_t>((r >> 32) % (std::uint64_t{1} << 20));
-    if (r % 100 < 43)
-      x = static_cast<T>(magnitude + 1);
-    else if constexpr (std::is_signed_v<T>)
-      x = static_cast<T>(-magnitude);
-    else
-      x = T(0);
-  }
-}
-
-// sort's distinct7 keys: 7 values drawn as fill_random draws its elements, then each element one of
-// them, picked by the same generator.
-constexpr std::size_t distinct_keys = 7;
-template <typename T> void fill_distinct(std::vector<T>& v, std::uint64_t seed) {
-  std::vector<T> pool(distinct_keys);
-  fill_random(pool, seed);
-  std::mt19937_64 rng(seed + 1);
-  for (auto& x : v)
-    x = pool[rng() % distinct_keys];
-}
-
-// by_key: segment lengths uniform in [1, 1999] (1000 on average); the keys number the segments.
-void fill_segment_keys(std::vector<std::int32_t>& keys, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uint32_t key = 0;
-  for (std::size_t i = 0; i < keys.size(); ++key) {
-    const std::size_t length = 1 + static_cast<std::size_t>(rng() % 1999);
-    const std::size_t end = std::min(keys.size(), i + length);
-    std::fill(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(end),
-              static_cast<std::int32_t>(key));
-    i = end;
-  }
-}
+// clscan-bench's inputs (tools/bench/inputs.hpp): the same generators, seeds and distributions, so
+// that both programs measure the same data.
+using clscan_bench::fill_distinct;
+using clscan_bench::fill_random;
+using clscan_bench::fill_segment_keys;
+using clscan_bench::fill_selectable;
+using clscan_bench::keys_seed;
+using clscan_bench::values_seed;
 
 // select's predicate, "x > 0" as clscan-bench passes it to clscan::select_if.
 struct greater_than_zero {

@@ -64,15 +64,10 @@ template <typename K, typename V> run_request make_run_request(run_call kind, co
   run_request r;
   r.kind = kind;
   r.scan.type = element_traits<V>::type;
-  r.scan.algo = opts.algorithm;
-  r.scan.in_offset = opts.in_offset;
-  r.scan.out_offset = opts.out_offset;
-  r.scan.wait_list = &opts.wait_list;
+  take_select_options(r.scan, opts); // parameters and key_equal are refused (run_arguments.cpp)
   r.key_type = element_traits<K>::type;
   r.count_offset = opts.count_offset;
   r.predicate = &opts.predicate;
-  r.scan.parameters = &opts.parameters; // refused (run_arguments.cpp), as key_equal
-  r.scan.key_equal = &opts.key_equal;
   return r;
 }
 

@@ -48,19 +48,25 @@ template <typename T = cl_int> struct select_options {
 
 namespace detail {
 
+// The scan part of a request, from select_options: what the selections and the calls on runs
+// (runs.hpp) take from them alike. `opts` must outlive the request (it points into them).
+template <typename T> void take_select_options(scan_request& scan, const select_options<T>& opts) {
+  scan.algo = opts.algorithm;
+  scan.in_offset = opts.in_offset;
+  scan.out_offset = opts.out_offset;
+  scan.wait_list = &opts.wait_list;
+  scan.parameters = &opts.parameters;
+  scan.key_equal = &opts.key_equal;
+}
+
 template <typename T> primitive_request make_select_request(primitive kind, const select_options<T>& opts) {
   static_assert(element_traits<T>::supported,
                 "clscan selects cl_int, cl_uint, cl_long, cl_ulong, cl_float and cl_double");
   primitive_request r;
   r.kind = kind;
   r.scan.type = element_traits<T>::type;
-  r.scan.algo = opts.algorithm;
-  r.scan.in_offset = opts.in_offset;
-  r.scan.out_offset = opts.out_offset;
-  r.scan.wait_list = &opts.wait_list;
+  take_select_options(r.scan, opts);
   r.predicate = &opts.predicate;
-  r.scan.parameters = &opts.parameters;
-  r.scan.key_equal = &opts.key_equal;
   r.count_offset = opts.count_offset;
   r.flags_offset = opts.flags_offset;
   return r;

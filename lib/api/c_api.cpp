@@ -148,12 +148,7 @@ const char* c_name_of(clscan::detail::primitive kind) noexcept {
 clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, cl_mem in, cl_mem flags,
                         cl_mem out, cl_mem count, size_t n, type_integer type, const char* predicate,
                         const clscan_select_options* options, cl_event* event) noexcept {
-  if (event) *event = nullptr;
-  return guarded([&] {
-    const clscan_select_options defaults = clscan_select_options_defaults();
-    const clscan_select_options& opts = options ? *options : defaults;
-    check_struct(opts, first_select_options_size, "clscan_select_options", "CLSCAN_SELECT_OPTIONS_INIT");
-
+  return with_select_options(options, event, [&](const clscan_select_options& opts) {
     const bool takes_predicate =
         kind == clscan::detail::primitive::select_if || kind == clscan::detail::primitive::partition_if;
     std::string predicate_text;

@@ -33,11 +33,7 @@ clscan_status by_selection(clscan::detail::run_call kind, const char* name, cl_c
                            cl_mem keys_in, type_integer key_type, cl_mem values_in, type_integer value_type,
                            cl_mem keys_out, cl_mem values_out, cl_mem count, size_t n,
                            const clscan_select_options* options, cl_event* event) noexcept {
-  if (event) *event = nullptr;
-  return guarded([&] {
-    const clscan_select_options defaults = clscan_select_options_defaults();
-    const clscan_select_options& opts = options ? *options : defaults;
-    check_struct(opts, first_select_options_size, "clscan_select_options", "CLSCAN_SELECT_OPTIONS_INIT");
+  return with_select_options(options, event, [&](const clscan_select_options& opts) {
     if (kind == clscan::detail::run_call::unique_by_key && !values_in)
       throw clscan::invalid_argument(std::string(name) + ": the values buffer is NULL");
     clscan::detail::run_request request;

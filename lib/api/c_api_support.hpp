@@ -122,6 +122,21 @@ void check_struct(const Options& options, std::size_t first_size, const char* na
                                    ".wait_list is NULL but wait_list_size is " +
                                    std::to_string(options.wait_list_size));
 }
+// A call that takes clscan_select_options (the selections, unique_by_key, run_length_encode): the event
+// cleared first, then under guarded the caller's options, or the defaults for NULL, checked and handed to
+// `body`.
+template <typename Body>
+clscan_status with_select_options(const clscan_select_options* options, cl_event* event,
+                                  Body&& body) noexcept {
+  if (event) *event = nullptr;
+  return guarded([&] {
+    const clscan_select_options defaults = clscan_select_options_defaults();
+    const clscan_select_options& opts = options ? *options : defaults;
+    check_struct(opts, first_select_options_size, "clscan_select_options", "CLSCAN_SELECT_OPTIONS_INIT");
+    body(opts);
+  });
+}
+
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
                                              const clscan_options& opts, std::string& custom_op);
 

@@ -88,3 +88,10 @@ def exclusive_sum(x, initial=0):
 def at_offset(queue, x, start):
     """x on the device as a slice that starts `start` elements into its buffer (poisoned before it)."""
     return cla.to_device(queue, np.concatenate((poison(x.dtype, start), x)))[start:]
+
+
+def refused(match, call, *args, **kwargs):
+    """call(*args, **kwargs) raises clscan.InvalidArgumentError with a message `match` finds (a regular
+    expression); a failure's traceback names the caller's line, the refusal that did not happen."""
+    with pytest.raises(clscan.InvalidArgumentError, match=match):
+        call(*args, **kwargs)

@@ -25,11 +25,10 @@ execute_process(
             "${PYTHON}" -c "import clscan, clscan._native as n; print(clscan.__version__, clscan.__file__, n.__file__)"
     WORKING_DIRECTORY "${PREFIX}" # python -c puts the working directory first on sys.path
     OUTPUT_VARIABLE imported OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE result)
+string(FIND "${imported}" " ${package}/clscan/__init__.py ${package}/clscan/_native" at)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "the installed package does not import (${result})")
-endif()
-string(FIND "${imported}" " ${package}/clscan/__init__.py ${package}/clscan/_native" at)
-if(at EQUAL -1)
+elseif(at EQUAL -1)
   message(FATAL_ERROR "clscan was imported from elsewhere than ${package}: ${imported}")
 endif()
 message(STATUS "python-install: ${imported}")

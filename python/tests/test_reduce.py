@@ -8,7 +8,7 @@ import pyopencl.array as cla
 import pytest
 
 import clscan
-from conftest import DTYPES, at_offset, needs_dtype, poison, sample
+from conftest import DTYPES, at_offset, needs_dtype, poison, refused, sample
 
 N = 100_003
 
@@ -90,14 +90,9 @@ def test_empty(queue):
 def test_errors(queue):
     a = cla.to_device(queue, np.arange(10, dtype=np.int32))
     two = cla.zeros(queue, 2, np.int32)
-    with pytest.raises(clscan.InvalidArgumentError, match="out has 2 elements"):
-        clscan.reduce(a, out=two)
-    with pytest.raises(clscan.InvalidArgumentError, match="out has dtype float32"):
-        clscan.reduce(a, out=cla.zeros(queue, 1, np.float32))
-    with pytest.raises(clscan.InvalidArgumentError, match="initial has dtype int64"):
-        clscan.reduce(a, initial=cla.zeros(queue, 1, np.int64))
-    with pytest.raises(clscan.InvalidArgumentError, match="unknown op"):
-        clscan.reduce(a, op="product")
-    with pytest.raises(clscan.InvalidArgumentError, match="bitwise"):
-        clscan.reduce(cla.zeros(queue, 4, np.float32), op="bit_or")
+    refused("out has 2 elements", clscan.reduce, a, out=two)
+    refused("out has dtype float32", clscan.reduce, a, out=cla.zeros(queue, 1, np.float32))
+    refused("initial has dtype int64", clscan.reduce, a, initial=cla.zeros(queue, 1, np.int64))
+    refused("unknown op", clscan.reduce, a, op="product")
+    refused("bitwise", clscan.reduce, cla.zeros(queue, 4, np.float32), op="bit_or")
     same_bits(two.get(), np.zeros(2, np.int32))

@@ -21,7 +21,8 @@
  *
  * Each call family keeps its own case struct, run_* and make_*, with its buffers made, checked and
  * freed in place: C has no templates, and one driver of callbacks would hide which C signature each
- * call is checked through. */
+ * call is checked through. Each refusal is one EXPECT_FAILURE of its own, so that a failure names the
+ * call and arguments that were not refused; their lists look alike on purpose. */
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 

@@ -286,18 +286,27 @@ std::string run_smaller_sizes(const cl::Context& context, const cl::Device& devi
   return problems;
 }
 
+// n pairs of elements from a generator seeded with `seed`: make(random, i, first[i], second[i]).
+template <typename A, typename B, typename Make>
+void fill_random(std::size_t n, unsigned seed, std::vector<A>& first, std::vector<B>& second, Make make) {
+  std::mt19937 random(seed);
+  first.resize(n);
+  second.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    make(random, i, first[i], second[i]);
+}
+
 // select_if and inclusive_by_key, each repeated as the scans are: no allocation and no log event
 // after the first call, and the right result.
 std::string run_primitive(const cl::Context& context, const cl::Device& device, bool by_key,
                           clscan::algorithm algo) {
   const cl::CommandQueue queue(context, device);
   const std::size_t n = 200'000;
-  std::vector<cl_int> data(n), keys(n);
-  std::mt19937 random(11);
-  for (std::size_t i = 0; i < n; ++i) {
-    data[i] = static_cast<cl_int>(random() % 1000) - 400;
-    keys[i] = static_cast<cl_int>(i / (1 + random() % 50));
-  }
+  std::vector<cl_int> data, keys;
+  fill_random(n, 11, data, keys, [](std::mt19937& random, std::size_t i, cl_int& x, cl_int& key) {
+    x = static_cast<cl_int>(random() % 1000) - 400;
+    key = static_cast<cl_int>(i / (1 + random() % 50));
+  });
   const primitive_buffers buffers(queue, data, keys);
   const cl::Buffer &in = buffers.in, &key_buffer = buffers.keys, &out = buffers.out, &count = buffers.count;
   clscan::select_options<cl_int> select;
@@ -332,12 +341,11 @@ enum class parameter_call { select_if, inclusive_by_key, transform };
 std::string run_parameters(const cl::Context& context, const cl::Device& device, parameter_call kind) {
   const cl::CommandQueue queue(context, device);
   const std::size_t n = 200'000;
-  std::vector<cl_int> data(n), keys(n);
-  std::mt19937 random(19);
-  for (std::size_t i = 0; i < n; ++i) {
-    data[i] = static_cast<cl_int>(random() % 1000);
-    keys[i] = static_cast<cl_int>(i / 3);
-  }
+  std::vector<cl_int> data, keys;
+  fill_random(n, 19, data, keys, [](std::mt19937& random, std::size_t i, cl_int& x, cl_int& key) {
+    x = static_cast<cl_int>(random() % 1000);
+    key = static_cast<cl_int>(i / 3);
+  });
   const primitive_buffers buffers(queue, data, keys);
   const cl::Buffer &in = buffers.in, &key_buffer = buffers.keys, &out = buffers.out, &count = buffers.count;
   clscan::select_options<cl_int> select;
@@ -403,12 +411,11 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
 std::string run_sort(const cl::Context& context, const cl::Device& device, bool in_place) {
   const cl::CommandQueue queue(context, device);
   const std::size_t n = 200'000;
-  std::vector<cl_uint> keys(n), values(n);
-  std::mt19937 random(17);
-  for (std::size_t i = 0; i < n; ++i) {
-    keys[i] = static_cast<cl_uint>(random());
-    values[i] = static_cast<cl_uint>(i);
-  }
+  std::vector<cl_uint> keys, values;
+  fill_random(n, 17, keys, values, [](std::mt19937& random, std::size_t i, cl_uint& key, cl_uint& value) {
+    key = static_cast<cl_uint>(random());
+    value = static_cast<cl_uint>(i);
+  });
   cl::Buffer k(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint)),
       v(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint));
   cl::Buffer ko(context, CL_MEM_READ_WRITE, n * sizeof(cl_uint)),

@@ -35,6 +35,30 @@ template <typename T> std::vector<T> sample(std::size_t n, int period) {
 
 bool fp64() { return clscan::capabilities(env().device).fp64; }
 
+// The buffers of the refusal cases: sample ints in `in`, poison in `out`, both to be found unchanged.
+struct refusal_buffers {
+  std::size_t n = 1000;
+  std::vector<cl_int> data = sample<cl_int>(n, 100);
+  cl::Buffer in = make_buffer(data);
+  std::vector<cl_int> poison = std::vector<cl_int>(n, poison_value<cl_int>());
+  cl::Buffer out = make_buffer(poison);
+
+  // Nothing the refused calls left on the queue changed either buffer.
+  void check_unchanged() const {
+    REQUIRE(env().queue.finish() == CL_SUCCESS);
+    CHECK(read_buffer<cl_int>(out, n) == poison);
+    CHECK(read_buffer<cl_int>(in, n) == data);
+  }
+};
+
+// Every scan algorithm: single_pass only where the device runs it for `type`.
+std::vector<clscan::algorithm> scan_algorithms(clscan::element_type type) {
+  std::vector<clscan::algorithm> out = {clscan::algorithm::automatic, clscan::algorithm::three_stage};
+  if (clscan::plan_for(env().device, type).single_pass_available)
+    out.push_back(clscan::algorithm::single_pass);
+  return out;
+}
+
 template <typename T> void check_select_threshold(clscan::algorithm algo) {
   auto& e = env();
   const std::vector<T> thresholds = {T(10), T(90), T(0), T(50)};
@@ -214,11 +238,7 @@ TEST_CASE("parameters: a threshold changed across repeat calls selects exactly, 
 
 TEST_CASE("parameters: a custom operator's parameter reaches every scan algorithm and reduce",
           "[parameters]") {
-  for (const clscan::algorithm algo :
-       {clscan::algorithm::automatic, clscan::algorithm::three_stage, clscan::algorithm::single_pass}) {
-    if (algo == clscan::algorithm::single_pass &&
-        !clscan::plan_for(env().device, clscan::element_type::uint32).single_pass_available)
-      continue;
+  for (const clscan::algorithm algo : scan_algorithms(clscan::element_type::uint32)) {
     check_custom_operator<cl_uint>(algo);
   }
   check_custom_operator<cl_int>(clscan::algorithm::automatic);
@@ -243,12 +263,8 @@ TEST_CASE("parameters: unique with key_equal keeps the first of each group of ne
 TEST_CASE("parameters: bad names and misplaced key_equal are refused before anything is enqueued",
           "[parameters]") {
   auto& e = env();
-  const std::size_t n = 1000;
-  const std::vector<cl_int> data = sample<cl_int>(n, 100);
-  const cl::Buffer in = make_buffer(data);
-  const std::vector<cl_int> poison(n, poison_value<cl_int>());
-  const cl::Buffer out = make_buffer(poison);
-  const cl::Buffer keys = make_buffer(data);
+  const refusal_buffers b;
+  const cl::Buffer keys = make_buffer(b.data);
   const std::vector<cl_ulong> count_poison(1, poison_value<cl_ulong>());
   const cl::Buffer count = make_buffer(count_poison);
 
@@ -281,48 +297,49 @@ TEST_CASE("parameters: bad names and misplaced key_equal are refused before anyt
     clscan::select_options<cl_int> select;
     select.predicate = "x > 0";
     select.parameters = bad.parameters;
-    check_invalid_argument([&] { clscan::select_if<cl_int>(e.queue, in, out, count, n, select); },
+    check_invalid_argument([&] { clscan::select_if<cl_int>(e.queue, b.in, b.out, count, b.n, select); },
                            bad.needle);
-    check_invalid_argument([&] { clscan::select_if<cl_int>(e.queue, in, out, count, 0, select); },
+    check_invalid_argument([&] { clscan::select_if<cl_int>(e.queue, b.in, b.out, count, 0, select); },
                            bad.needle);
     clscan::options<cl_int> scan;
     scan.parameters = bad.parameters;
-    check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, n, scan); }, bad.needle);
-    check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, in, out, n, scan); }, bad.needle);
-    check_invalid_argument([&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, keys, in, out, n, scan); },
-                           bad.needle);
+    check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, b.in, b.out, b.n, scan); }, bad.needle);
+    check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, b.in, b.out, b.n, scan); }, bad.needle);
+    check_invalid_argument(
+        [&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, keys, b.in, b.out, b.n, scan); }, bad.needle);
   }
 
   // key_equal where no keys are compared, and one that is not an expression of a and b.
   clscan::options<cl_int> scan;
   scan.key_equal = "a == b";
-  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, n, scan); }, "key_equal is for");
-  check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, in, out, n, scan); }, "key_equal is for");
+  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, b.in, b.out, b.n, scan); },
+                         "key_equal is for");
+  check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, b.in, b.out, b.n, scan); },
+                         "key_equal is for");
   clscan::select_options<cl_int> select;
   select.predicate = "x > 0";
   select.key_equal = "a == b";
-  check_invalid_argument([&] { clscan::select_if<cl_int>(e.queue, in, out, count, n, select); },
+  check_invalid_argument([&] { clscan::select_if<cl_int>(e.queue, b.in, b.out, count, b.n, select); },
                          "key_equal is for unique only");
   clscan::select_options<cl_int> unique;
   unique.key_equal = "a == b; b";
-  check_invalid_argument([&] { clscan::unique<cl_int>(e.queue, in, out, count, n, unique); }, "';'");
+  check_invalid_argument([&] { clscan::unique<cl_int>(e.queue, b.in, b.out, count, b.n, unique); }, "';'");
   scan.key_equal = "x == b";
-  check_invalid_argument([&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, keys, in, out, n, scan); },
-                         "key_equal is one OpenCL C expression of a and b");
+  check_invalid_argument(
+      [&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, keys, b.in, b.out, b.n, scan); },
+      "key_equal is one OpenCL C expression of a and b");
 
   // A cl_double parameter on a device without fp64.
   if (!fp64()) {
     clscan::select_options<cl_int> doubled;
     doubled.predicate = "x > t";
     doubled.parameters = {{"t", 0.5}};
-    CHECK_THROWS_AS(clscan::select_if<cl_int>(e.queue, in, out, count, n, doubled),
+    CHECK_THROWS_AS(clscan::select_if<cl_int>(e.queue, b.in, b.out, count, b.n, doubled),
                     clscan::unsupported_error);
   }
 
-  REQUIRE(e.queue.finish() == CL_SUCCESS);
-  CHECK(read_buffer<cl_int>(out, n) == poison);
+  b.check_unchanged();
   CHECK(read_buffer<cl_ulong>(count, 1) == count_poison);
-  CHECK(read_buffer<cl_int>(in, n) == data);
 }
 
 TEST_CASE("parameters: every type of parameter reaches the expression with its value", "[parameters]") {
@@ -426,11 +443,7 @@ void check_transform(clscan::algorithm algo, clscan::op operation) {
 
 TEST_CASE("parameters: a transform of x and i is applied to each input element as it is read",
           "[parameters][transform]") {
-  for (const clscan::algorithm algo :
-       {clscan::algorithm::automatic, clscan::algorithm::three_stage, clscan::algorithm::single_pass}) {
-    if (algo == clscan::algorithm::single_pass &&
-        !clscan::plan_for(env().device, clscan::element_type::int32).single_pass_available)
-      continue;
+  for (const clscan::algorithm algo : scan_algorithms(clscan::element_type::int32)) {
     check_transform(algo, clscan::op::sum);
   }
   check_transform(clscan::algorithm::automatic, clscan::op::max);
@@ -461,24 +474,19 @@ TEST_CASE("parameters: a float transform counts the elements past a threshold", 
 TEST_CASE("parameters: a transform is refused where it does not apply or is not one expression",
           "[parameters][transform]") {
   auto& e = env();
-  const std::size_t n = 1000;
-  const std::vector<cl_int> data = sample<cl_int>(n, 100);
-  const cl::Buffer in = make_buffer(data);
-  const std::vector<cl_int> poison(n, poison_value<cl_int>());
-  const cl::Buffer out = make_buffer(poison);
+  const refusal_buffers b;
   clscan::options<cl_int> opts;
   opts.transform = "x * 2";
-  check_invalid_argument([&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, in, in, out, n, opts); },
-                         "options::transform is for the scans and reduce");
+  check_invalid_argument(
+      [&] { clscan::inclusive_by_key<cl_int, cl_int>(e.queue, b.in, b.in, b.out, b.n, opts); },
+      "options::transform is for the scans and reduce");
   opts.transform = "x * 2; x";
-  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, n, opts); }, "';'");
+  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, b.in, b.out, b.n, opts); }, "';'");
   opts.transform = "a * 2";
-  check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, in, out, n, opts); },
+  check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, b.in, b.out, b.n, opts); },
                          "a transform is one OpenCL C expression of x");
   opts.transform = "x * clscan_transform_input";
-  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, 0, opts); },
+  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, b.in, b.out, 0, opts); },
                          "clscan_transform_input");
-  REQUIRE(e.queue.finish() == CL_SUCCESS);
-  CHECK(read_buffer<cl_int>(out, n) == poison);
-  CHECK(read_buffer<cl_int>(in, n) == data);
+  b.check_unchanged();
 }

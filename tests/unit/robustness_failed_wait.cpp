@@ -35,6 +35,33 @@ void warm_up(const cl::Context& context, const cl::CommandQueue& queue, const cl
   guarded::check_exact("warm-up", read_on(queue, out, n), 0, expected);
 }
 
+// A fresh context and queue holding the data, options for an algorithm, and the same options behind a
+// user event not yet set (`gate`, `gated`).
+struct gated_scan {
+  cl::Context context;
+  cl::CommandQueue queue;
+  cl::Buffer in;
+  clscan::options<cl_int> opts;
+  cl::UserEvent gate;
+  clscan::options<cl_int> gated;
+};
+
+// warm: an exact scan ran on the queue first, so the gated call reuses its temporaries; cold: the gated
+// call is the context's first.
+gated_scan gated_scan_on_fresh_context(algorithm algo, const std::vector<cl_int>& data,
+                                       const std::vector<cl_int>& expected, bool warm) {
+  gated_scan s;
+  s.context = cl::Context(env().device);
+  s.queue = cl::CommandQueue(s.context, env().device);
+  s.in = buffer_on(s.context, s.queue, data);
+  s.opts.algorithm = algo;
+  if (warm) warm_up(s.context, s.queue, s.in, s.opts, expected);
+  s.gate = cl::UserEvent(s.context);
+  s.gated = s.opts;
+  s.gated.wait_list = {s.gate};
+  return s;
+}
+
 // A scan of n elements on a fresh context whose wait list fails; then plain scans on that queue (same)
 // or another one, and on a fresh one, must be exact. warm: a scan ran on the queue first, so the failed
 // one reuses its temporaries; cold: the failed scan is the context's first, so the clear of the
@@ -45,16 +72,10 @@ bool failed_wait_case(algorithm algo, std::size_t n, bool warm, bool same) {
   CAPTURE(algo_name(algo), n, warm, same);
   const std::vector<cl_int> data = small_values<cl_int>(n, 10);
   const std::vector<cl_int> expected = inclusive_reference(data);
-  const cl::Context context(e.device);
-  cl::CommandQueue queue(context, e.device), other(context, e.device);
-  cl::Buffer in = buffer_on(context, queue, data);
-  clscan::options<cl_int> opts;
-  opts.algorithm = algo;
-  if (warm) warm_up(context, queue, in, opts, expected);
+  gated_scan setup = gated_scan_on_fresh_context(algo, data, expected, warm);
+  auto& [context, queue, in, opts, gate, gated] = setup;
+  const cl::CommandQueue other(context, e.device);
 
-  cl::UserEvent gate(context);
-  clscan::options<cl_int> gated = opts;
-  gated.wait_list = {gate};
   cl::Buffer failed_out = poisoned_buffer(context, queue, n);
   const cl::Event failed = clscan::inclusive(queue, in, failed_out, n, gated);
   queue.flush();
@@ -125,22 +146,14 @@ TEST_CASE("robustness: scans queued behind a scan that waits for a user event ar
   // it will run: their single-pass ticket counter is reset rather than predicted (and the status words
   // cleared again when the gated scan was the set's first). Here the gate opens, so every scan runs.
   // (A gate that fails, with a call queued behind the gated one, is [failed-wait-calls].)
-  auto& e = env();
   const std::size_t n = (std::size_t{1} << 20) + 17;
   const std::vector<cl_int> data = small_values<cl_int>(n, 11);
   const std::vector<cl_int> expected = inclusive_reference(data);
   for (algorithm algo : {algorithm::single_pass, algorithm::automatic, algorithm::three_stage})
     for (bool warm : {true, false}) {
       CAPTURE(algo_name(algo), warm);
-      const cl::Context context(e.device);
-      const cl::CommandQueue queue(context, e.device);
-      cl::Buffer in = buffer_on(context, queue, data);
-      clscan::options<cl_int> opts;
-      opts.algorithm = algo;
-      if (warm) warm_up(context, queue, in, opts, expected);
-      cl::UserEvent gate(context);
-      clscan::options<cl_int> gated = opts;
-      gated.wait_list = {gate};
+      gated_scan setup = gated_scan_on_fresh_context(algo, data, expected, warm);
+      auto& [context, queue, in, opts, gate, gated] = setup;
       // Outputs poisoned first: a blocking write on the queue would wait behind the gated scan.
       std::vector<cl::Buffer> outs;
       for (int i = 0; i < 4; ++i)

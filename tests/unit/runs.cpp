@@ -4,6 +4,7 @@
 // and 1, offsets on every buffer, and poisoned guards around every output (and past the count), so that
 // an element written where it must not be shows.
 #include "support/guarded.hpp"
+#include "support/own_contexts.hpp"
 
 #include <common/reference.hpp>
 
@@ -132,12 +133,35 @@ void check_input(const char* what, const cl::Buffer& buffer, const std::vector<T
   CHECK(std::equal(got.begin(), got.end(), image.begin(), [](T a, T b) { return same_bits(a, b); }));
 }
 
+// The options' offsets set to this file's (in_offset, out_offset, count_offset).
+template <typename Options> void at_offsets(Options& opts) {
+  opts.in_offset = in_offset;
+  opts.out_offset = out_offset;
+  opts.count_offset = count_offset;
+}
+
+// Runs a call of keys and values (`call`: keys, values, keys_out, values_out, count, n, options) at this
+// file's offsets, and checks the count, both outputs against the expected runs and both inputs unchanged.
+template <typename K, typename V, typename Options, typename Call>
+void check_pairs(const std::vector<K>& keys, const std::vector<V>& values, Options opts,
+                 const std::vector<K>& expected_keys, const std::vector<V>& expected_values, Call call) {
+  const std::size_t n = keys.size();
+  at_offsets(opts);
+  const cl::Buffer k = input_buffer(keys), v = input_buffer(values);
+  const cl::Buffer ko = output_buffer<K>(n), vo = output_buffer<V>(n), count = count_buffer();
+  REQUIRE(call(k, v, ko, vo, count, n, opts).wait() == CL_SUCCESS);
+  check_count(count, expected_keys.size());
+  check_output("keys_out", ko, n, expected_keys);
+  check_output("values_out", vo, n, expected_values);
+  check_input("keys", k, keys);
+  check_input("values", v, values);
+}
+
 template <typename K, typename V>
 void check_reduce_by_key(const std::vector<K>& keys, const std::vector<V>& values,
                          clscan::reduce_by_key_options<V> opts) {
   INFO("reduce_by_key, op " << static_cast<int>(opts.operation) << ", " << sizeof(K) << "-byte keys, "
                             << sizeof(V) << "-byte values");
-  const std::size_t n = keys.size();
   std::vector<K> expected_keys;
   std::vector<V> expected_values;
   for (const auto& [first, last] : runs_of(keys)) {
@@ -150,23 +174,13 @@ void check_reduce_by_key(const std::vector<K>& keys, const std::vector<V>& value
     expected_keys.push_back(keys[first]);
     expected_values.push_back(total);
   }
-  opts.in_offset = in_offset;
-  opts.out_offset = out_offset;
-  opts.count_offset = count_offset;
-  const cl::Buffer k = input_buffer(keys), v = input_buffer(values);
-  const cl::Buffer ko = output_buffer<K>(n), vo = output_buffer<V>(n), count = count_buffer();
-  REQUIRE(clscan::reduce_by_key<K, V>(env().queue, k, v, ko, vo, count, n, opts).wait() == CL_SUCCESS);
-  check_count(count, expected_keys.size());
-  check_output("keys_out", ko, n, expected_keys);
-  check_output("values_out", vo, n, expected_values);
-  check_input("keys", k, keys);
-  check_input("values", v, values);
+  check_pairs(keys, values, opts, expected_keys, expected_values,
+              [](auto&&... arguments) { return clscan::reduce_by_key<K, V>(env().queue, arguments...); });
 }
 
 template <typename K, typename V>
 void check_unique_by_key(const std::vector<K>& keys, const std::vector<V>& values, algorithm algo) {
   INFO("unique_by_key, " << sizeof(K) << "-byte keys, " << sizeof(V) << "-byte values");
-  const std::size_t n = keys.size();
   std::vector<K> expected_keys;
   std::vector<V> expected_values;
   for (const auto& run : runs_of(keys)) {
@@ -175,17 +189,8 @@ void check_unique_by_key(const std::vector<K>& keys, const std::vector<V>& value
   }
   clscan::select_options<K> opts;
   opts.algorithm = algo;
-  opts.in_offset = in_offset;
-  opts.out_offset = out_offset;
-  opts.count_offset = count_offset;
-  const cl::Buffer k = input_buffer(keys), v = input_buffer(values);
-  const cl::Buffer ko = output_buffer<K>(n), vo = output_buffer<V>(n), count = count_buffer();
-  REQUIRE(clscan::unique_by_key<K, V>(env().queue, k, v, ko, vo, count, n, opts).wait() == CL_SUCCESS);
-  check_count(count, expected_keys.size());
-  check_output("keys_out", ko, n, expected_keys);
-  check_output("values_out", vo, n, expected_values);
-  check_input("keys", k, keys);
-  check_input("values", v, values);
+  check_pairs(keys, values, opts, expected_keys, expected_values,
+              [](auto&&... arguments) { return clscan::unique_by_key<K, V>(env().queue, arguments...); });
 }
 
 template <typename K, typename L> void check_run_length_encode(const std::vector<K>& keys, algorithm algo) {
@@ -199,9 +204,7 @@ template <typename K, typename L> void check_run_length_encode(const std::vector
   }
   clscan::select_options<K> opts;
   opts.algorithm = algo;
-  opts.in_offset = in_offset;
-  opts.out_offset = out_offset;
-  opts.count_offset = count_offset;
+  at_offsets(opts);
   const cl::Buffer k = input_buffer(keys);
   const cl::Buffer ko = output_buffer<K>(n), lo = output_buffer<L>(n), count = count_buffer();
   REQUIRE(clscan::run_length_encode<K, L>(env().queue, k, ko, lo, count, n, opts).wait() == CL_SUCCESS);
@@ -323,15 +326,7 @@ TEST_CASE("runs: bad arguments throw before anything is enqueued, and leave the 
   const cl::Buffer shorter = make_buffer(std::vector<cl_int>(n - 1, 0));
   const auto rejected = [&](const char* what, const std::string& needle, auto call) {
     INFO(what);
-    bool thrown = false;
-    try {
-      call();
-    } catch (const clscan::invalid_argument& e) {
-      thrown = true;
-      INFO("message: " << e.what());
-      CHECK(std::string(e.what()).find(needle) != std::string::npos);
-    }
-    CHECK(thrown);
+    check_invalid_argument(call, needle);
     REQUIRE(q.finish() == CL_SUCCESS);
     check_guards("keys_out", read_buffer<cl_int>(ko, n), 0, 0);
     check_guards("values_out", read_buffer<cl_int>(vo, n), 0, 0);
@@ -417,20 +412,9 @@ TEST_CASE("runs: a repeated call builds and allocates nothing", "[runs]") {
 // memory, uninitialized-value and race checks watch them. Each call in a context of its own, for the
 // reasons tests/unit/sort.cpp's Oclgrind case gives.
 TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
-  environment& e = env();
-  REQUIRE_THAT(e.device_name, Catch::Matchers::Contains("Oclgrind"));
-  struct leave_no_objects {
-    ~leave_no_objects() { env() = environment{}; }
-  } at_end;
-  const cl::Device device = e.device;
-  const auto in_own_context = [&](const auto& call) {
-    e.context = cl::Context(device);
-    e.queue = cl::CommandQueue(e.context, device);
-    call();
-    e.queue = cl::CommandQueue();
-    e.context = cl::Context();
-  };
-  const clscan::dispatch_plan plan = clscan::plan_for(device, clscan::element_type::int32);
+  REQUIRE_THAT(env().device_name, Catch::Matchers::Contains("Oclgrind"));
+  const own_contexts in_own_context;
+  const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_type::int32);
   const std::size_t tile = plan.single_pass_small.work_group_size *
                            std::min<std::size_t>(plan.single_pass_small.items_per_thread, 64);
   for (algorithm algo : {algorithm::automatic, algorithm::three_stage})

@@ -4,6 +4,8 @@
 // (first_call.cpp). tools/bench/main.cpp ties them together.
 #pragma once
 
+#include "inputs.hpp"
+
 #include <clscan/clscan.hpp>
 
 #include <cmath>
@@ -35,13 +37,9 @@ inline bool is_sort(primitive p) { return p == primitive::sort || p == primitive
 // values (which leave most digit passes with few digits, flattering every radix sort).
 enum class key_distribution { uniform, distinct7 };
 const char* key_distribution_name(key_distribution d); // "uniform", "distinct7"
-constexpr std::size_t distinct_keys = 7;
 
-// The predicate of select and partition, and the share of the inputs that satisfies it.
+// The predicate of select and partition (inputs.hpp: the share of the inputs that satisfies it).
 constexpr const char* select_predicate = "x > 0";
-constexpr int selected_percent = 43;
-// by_key and reduce_by_key: segment lengths are uniform in [1, 2 * average_segment - 1].
-constexpr std::size_t average_segment = 1000;
 
 struct settings {
   std::vector<std::size_t> sizes;

@@ -7,47 +7,33 @@
 
 namespace clscan_bench {
 
-template <typename T> class reduce_by_key_workload : public value_workload<T> {
+template <typename T> class reduce_by_key_workload : public keyed_workload<T> {
 public:
   reduce_by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
-      : value_workload<T>(n), operation_(s.operation) {
+      : keyed_workload<T>(n), operation_(s.operation) {
     opts_.algorithm = algo;
     opts_.operation = s.operation;
     opts_.deterministic = s.deterministic;
   }
-  std::size_t input_bytes() const { return this->value_bytes() + this->n_ * sizeof(cl_int); }
-  void make_host(std::size_t k) {
-    this->fill_values(k, fill_random<T>);
-    keys_.assign(k, std::vector<cl_int>(this->n_));
-    for (std::size_t i = 0; i < k; ++i)
-      fill_segment_keys(keys_[i], keys_seed(this->n_, i));
-  }
   void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
     using clscan_tools::check;
-    this->upload_values(context, queue);
-    const std::size_t bytes = std::max(this->n_ * sizeof(cl_int), sizeof(cl_int));
-    for (const std::vector<cl_int>& keys : keys_) {
-      key_buffers_.push_back(clscan_tools::make_buffer(context, bytes));
-      if (this->n_)
-        check(
-            queue.enqueueWriteBuffer(key_buffers_.back(), CL_TRUE, 0, this->n_ * sizeof(cl_int), keys.data()),
-            "clEnqueueWriteBuffer");
-    }
+    this->upload_keyed(context, queue);
+    const std::size_t bytes = this->key_alloc();
     keys_out_ = clscan_tools::make_buffer(context, bytes);
-    check(queue.enqueueCopyBuffer(key_buffers_[0], keys_out_, 0, 0, bytes), "clEnqueueCopyBuffer");
+    check(queue.enqueueCopyBuffer(this->key_buffers_[0], keys_out_, 0, 0, bytes), "clEnqueueCopyBuffer");
     count_ = clscan_tools::make_buffer(context, sizeof(cl_ulong));
     const cl_ulong zero = 0;
     check(queue.enqueueWriteBuffer(count_, CL_TRUE, 0, sizeof zero, &zero), "clEnqueueWriteBuffer");
   }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
-    return clscan::reduce_by_key<cl_int, T>(queue, key_buffers_[i], this->inputs_[i], keys_out_,
+    return clscan::reduce_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], keys_out_,
                                             this->output_, count_, this->n_, opts_);
   }
   // Sums only: a serial loop (the standard library has no reduce by key).
   double std_us() const {
     if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
     const std::vector<T>& in = this->host_[0];
-    const std::vector<cl_int>& keys = keys_[0];
+    const std::vector<cl_int>& keys = this->keys_[0];
     std::vector<cl_int> keys_out(in.size());
     std::vector<T> out(in.size());
     return host_median_us([&] {
@@ -68,7 +54,7 @@ public:
   // the sum of |x| over the run.
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
     const std::vector<T>& in = this->host_[i];
-    const std::vector<cl_int>& keys = keys_[i];
+    const std::vector<cl_int>& keys = this->keys_[i];
     std::vector<cl_int> expected_keys;
     std::vector<T> expected;
     std::vector<long double> magnitude;
@@ -116,8 +102,6 @@ public:
 private:
   clscan::op operation_;
   clscan::reduce_by_key_options<T> opts_;
-  std::vector<std::vector<cl_int>> keys_;
-  std::vector<cl::Buffer> key_buffers_;
   cl::Buffer keys_out_;
   cl::Buffer count_;
 };

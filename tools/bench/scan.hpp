@@ -2,6 +2,8 @@
 // of a result against the host reference (tools/common/reference.hpp).
 #pragma once
 
+#include "inputs.hpp"
+
 #include "common/reference.hpp"
 
 #include <clscan/clscan.hpp>
@@ -31,18 +33,6 @@ cl::Event run_scan(const cl::CommandQueue& q, const cl::Buffer& in, const cl::Bu
                    clscan::scan_kind kind, const clscan::options<T>& o) {
   return kind == clscan::scan_kind::inclusive ? clscan::inclusive<T>(q, in, out, n, o)
                                               : clscan::exclusive<T>(q, in, out, n, o);
-}
-
-template <typename T> void fill_random(std::vector<T>& v, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  if constexpr (std::is_integral_v<T>) {
-    for (auto& x : v)
-      x = static_cast<T>(rng());
-  } else {
-    std::uniform_real_distribution<T> dist(T(-1), T(1));
-    for (auto& x : v)
-      x = dist(rng);
-  }
 }
 
 // "mismatch at i of n: expected E, got A", with T's digits.

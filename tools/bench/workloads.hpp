@@ -38,71 +38,6 @@
 
 namespace clscan_bench {
 
-// --- Inputs -------------------------------------------------------------------------------------
-
-// Seeds: a size's inputs differ from each other and from other sizes', the same in every run (and in
-// bench/cub/cub_bench.cu, which reads the same data).
-inline std::uint64_t values_seed(std::size_t n, std::size_t input) { return 0x5eed0000u + 977 * n + input; }
-inline std::uint64_t keys_seed(std::size_t n, std::size_t input) { return 0x6b657900u + 977 * n + input; }
-
-// select and partition: selected_percent % of the elements, each independently at random, satisfy
-// "x > 0"; the others are 0 or negative (0 for unsigned types). Magnitudes stay below 2^20, which every
-// element type holds exactly.
-template <typename T> void fill_selectable(std::vector<T>& v, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (auto& x : v) {
-    const std::uint64_t r = rng();
-    const auto magnitude = static_cast<std::int64_t>((r >> 32) % (std::uint64_t{1} << 20));
-    if (r % 100 < static_cast<std::uint64_t>(selected_percent))
-      x = static_cast<T>(magnitude + 1);
-    else if constexpr (std::is_signed_v<T>)
-      x = static_cast<T>(-magnitude);
-    else
-      x = T(0);
-  }
-}
-
-// unique: runs of equal elements of average length 2. Each element repeats the one before with
-// probability 1/2, else takes a new value below 2^20 that differs from it.
-template <typename T> void fill_runs(std::vector<T>& v, std::uint64_t seed) {
-  constexpr std::uint64_t values = std::uint64_t{1} << 20;
-  std::mt19937_64 rng(seed);
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::uint64_t r = rng();
-    if (i == 0 || (r & 1)) {
-      const std::uint64_t next = (r >> 32) % values;
-      value = i > 0 && next == value ? (next + 1) % values : next;
-    }
-    v[i] = static_cast<T>(value);
-  }
-}
-
-// by_key: segment lengths uniform in [1, 2 * average_segment - 1]; the keys number the segments
-// 0, 1, 2, ... (wrapping past 2^32 segments, so that neighbours still differ).
-inline void fill_segment_keys(std::vector<cl_int>& keys, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uint32_t key = 0;
-  for (std::size_t i = 0; i < keys.size(); ++key) {
-    const std::size_t length = 1 + static_cast<std::size_t>(rng() % (2 * average_segment - 1));
-    const std::size_t end = std::min(keys.size(), i + length);
-    std::fill(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(end),
-              static_cast<cl_int>(key));
-    i = end;
-  }
-}
-
-// sort and sort_by_key with --keys distinct7: distinct_keys values drawn as fill_random draws its
-// elements, then each element one of them, picked by the same generator (bench/cub/cub_bench.cu draws
-// the same).
-template <typename T> void fill_distinct(std::vector<T>& v, std::uint64_t seed) {
-  std::vector<T> pool(distinct_keys);
-  fill_random(pool, seed);
-  std::mt19937_64 rng(seed + 1);
-  for (auto& x : v)
-    x = pool[rng() % distinct_keys];
-}
-
 // --- Shared pieces ------------------------------------------------------------------------------
 
 // Median host microseconds of 5 runs of run() (clscan-bench's serial host equivalents).
@@ -312,16 +247,14 @@ private:
 
 // --- by_key -------------------------------------------------------------------------------------
 
-// Each workload spells out the members the driver calls (input_bytes, make_host, make_device, call,
-// check), so by_key_workload repeats scan_workload's where its inputs are the scan's plus keys.
+// Each workload spells out the members the driver calls (make_device, call, std_us, verify) and its
+// own settings, so by_key_workload's members stand as scan_workload's do: the driver finds them by name.
 
-// int keys (fill_segment_keys) and values of T (fill_random, as the scans'); --op and --kind as for
-// the scans.
-template <typename T> class by_key_workload : public value_workload<T> {
+// The inputs of the calls by key (by_key_workload, runs_workload.hpp's reduce_by_key_workload): values
+// of T (fill_random, as the scans') and int keys (fill_segment_keys), in sets of k.
+template <typename T> class keyed_workload : public value_workload<T> {
 public:
-  by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
-      : value_workload<T>(n), kind_(s.kind), operation_(s.operation),
-        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
+  using value_workload<T>::value_workload;
   std::size_t input_bytes() const { return this->value_bytes() + this->n_ * sizeof(cl_int); }
   void make_host(std::size_t k) {
     this->fill_values(k, fill_random<T>);
@@ -329,18 +262,37 @@ public:
     for (std::size_t i = 0; i < k; ++i)
       fill_segment_keys(keys_[i], keys_seed(this->n_, i));
   }
-  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+
+protected:
+  // OpenCL has no buffers of 0 bytes.
+  std::size_t key_alloc() const { return std::max(this->n_ * sizeof(cl_int), sizeof(cl_int)); }
+  // The values and a buffer of keys for each set that make_host made.
+  void upload_keyed(const cl::Context& context, const cl::CommandQueue& queue) {
     this->upload_values(context, queue);
     const std::size_t bytes = this->n_ * sizeof(cl_int);
     for (const std::vector<cl_int>& keys : keys_) {
-      key_buffers_.push_back(clscan_tools::make_buffer(context, std::max(bytes, sizeof(cl_int))));
+      key_buffers_.push_back(clscan_tools::make_buffer(context, key_alloc()));
       if (bytes)
         clscan_tools::check(queue.enqueueWriteBuffer(key_buffers_.back(), CL_TRUE, 0, bytes, keys.data()),
                             "clEnqueueWriteBuffer");
     }
   }
+
+  std::vector<std::vector<cl_int>> keys_;
+  std::vector<cl::Buffer> key_buffers_;
+};
+
+// keyed_workload's inputs; --op and --kind as for the scans.
+template <typename T> class by_key_workload : public keyed_workload<T> {
+public:
+  by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
+      : keyed_workload<T>(n), kind_(s.kind), operation_(s.operation),
+        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_keyed(context, queue);
+  }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
-    const cl::Buffer &keys = key_buffers_[i], &in = this->inputs_[i];
+    const cl::Buffer &keys = this->key_buffers_[i], &in = this->inputs_[i];
     return kind_ == clscan::scan_kind::inclusive
                ? clscan::inclusive_by_key<cl_int, T>(queue, keys, in, this->output_, this->n_, opts_)
                : clscan::exclusive_by_key<cl_int, T>(queue, keys, in, this->output_, this->n_, opts_);
@@ -349,7 +301,7 @@ public:
   double std_us() const {
     if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
     const std::vector<T>& in = this->host_[0];
-    const std::vector<cl_int>& keys = keys_[0];
+    const std::vector<cl_int>& keys = this->keys_[0];
     std::vector<T> out(in.size());
     const bool inclusive = kind_ == clscan::scan_kind::inclusive;
     return host_median_us([&] {
@@ -368,7 +320,7 @@ public:
   // scan.hpp's bound (16 * epsilon * the sum of |x| over the segment up to that element).
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
     const std::vector<T>& in = this->host_[i];
-    const std::vector<cl_int>& keys = keys_[i];
+    const std::vector<cl_int>& keys = this->keys_[i];
     const std::vector<T> got = this->read_output(queue, this->n_);
     if constexpr (std::is_floating_point_v<T>) {
       if (operation_ == clscan::op::sum) {
@@ -398,8 +350,6 @@ private:
   clscan::scan_kind kind_;
   clscan::op operation_;
   clscan::options<T> opts_;
-  std::vector<std::vector<cl_int>> keys_;
-  std::vector<cl::Buffer> key_buffers_;
 };
 
 // --- reduce -------------------------------------------------------------------------------------
