@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,23 @@ template <typename Call> void check_invalid_argument(Call&& call, const std::str
     CHECK_THAT(e.what(), Catch::Matchers::Contains(needle));
   }
   CHECK(thrown);
+}
+
+// `all`, or those of them named in CLSCAN_TEST_ALGORITHMS (comma-separated algorithm names), for a run
+// whose subject is one of a suite's algorithms; a name not in `all` fails the test.
+inline std::vector<clscan::algorithm> algorithms_under_test(const std::vector<clscan::algorithm>& all) {
+  const char* text = std::getenv("CLSCAN_TEST_ALGORITHMS");
+  if (!text || !*text) return all;
+  std::vector<clscan::algorithm> chosen;
+  std::istringstream names(text);
+  for (std::string name; std::getline(names, name, ',');) {
+    const auto known = std::find_if(all.begin(), all.end(),
+                                    [&](clscan::algorithm a) { return name == clscan::to_string(a); });
+    INFO("CLSCAN_TEST_ALGORITHMS='" << text << "': " << name);
+    REQUIRE(known != all.end());
+    chosen.push_back(*known);
+  }
+  return chosen;
 }
 
 } // namespace clscan_test

@@ -59,23 +59,11 @@ template <typename T> std::vector<std::size_t> interesting_sizes(bool all_sizes,
 }
 
 // The algorithms the selection and by-key suites run: automatic and three_stage, or those named in
-// CLSCAN_TEST_ALGORITHMS (comma-separated). A run whose subject is the single-pass path alone (the
-// fixed tree on rusticl, tests/cmake/rusticl.cmake) names automatic: three_stage would repeat what
-// another run of the same suite checks.
+// CLSCAN_TEST_ALGORITHMS. A run whose subject is the single-pass path alone (the fixed tree on rusticl,
+// tests/cmake/rusticl.cmake) names automatic: three_stage would repeat what another run of the same
+// suite checks.
 std::vector<algorithm> suite_algorithms() {
-  const std::vector<algorithm> all = {algorithm::automatic, algorithm::three_stage};
-  const char* text = std::getenv("CLSCAN_TEST_ALGORITHMS");
-  if (!text || !*text) return all;
-  std::vector<algorithm> chosen;
-  std::istringstream names(text);
-  for (std::string name; std::getline(names, name, ',');) {
-    const auto known =
-        std::find_if(all.begin(), all.end(), [&](algorithm a) { return name == clscan::to_string(a); });
-    INFO("CLSCAN_TEST_ALGORITHMS='" << text << "': " << name);
-    REQUIRE(known != all.end());
-    chosen.push_back(*known);
-  }
-  return chosen;
+  return clscan_test::algorithms_under_test({algorithm::automatic, algorithm::three_stage});
 }
 
 enum class pattern { none, all, half_random, alternating, last_only };

@@ -290,12 +290,16 @@ std::vector<std::size_t> sizes() { return {0, 1, 2, 17, 4095, 4096, 4097, 2 * 40
 // single_pass runs the one-pass kernel where the shape ranks tiles in work-groups (CLSCAN_DEVICE_LIMITS=gpu
 // on PoCL: sort-gpu-shape) and the three-stage passes elsewhere; automatic, which takes one of the two,
 // runs in the tests that leave the options as they are.
-const algorithm algorithms[] = {algorithm::single_pass, algorithm::three_stage};
+// CLSCAN_TEST_ALGORITHMS narrows them (rusticl-sort-gpu-shape: single_pass, whose ranking and scatter
+// three_stage shares).
+std::vector<algorithm> sort_algorithms() {
+  return clscan_test::algorithms_under_test({algorithm::single_pass, algorithm::three_stage});
+}
 
 template <typename K> void sort_every_pattern() {
   const pattern patterns[] = {pattern::uniform, pattern::seven,   pattern::equal,
                               pattern::sorted,  pattern::reverse, pattern::special};
-  for (algorithm algo : algorithms)
+  for (algorithm algo : sort_algorithms())
     for (pattern p : patterns)
       for (std::size_t n : sizes())
         for (bool descending : {false, true}) {
@@ -315,7 +319,7 @@ template <typename K> void sort_bit_ranges() {
   constexpr unsigned width = 8 * sizeof(K);
   const unsigned ranges[][2] = {{0, 0},        {5, 5}, {0, 8}, {3, 13}, {4, width}, {width - 1, width},
                                 {8, width - 8}};
-  for (algorithm algo : algorithms)
+  for (algorithm algo : sort_algorithms())
     for (const auto& range : ranges)
       for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{10'000}})
         for (bool descending : {false, true})
@@ -337,7 +341,7 @@ template <typename K> void sort_bit_ranges() {
 }
 
 template <typename K> void pairs_and_indices() {
-  for (algorithm algo : algorithms)
+  for (algorithm algo : sort_algorithms())
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4096}, std::size_t{9'001}})
       for (bool descending : {false, true})
         for (pattern p : {pattern::seven, pattern::special}) {
@@ -364,7 +368,7 @@ template <typename K> void trivial_passes() {
   for (auto& k : keys)
     k = static_cast<K>(random.next() % 200);
   for (bool descending : {false, true})
-    for (algorithm algo : algorithms) {
+    for (algorithm algo : sort_algorithms()) {
       clscan::sort_options<K> o;
       o.algorithm = algo;
       o.descending = descending;
@@ -429,7 +433,7 @@ TEST_CASE("sort: -0.0 and +0.0 are equal and keep their order; NaNs go last in i
   const std::vector<cl_uint> ascending = {8, 2, 1, 3, 5, 6, 7, 0, 4};
   const std::vector<cl_uint> descending = {7, 1, 3, 5, 6, 2, 8, 0, 4};
   for (bool down : {false, true})
-    for (algorithm algo : algorithms) {
+    for (algorithm algo : sort_algorithms()) {
       auto& e = env();
       clscan::sort_options<float> o;
       o.descending = down;
@@ -586,7 +590,7 @@ TEST_CASE("sort: small inputs for Oclgrind", "[.][sort-oclgrind]") {
   // a CPU.
   const std::size_t tile = clscan::capabilities(device).is_gpu() ? 2048 : 16384;
   for (std::size_t n : {std::size_t{1}, tile + 301})
-    for (algorithm algo : algorithms) {
+    for (algorithm algo : sort_algorithms()) {
       INFO("n = " << n << ", " << clscan::to_string(algo));
       clscan::sort_options<cl_int> o;
       o.algorithm = algo;
