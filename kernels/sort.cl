@@ -423,6 +423,21 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
 }
 #endif // CLSCAN_WG > 1
 
+// The local memory of rank_tile and the scatter (kernel scope, where OpenCL C declares local arrays):
+// the tile's keys and, where values move, their tile positions (one spare entry every 16), the rank
+// counters, the counters' scan sums, and each digit's base.
+#if CLSCAN_SORT_VALUE_SIZE
+#define SORT_RANK_POSITIONS local ushort positions[SORT_TILE + SORT_TILE / 16];
+#else
+#define SORT_RANK_POSITIONS
+#endif
+#define SORT_RANK_STORAGE                                                                                    \
+  local key_bits exchange[SORT_TILE + SORT_TILE / 16];                                                       \
+  SORT_RANK_POSITIONS                                                                                        \
+  local uint counters[SORT_COUNTERS];                                                                        \
+  local uint sums[CLSCAN_WG];                                                                                \
+  local offset_t bases[SORT_RADIX];
+
 // One digit pass over tile get_group_id(0): its keys ranked stably by digit in local memory
 // (rank_tile), then written to offsets[digit * tiles + tile] + their rank among the tile's keys of that
 // digit. Values move with their keys (values_mode 1) or are the keys' input positions (values_mode 2:
@@ -464,13 +479,7 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
 #endif
   }
 #else
-  local key_bits exchange[SORT_TILE + SORT_TILE / 16];
-#if CLSCAN_SORT_VALUE_SIZE
-  local ushort positions[SORT_TILE + SORT_TILE / 16];
-#endif
-  local uint counters[SORT_COUNTERS];
-  local uint sums[CLSCAN_WG];
-  local offset_t bases[SORT_RADIX];
+  SORT_RANK_STORAGE
   rank_tile(src, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 
   // The tile is in digit order now: a digit's run starts where the key before it has another digit.
@@ -639,13 +648,7 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     return;
   }
 
-  local key_bits exchange[SORT_TILE + SORT_TILE / 16];
-#if CLSCAN_SORT_VALUE_SIZE
-  local ushort positions[SORT_TILE + SORT_TILE / 16];
-#endif
-  local uint counters[SORT_COUNTERS];
-  local uint sums[CLSCAN_WG];
-  local offset_t bases[SORT_RADIX];
+  SORT_RANK_STORAGE
   // Per digit: where its run starts in the ranked tile and where it ends (0: no key of that digit),
   // then the tile's count of it.
   local uint run_first[SORT_RADIX], run_count[SORT_RADIX];
