@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -103,6 +105,99 @@ std::uintmax_t total_bytes(const fs::path& dir) {
     total += bytes;
   return total;
 }
+
+// The calls that used the disk cache (select_above's "x > k", by k), least recently used first, and
+// their entries, for checking the eviction order without assuming entry sizes: PoCL's binaries carry
+// the kernels PoCL has compiled for the program so far, which its own cache may hold from earlier
+// processes, so one program's entry can be much larger than another's of the same shape.
+class use_order {
+public:
+  explicit use_order(fs::path dir) : dir_(std::move(dir)) {}
+
+  // Runs `call`, which stores or loads the entries of k, and records k as the most recently used.
+  template <typename Call> void call(int k, Call&& call) {
+    std::set<std::string> before;
+    for (const auto& [name, bytes] : entries(dir_))
+      before.insert(name);
+    call();
+    std::set<std::string>& mine = names_[k];
+    for (const auto& [name, bytes] : entries(dir_)) {
+      if (!before.count(name)) mine.insert(name);
+      bytes_[name] = bytes;
+    }
+    INFO("x > " << k << ": its entries exceed the limit, or it stored none");
+    REQUIRE(!mine.empty());
+    order_.erase(std::remove(order_.begin(), order_.end(), k), order_.end());
+    order_.push_back(k);
+  }
+
+  // The eviction's invariants: at most `limit` bytes; the entries present are the most recently used
+  // (no call's entries outlive a more recent call's, the most recent call's are all there); and no
+  // more were deleted than needed (the most recently used of the deleted entries did not fit).
+  void check(std::uint64_t limit) const {
+    const std::set<std::string> here = present_names();
+    std::uintmax_t total = 0;
+    for (const std::string& name : here)
+      total += bytes_.at(name);
+    INFO(describe(here) << ", limit " << limit);
+    CHECK(total <= limit);
+    bool kept_older = false;
+    std::uintmax_t newest_deleted = 0; // the largest deleted entry of the most recent call that lost one
+    for (const int k : order_) {
+      std::size_t kept = 0;
+      std::uintmax_t deleted = 0;
+      for (const std::string& name : names_.at(k)) {
+        if (here.count(name))
+          ++kept;
+        else
+          deleted = std::max(deleted, bytes_.at(name));
+      }
+      // An older call's entry survived where this more recent one's did not.
+      CHECK(!(kept_older && deleted > 0));
+      kept_older = kept_older || kept > 0;
+      if (deleted > 0) newest_deleted = deleted;
+    }
+    CHECK(std::all_of(names_.at(order_.back()).begin(), names_.at(order_.back()).end(),
+                      [&](const std::string& name) { return here.count(name) == 1; }));
+    if (newest_deleted > 0) CHECK(total + newest_deleted > limit);
+  }
+
+  // The calls whose entries are all present, least recently used first.
+  std::vector<int> present() const {
+    const std::set<std::string> here = present_names();
+    std::vector<int> calls;
+    for (const int k : order_)
+      if (std::all_of(names_.at(k).begin(), names_.at(k).end(),
+                      [&](const std::string& name) { return here.count(name) == 1; }))
+        calls.push_back(k);
+    return calls;
+  }
+  const std::vector<int>& in_order() const { return order_; }
+  std::size_t programs_of(int k) const { return names_.at(k).size(); }
+
+private:
+  std::set<std::string> present_names() const {
+    std::set<std::string> here;
+    for (const auto& [name, bytes] : entries(dir_))
+      here.insert(name);
+    return here;
+  }
+  std::string describe(const std::set<std::string>& here) const {
+    std::string text = "least recently used first:";
+    for (const int k : order_) {
+      text += " x>" + std::to_string(k) + "[";
+      for (const std::string& name : names_.at(k))
+        text += (here.count(name) ? "" : "-") + std::to_string(bytes_.at(name)) + " ";
+      text += "]";
+    }
+    return text;
+  }
+
+  fs::path dir_;
+  std::map<int, std::set<std::string>> names_;
+  std::map<std::string, std::uintmax_t> bytes_;
+  std::vector<int> order_;
+};
 
 // clscan's log events while it lives.
 struct log_capture {
@@ -220,62 +315,72 @@ TEST_CASE("disk cache: its entries stay within the limit, the least recently use
   // any algorithm waits for the check's verdict, and the check's own program would be one more entry.)
   scoped_env no_check("CLSCAN_QUALIFY", "0");
   log_capture log;
-  const auto run = [&](const cl::Context& context, const cl::CommandQueue& queue, int k) {
-    select_above(queue, context, k, clscan::algorithm::three_stage);
-  };
-
   cl::Context context(e.device);
   cl::CommandQueue queue(context, e.device);
-  run(context, queue, 100);
-  // The programs one call stores: one, or more where a kernel cannot run the compiled work-group size
-  // and its program is built again smaller (rusticl), each an entry of its own.
-  const std::size_t per_call = entries(dir.path()).size();
-  REQUIRE(per_call >= 1);
+  use_order uses(dir.path());
+  const auto run = [&](int k) {
+    uses.call(k, [&] { select_above(queue, context, k, clscan::algorithm::three_stage); });
+  };
+
+  run(100);
   const std::uintmax_t call_bytes = total_bytes(dir.path());
   CHECK(clscan::disk_cache_bytes() == call_bytes);
 
-  // Room for two calls' entries and a half (the entries of "x > k" differ by a few bytes at most).
-  const std::uint64_t limit = call_bytes * 5 / 2;
+  // Room for a few calls' entries; the calls below store more than that.
+  const std::uint64_t limit = call_bytes * 5;
   scoped_env limited("CLSCAN_CACHE_MAX_BYTES", std::to_string(limit));
   REQUIRE(clscan::disk_cache_limit() == limit);
-  for (int k = 0; k < 6; ++k) {
-    run(context, queue, k);
-    const std::uintmax_t total = total_bytes(dir.path());
-    INFO("after x > " << k << ": " << total << " bytes in " << entries(dir.path()).size() << " entries");
-    CHECK(total <= limit);
-    CHECK(total >= 2 * call_bytes - call_bytes / 10);
-    CHECK(clscan::disk_cache_bytes() == total);
+  for (int k = 0; k < 9; ++k) {
+    run(k);
+    uses.check(limit);
+    CHECK(clscan::disk_cache_bytes() == total_bytes(dir.path()));
   }
-  CHECK(log.count("disk cache: deleted") >= 5);
+  CHECK(log.count("disk cache: deleted") >= 1);
 
-  // The survivors are the last two calls' entries, x > 4 and x > 5: loaded, not built, by a fresh
-  // workspace. A load makes an entry the most recently used: loading x > 4 and then storing x > 6
-  // deletes x > 5's.
+  // A load makes an entry the most recently used: the oldest survivor, loaded by a fresh workspace,
+  // outlives the survivors stored after it once new entries push the total over the limit.
+  const std::vector<int> survivors = uses.present();
+  REQUIRE(survivors.size() >= 2);
+  const int oldest = survivors.front();
   clscan::release_cached_resources(context);
   log.clear();
-  run(context, queue, 4);
-  CHECK(log.count("loaded cached program") == per_call);
+  run(oldest);
+  CHECK(log.count("loaded cached program") == uses.programs_of(oldest));
   CHECK(log.count("built program from source") == 0);
-  run(context, queue, 6);
-  CHECK(log.count("built program from source") == per_call);
+  for (int k = 20; k < 30 && log.count("disk cache: deleted") == 0; ++k) {
+    run(k);
+    uses.check(limit);
+  }
+  CHECK(log.count("disk cache: deleted") >= 1);
+  CHECK(std::find(uses.present().begin(), uses.present().end(), oldest) != uses.present().end());
+
+  // Every survivor loads; an evicted call builds again, within the limit.
+  clscan::release_cached_resources(context);
+  for (const int k : uses.present()) {
+    log.clear();
+    run(k);
+    CHECK(log.count("loaded cached program") == uses.programs_of(k));
+    CHECK(log.count("built program from source") == 0);
+  }
+  const std::vector<int> now = uses.present();
+  const int evicted = [&] {
+    for (const int k : uses.in_order())
+      if (std::find(now.begin(), now.end(), k) == now.end()) return k;
+    return -1;
+  }();
+  REQUIRE(evicted >= 0);
   clscan::release_cached_resources(context);
   log.clear();
-  run(context, queue, 4);
-  run(context, queue, 6);
-  CHECK(log.count("loaded cached program") == 2 * per_call);
-  CHECK(log.count("built program from source") == 0);
-  clscan::release_cached_resources(context);
-  log.clear();
-  run(context, queue, 5);
+  run(evicted);
   CHECK(log.count("built program from source") >= 1);
-  CHECK(total_bytes(dir.path()) <= limit);
+  uses.check(limit);
 
   {
     // A limit below one entry keeps none, and calls still run.
     scoped_env tiny("CLSCAN_CACHE_MAX_BYTES", "1K");
     REQUIRE(clscan::disk_cache_limit() == 1024);
     clscan::release_cached_resources(context);
-    run(context, queue, 7);
+    select_above(queue, context, 99, clscan::algorithm::three_stage);
     CHECK(entries(dir.path()).empty());
     CHECK(clscan::disk_cache_bytes() == 0);
   }
@@ -286,7 +391,8 @@ TEST_CASE("disk cache: its entries stay within the limit, the least recently use
     scoped_env limit_text("CLSCAN_CACHE_MAX_BYTES", std::string(bad));
     CHECK_THROWS_WITH(clscan::disk_cache_limit(), Catch::Matchers::Contains("CLSCAN_CACHE_MAX_BYTES"));
     clscan::release_cached_resources(context);
-    CHECK_THROWS_AS(run(context, queue, 8), clscan::invalid_argument);
+    CHECK_THROWS_AS(select_above(queue, context, 8, clscan::algorithm::three_stage),
+                    clscan::invalid_argument);
   }
   clscan::release_cached_resources(context);
 }
