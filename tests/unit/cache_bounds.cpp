@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -129,6 +130,9 @@ public:
     REQUIRE(!mine.empty());
     order_.erase(std::remove(order_.begin(), order_.end(), k), order_.end());
     order_.push_back(k);
+    // Recency is the entries' modification time, which the kernel sets from a clock that ticks every
+    // few milliseconds: entries used within one tick are equally recent, in no order a test can rely on.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 
   // The eviction's invariants: at most `limit` bytes; the entries present are the most recently used
