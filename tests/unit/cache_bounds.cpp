@@ -356,7 +356,8 @@ TEST_CASE("disk cache: its entries stay within the limit, the least recently use
     uses.check(limit);
   }
   CHECK(log.count("disk cache: deleted") >= 1);
-  CHECK(std::find(uses.present().begin(), uses.present().end(), oldest) != uses.present().end());
+  const std::vector<int> after_load = uses.present();
+  CHECK(std::find(after_load.begin(), after_load.end(), oldest) != after_load.end());
 
   // Every survivor loads; an evicted call builds again, within the limit.
   clscan::release_cached_resources(context);
