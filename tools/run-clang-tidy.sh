@@ -5,7 +5,8 @@
 # missing, or when the build directory has no compile_commands.json. The ctest "clang-tidy" (label
 # hygiene, tests/cmake/sanitizers.cmake) runs it on its own build directory.
 #
-#   tools/run-clang-tidy.sh [BUILD_DIR]          BUILD_DIR defaults to ./build
+#   tools/run-clang-tidy.sh [BUILD_DIR [DIR...]]   BUILD_DIR defaults to ./build; DIR: lib, tools or
+#                                                   both (the default)
 #
 # Environment: CLANG_TIDY (the program; default clang-tidy-14, else clang-tidy), JOBS (parallel
 # clang-tidy processes; default: the number of CPUs). Configure BUILD_DIR with a Ninja or Makefile
@@ -15,6 +16,16 @@ set -euo pipefail
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${1:-build}
 me=run-clang-tidy.sh
+shift $(( $# > 0 ? 1 : 0 ))
+areas=("$@")
+(( ${#areas[@]} > 0 )) || areas=(lib tools)
+for area in "${areas[@]}"; do
+  if [[ $area != lib && $area != tools ]]; then
+    echo "$me: FAILED: '$area' is not a directory this script checks (lib or tools)" >&2
+    exit 2
+  fi
+done
+area_pattern=$(IFS='|'; printf '%s' "${areas[*]}")
 
 tidy=${CLANG_TIDY:-}
 if [[ -z $tidy ]]; then
@@ -43,9 +54,9 @@ escaped_source_dir=$(printf '%s' "$source_dir" | sed 's/[][\.*^$+?(){}|]/\\&/g')
 # own .cpp files under lib/ and tools/; generated sources (the embedded kernels) are not checked.
 mapfile -t files < <(grep -o '"file": *"[^"]*"' "$build_dir/compile_commands.json" |
                      sed -e 's/^"file": *"//' -e 's/"$//' |
-                     grep -E "^$escaped_source_dir/(lib|tools)/.*\.cpp$" |
+                     grep -E "^$escaped_source_dir/($area_pattern)/.*\.cpp$" |
                      sort -u)
-mapfile -t sources < <(find "$source_dir/lib" "$source_dir/tools" -name '*.cpp' | sort)
+mapfile -t sources < <(for area in "${areas[@]}"; do find "$source_dir/$area" -name '*.cpp'; done | sort)
 for source in "${sources[@]}"; do
   if ! printf '%s\n' "${files[@]}" | grep -qxF "$source"; then
     echo "$me: note: ${source#"$source_dir"/} is not built in $build_dir; not checked"
