@@ -9,7 +9,10 @@
 #                                                   both (the default)
 #
 # Environment: CLANG_TIDY (the program; default clang-tidy-14, else clang-tidy), JOBS (parallel
-# clang-tidy processes; default: the number of CPUs). Configure BUILD_DIR with a Ninja or Makefile
+# clang-tidy processes; default: the number of CPUs), CLSCAN_TIDY_CACHE (a folder of clean verdicts;
+# default ~/.cache/clscan/clang-tidy, empty: none). A file found clean is not checked again while it,
+# every header it includes, its compile command, clang-tidy and .clang-tidy stay the same
+# (tools/clang_tidy_keys.py computes that key; without python3 every file is checked). Configure BUILD_DIR with a Ninja or Makefile
 # generator: clscan's top-level CMakeLists.txt turns CMAKE_EXPORT_COMPILE_COMMANDS on for this.
 set -euo pipefail
 
@@ -71,12 +74,34 @@ jobs=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-echo "$me: $("$tidy" --version | grep -i version | head -n 1 | sed 's/^ *//'), ${#files[@]} files, $jobs jobs"
+version=$("$tidy" --version | grep -i version | head -n 1 | sed 's/^ *//')
 start=$SECONDS
+
+# Files whose clean verdict is stored under their current key are not checked again.
+cache=${CLSCAN_TIDY_CACHE-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/clscan/clang-tidy}
+declare -A key_of=()
+if [[ -n $cache ]] && mkdir -p "$cache" 2>/dev/null && [[ -w $cache ]] && command -v python3 >/dev/null; then
+  while read -r key file; do
+    key_of[$file]=$key
+  done < <(python3 "$source_dir/tools/clang_tidy_keys.py" "$database" "$version" "$source_dir/.clang-tidy" \
+             "$source_dir/tools/run-clang-tidy.sh" -- "${files[@]}" 2>/dev/null || true)
+else
+  cache=
+fi
+unchanged=0
+to_check=()
+for file in "${files[@]}"; do
+  if [[ -n ${key_of[$file]:-} && -f $cache/${key_of[$file]} ]]; then
+    unchanged=$((unchanged + 1))
+  else
+    to_check+=("$file")
+  fi
+done
+echo "$me: $version, ${#files[@]} files${cache:+ ($unchanged clean before and unchanged, in $cache)}, $jobs jobs"
 # -std=c++17 first: GCC compiles C++17 without a -std option (its default), clang-tidy's clang would
 # not; a -std in the compile command itself still wins. The tools are single-threaded programs:
 # concurrency-mt-unsafe (exit, setenv, ...) is for the library only.
-printf '%s\n' "${files[@]}" | xargs -P "$jobs" -I{} sh -c '
+(( ${#to_check[@]} == 0 )) || printf '%s\n' "${to_check[@]}" | xargs -P "$jobs" -I{} sh -c '
   name=$(printf "%s" "$1" | tr / _)
   case $1 in "$4"/tools/*) extra=--checks=-concurrency-mt-unsafe ;; *) extra=--checks= ;; esac
   "$2" -p "$3" --quiet --config-file="$4/.clang-tidy" --extra-arg-before=-std=c++17 "$extra" \
@@ -84,8 +109,22 @@ printf '%s\n' "${files[@]}" | xargs -P "$jobs" -I{} sh -c '
     : > "$6/$name.failed"' sh {} "$tidy" "$build_dir" "$source_dir" "$escaped_source_dir" "$out"
 
 # Everything but clang's "N warnings generated." counts; a finding in a header is printed once.
-findings=$(cat "$out"/*.log | grep -vE '^[0-9]+ (warnings?|errors?)( and [0-9]+ errors?)? generated\.$' |
-           grep -vE '^Suppressed [0-9]+ warnings|^Use -header-filter|^Error while processing' || true)
+findings_in() {
+  cat "$@" /dev/null | grep -vE '^[0-9]+ (warnings?|errors?)( and [0-9]+ errors?)? generated\.$' |
+    grep -vE '^Suppressed [0-9]+ warnings|^Use -header-filter|^Error while processing' || true
+}
+shopt -s nullglob
+logs=("$out"/*.log)
+shopt -u nullglob
+findings=$(findings_in "${logs[@]}")
+if [[ -n $cache ]]; then
+  for file in "${to_check[@]}"; do
+    name=$(printf '%s' "$file" | tr / _)
+    if [[ -n ${key_of[$file]:-} && ! -e $out/$name.failed && -z $(findings_in "$out/$name.log") ]]; then
+      : > "$cache/${key_of[$file]}" || true
+    fi
+  done
+fi
 failed=$(ls "$out" | grep -c '\.failed$' || true)
 locations=$(printf '%s\n' "$findings" | grep -E '^[^ ].*:[0-9]+:[0-9]+: (warning|error):' | sort -u || true)
 count=$(printf '%s' "$locations" | grep -c . || true)
