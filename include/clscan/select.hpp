@@ -25,7 +25,8 @@
 // one-pass fallback reads a silent predecessor's input again), so no order of the kernels makes writing
 // over the input safe: the call copies the input first, into a temporary of clscan's per-(context,
 // device) storage (n elements more device memory, kept for the next call as the other temporaries are,
-// and one more read and write of the input), then selects from the copy into `out`.
+// and one more read and write of the input), then selects from the copy into `out`. With out_capacity
+// 0 nothing is written, and nothing copied.
 #pragma once
 
 #include <clscan/primitives.hpp>

@@ -156,11 +156,13 @@ cl::Event enqueue_primitive(const cl::CommandQueue& queue, const cl::Buffer& in,
   operands.call = &request;
   operands.aux = aux ? (*aux)() : nullptr;
   operands.count = count ? (*count)() : nullptr;
-  // A selection in place (select.hpp says why through a copy); the scans by key run in place as the
-  // scans do, each tile writing over its own input only once it has its prefix.
+  // A selection in place (select.hpp says why through a copy), unless it may write nothing (capacity 0);
+  // the scans by key run in place as the scans do, each tile writing over its own input only once it has
+  // its prefix.
   const bool by_key =
       request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
-  const bool copy_input = !by_key && in() == out() && request.scan.in_offset == request.scan.out_offset;
+  const bool copy_input = !by_key && in() == out() && request.scan.in_offset == request.scan.out_offset &&
+                          request.out_capacity.value_or(n) > 0;
   return enqueue_planned(
       queue, call, ws, single_pass_verdict_type(request), operands,
       [&](const single_pass_qualification* verdict) {

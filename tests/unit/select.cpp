@@ -587,23 +587,27 @@ void check_bounded(selection_call call, const std::vector<T>& in, const std::vec
   const std::size_t selected = expected.size();
   expected.resize(std::min(capacity.value_or(n), selected));
 
+  // The offsets of check_selection, whose programs (built for the addresses' alignment) this reuses.
   clscan::select_options<T> opts;
   opts.algorithm = algo;
   opts.out_capacity = capacity;
-  opts.in_offset = guard;
-  opts.out_offset = in_place ? guard : 1;
-  opts.count_offset = 1;
+  opts.in_offset = 1;
+  opts.out_offset = in_place ? 1 : guard;
+  opts.count_offset = 2;
+  opts.flags_offset = 5;
   if (call == selection_call::select_if) opts.predicate = "x > 0";
 
-  std::vector<T> in_image(guard + n + guard, poison_value<T>());
-  std::copy(in.begin(), in.end(), in_image.begin() + guard);
+  std::vector<T> in_image(1 + n + guard, poison_value<T>());
+  std::copy(in.begin(), in.end(), in_image.begin() + 1);
+  std::vector<cl_uchar> flags_image(5 + n, 0xA5);
+  std::copy(flags.begin(), flags.end(), flags_image.begin() + 5);
   const cl::Buffer in_buffer = make_buffer(in_image);
-  const cl::Buffer flags_buffer = make_buffer(flags.empty() ? std::vector<cl_uchar>(1, 0) : flags);
+  const cl::Buffer flags_buffer = make_buffer(flags_image);
   // Poison past the capacity, a few elements more than the output may hold.
   const std::vector<T> out_image =
-      in_place ? in_image : std::vector<T>(1 + capacity.value_or(n) + guard, poison_value<T>());
+      in_place ? in_image : std::vector<T>(guard + capacity.value_or(n) + guard, poison_value<T>());
   const cl::Buffer out_buffer = in_place ? in_buffer : make_buffer(out_image);
-  const cl::Buffer count_buffer = make_buffer(std::vector<cl_ulong>(3, poison_value<cl_ulong>()));
+  const cl::Buffer count_buffer = make_buffer(std::vector<cl_ulong>(4, poison_value<cl_ulong>()));
   cl::Event done;
   switch (call) {
   case selection_call::select_if:
@@ -618,10 +622,10 @@ void check_bounded(selection_call call, const std::vector<T>& in, const std::vec
     break;
   }
   REQUIRE(done.wait() == CL_SUCCESS);
-  const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count_buffer, 3);
-  CHECK(counts[1] == selected);
-  CHECK(same_bits(counts[0], poison_value<cl_ulong>()));
-  CHECK(same_bits(counts[2], poison_value<cl_ulong>()));
+  const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count_buffer, 4);
+  CHECK(counts[2] == selected);
+  CHECK(same_bits(counts[1], poison_value<cl_ulong>()));
+  CHECK(same_bits(counts[3], poison_value<cl_ulong>()));
   const std::vector<T> out = read_buffer<T>(out_buffer, out_image.size());
   check_exact("output", out, opts.out_offset, expected);
   std::size_t changed = 0, first_changed = 0;
