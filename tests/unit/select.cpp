@@ -545,7 +545,8 @@ TEST_CASE("select: a count that overlaps select_flagged's flags is rejected, one
 
 namespace {
 
-// The selections' expected output (select_if "x > 0", select_flagged, unique), for the bounded cases.
+// The selections' expected output (select_if and partition_if "x > 0", select_flagged, unique), for the
+// bounded cases.
 template <typename T>
 std::vector<T> expected_selection(selection_call call, const std::vector<T>& in,
                                   const std::vector<cl_uchar>& flags) {
@@ -558,10 +559,22 @@ std::vector<T> expected_selection(selection_call call, const std::vector<T>& in,
     for (std::size_t i = 0; i < in.size(); ++i)
       if (flags[i]) expected.push_back(in[i]);
     break;
-  case selection_call::partition_if: break;
+  case selection_call::partition_if:
+    expected = in;
+    std::stable_partition(expected.begin(), expected.end(), [](T x) { return x > 0; });
+    break;
   case selection_call::unique: std::unique_copy(in.begin(), in.end(), std::back_inserter(expected)); break;
   }
   return expected;
+}
+
+// The count a selection reports: its output's length, but partition_if's selected elements only.
+template <typename T>
+std::size_t expected_count(selection_call call, const std::vector<T>& in,
+                           const std::vector<cl_uchar>& flags) {
+  if (call == selection_call::partition_if)
+    return static_cast<std::size_t>(std::count_if(in.begin(), in.end(), [](T x) { return x > 0; }));
+  return expected_selection(call, in, flags).size();
 }
 
 const char* selection_name(selection_call call) {
@@ -577,15 +590,16 @@ const char* selection_name(selection_call call) {
 // One selection into an output bounded by `capacity` (select_options::out_capacity; none: n), either a
 // buffer of its own holding the capacity and poisoned past it, or in place (the input's own buffer
 // and offset). The count reports every selected element; out[0, min(count, capacity)) holds the first
-// of them; every other element of the output's buffer is as it was (poison, or in place the input).
+// of them (partition_if: the first min(n, capacity) of its n); every other element of the output's
+// buffer is as it was (poison, or in place the input).
 template <typename T>
 void check_bounded(selection_call call, const std::vector<T>& in, const std::vector<cl_uchar>& flags,
                    algorithm algo, std::optional<std::size_t> capacity, bool in_place) {
   const std::size_t n = in.size();
   CAPTURE(selection_name(call), capacity.value_or(n), in_place);
   std::vector<T> expected = expected_selection(call, in, flags);
-  const std::size_t selected = expected.size();
-  expected.resize(std::min(capacity.value_or(n), selected));
+  const std::size_t selected = expected_count(call, in, flags);
+  expected.resize(std::min(capacity.value_or(n), expected.size()));
 
   // The offsets of check_selection, whose programs (built for the addresses' alignment) this reuses.
   clscan::select_options<T> opts;
@@ -595,7 +609,7 @@ void check_bounded(selection_call call, const std::vector<T>& in, const std::vec
   opts.out_offset = in_place ? 1 : guard;
   opts.count_offset = 2;
   opts.flags_offset = 5;
-  if (call == selection_call::select_if) opts.predicate = "x > 0";
+  if (call == selection_call::select_if || call == selection_call::partition_if) opts.predicate = "x > 0";
 
   std::vector<T> in_image(1 + n + guard, poison_value<T>());
   std::copy(in.begin(), in.end(), in_image.begin() + 1);
@@ -616,7 +630,9 @@ void check_bounded(selection_call call, const std::vector<T>& in, const std::vec
   case selection_call::select_flagged:
     done = clscan::select_flagged(env().queue, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
     break;
-  case selection_call::partition_if: FAIL("not a bounded case"); break;
+  case selection_call::partition_if:
+    done = clscan::partition_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
   case selection_call::unique:
     done = clscan::unique(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
     break;
@@ -640,7 +656,8 @@ void check_bounded(selection_call call, const std::vector<T>& in, const std::vec
 }
 
 // Sizes around both shapes' tiles; capacities of none, fewer than the selected elements (cutting a
-// tile's output in its middle), one fewer, exactly as many, more; and in place with and without one.
+// tile's output in its middle), one fewer, exactly as many, more (partition_if: cutting its unselected
+// elements); and in place with and without one.
 template <typename T> void bounded_suite(bool all_sizes) {
   if (!device_supports<T>()) {
     WARN("skipped for " << clscan::opencl_name(clscan::element_traits<T>::type) << ": no fp64");
@@ -655,10 +672,10 @@ template <typename T> void bounded_suite(bool all_sizes) {
       std::vector<cl_uchar> flags;
       make_selection(pattern::half_random, n, data, flags);
       const std::vector<T> runs = make_runs<T>(n, 3, data_seed);
-      for (selection_call call :
-           {selection_call::select_if, selection_call::select_flagged, selection_call::unique}) {
+      for (selection_call call : {selection_call::select_if, selection_call::select_flagged,
+                                  selection_call::partition_if, selection_call::unique}) {
         const std::vector<T>& in = call == selection_call::unique ? runs : data;
-        const std::size_t selected = expected_selection(call, in, flags).size();
+        const std::size_t selected = expected_count(call, in, flags);
         std::vector<std::size_t> capacities = {0, selected / 2, selected, selected + 2};
         if (selected > 0) capacities.push_back(selected - 1);
         std::sort(capacities.begin(), capacities.end());
