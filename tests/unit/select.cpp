@@ -280,6 +280,9 @@ template <typename K, typename T> void by_key_suite(bool all_sizes) {
         check_by_key(scan_kind::inclusive, keys, values, opts, true);
         opts.operation = clscan::op::max;
         check_by_key(scan_kind::exclusive, keys, values, opts, false);
+        // Into the values buffer (in place), as the scans run in place: each tile overwrites its own
+        // values only once it has its prefix.
+        check_by_key(scan_kind::exclusive, keys, values, opts, true);
       }
     }
   }
