@@ -13,6 +13,9 @@
 // the keys of another buffer, passed where the flags go (of type CLSCAN_KEY_T; the flags offset is
 // then in bytes): the elements whose key starts (heads) or ends (tails) a run of equal keys, for
 // unique_by_key, reduce_by_key and run_length_encode.
+//
+// `capacity` bounds the output: the kernels write no position at or past it (dst + capacity), whatever
+// the count, which still counts every selected element (select_options::out_capacity).
 
 #include "prelude.cl"
 
@@ -140,22 +143,27 @@ inline ulong destination(uint selected, ulong i, ulong selected_before, ulong to
   return selected ? selected_before : total + (i - selected_before);
 }
 
-// Writes the run of CLSCAN_ITEMS elements at `first` (CPUs: straight to global memory, in order).
+// Writes the run of CLSCAN_ITEMS elements at `first` (CPUs: straight to global memory, in order), to
+// dst[0, capacity) only.
 // selected_before: the selected elements before `first`.
 // selected_end: selected_before plus the run's own selections. A selection writes every element up to
 // the run's last selected one at the next free place, selected or not: an unselected one is
 // overwritten by the next selected one, and the store needs no branch on the selection, whose
 // mispredictions (random data) cost a CPU more than the extra stores.
-inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first, ulong selected_before,
-                        ulong selected_end, int partition, ulong total CLSCAN_USER_PARAMS) {
+inline void scatter_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong capacity, ulong first,
+                        ulong selected_before, ulong selected_end, int partition,
+                        ulong total CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
+  // Past the capacity nothing is written: the stores stop there (the count goes on).
+  selected_end = min(selected_end, capacity);
   elem_t prev = first < n ? element_before(src, first) : CLSCAN_IDENTITY;
   CLSCAN_FOR_RUN(i, first, end, {
     const elem_t x = src[i];
     const uint selected = is_selected(src, flags, n, i, x, prev CLSCAN_USER_ARGS);
-    if (partition)
-      dst[destination(selected, i, selected_before, total)] = x;
-    else if (selected_before < selected_end)
+    if (partition) {
+      const ulong to = destination(selected, i, selected_before, total);
+      if (to < capacity) dst[to] = x;
+    } else if (selected_before < selected_end)
       dst[selected_before] = x;
     selected_before += selected;
     prev = x;
@@ -263,16 +271,17 @@ inline elem_t compacted_element(uint o, run_cursor* at, local const uint* run_st
 // before out's first 16-byte boundary and after its last whole vector one element each. Position o
 // belongs to the last run that starts at or before it: run_starts[w] holds the selections of the runs
 // before run w, and run_starts[CLSCAN_WG] the tile's count; block_owners is note_block_owners'. Every
-// work-item must call, after a barrier behind the compaction, run_starts and block_owners.
+// work-item must call, after a barrier behind the compaction, run_starts and block_owners. Only
+// out[0, stored) is written (stored <= tile_count: the output's capacity ends inside the tile).
 inline void store_compacted_runs(uint lid, local const vec_t* tile, local const uint* run_starts,
-                                 local const ushort* block_owners, uint tile_count, global elem_t* out) {
+                                 local const ushort* block_owners, uint stored, global elem_t* out) {
   local const elem_t* elements = (local const elem_t*)tile;
 #if CLSCAN_OUT_VEC > 1
   // Only the address tells whether a vector store may start at out: the offsets need not be multiples
   // of the vector, and a buffer made from a host pointer need not start at a 16-byte boundary.
   const uint misaligned = (uint)(((uintptr_t)out / CLSCAN_ELEM_SIZE) % CLSCAN_OUT_VEC);
-  const uint head = min((CLSCAN_OUT_VEC - misaligned) % CLSCAN_OUT_VEC, tile_count);
-  const uint vectors = (tile_count - head) / CLSCAN_OUT_VEC;
+  const uint head = min((CLSCAN_OUT_VEC - misaligned) % CLSCAN_OUT_VEC, stored);
+  const uint vectors = (stored - head) / CLSCAN_OUT_VEC;
   for (uint v = lid; v < vectors; v += CLSCAN_WG) {
     const uint o = head + v * CLSCAN_OUT_VEC;
     run_cursor at = find_run(o, run_starts, block_owners);
@@ -284,13 +293,13 @@ inline void store_compacted_runs(uint lid, local const vec_t* tile, local const 
   }
   // The head, then the tail after the last whole vector.
   const uint body_end = head + vectors * CLSCAN_OUT_VEC;
-  for (uint e = lid; e < head + (tile_count - body_end); e += CLSCAN_WG) {
+  for (uint e = lid; e < head + (stored - body_end); e += CLSCAN_WG) {
     const uint o = e < head ? e : body_end + (e - head);
     run_cursor at = find_run(o, run_starts, block_owners);
     out[o] = compacted_element(o, &at, run_starts, elements);
   }
 #else
-  for (uint o = lid; o < tile_count; o += CLSCAN_WG) {
+  for (uint o = lid; o < stored; o += CLSCAN_WG) {
     run_cursor at = find_run(o, run_starts, block_owners);
     out[o] = compacted_element(o, &at, run_starts, elements);
   }
@@ -313,13 +322,13 @@ typedef struct {
 
 // The tile of one work-group: counts its selections, learns how many were selected before it (from
 // the look-back when tile_prefixes is null, else tile_prefixes[tile]) and writes its elements.
-// src/dst/flags: the user's buffers plus their offsets. count receives the number selected (at
-// count[0], from the last tile). tile_prefixes (partition) holds the total at [tiles]. compact (GPUs):
-// the run is compacted in the local tile rather than copied (CLSCAN_SELECT_COMPACT_RUNS); a constant of
-// the calling kernel, since which barriers run depends on it. (Taken from select_tiles' `partition`
-// argument instead, it made PoCL 3.1 run the loops behind those barriers wrongly: the compacted runs'
-// stores ran their first iteration past the tile's count, and partitions wrote past their output.)
-inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* count,
+// src/dst/flags: the user's buffers plus their offsets; dst holds `capacity` elements. count receives the
+// number selected (at count[0], from the last tile). tile_prefixes (partition) holds the total at [tiles].
+// compact (GPUs): the run is compacted in the local tile rather than copied (CLSCAN_SELECT_COMPACT_RUNS); a
+// constant of the calling kernel, since which barriers run depends on it. (Taken from select_tiles'
+// `partition` argument instead, it made PoCL 3.1 run the loops behind those barriers wrongly: the compacted
+// runs' stores ran their first iteration past the tile's count, and partitions wrote past their output.)
+inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong capacity, global ulong* count,
                         const global carry_t* tile_prefixes, int partition, int compact,
                         global status_t* status, uint ticket_base, uint tag,
                         local tile_locals* locals CLSCAN_USER_PARAMS) {
@@ -385,10 +394,14 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
                           locals->scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
   }
   const ulong tile_before = locals->lb.prefix;
+#if !CLSCAN_REREAD
+  // The tile's selected elements that fit in the output: at most tile_count, none past the capacity.
+  const uint stored = tile_before < capacity ? (uint)min((ulong)tile_count, capacity - tile_before) : 0u;
+#endif
 
 #if CLSCAN_REREAD
-  scatter_run(src, flags, n, dst, run_first, tile_before + item_before, tile_before + item_before + run_count,
-              partition, total CLSCAN_USER_ARGS);
+  scatter_run(src, flags, n, dst, capacity, run_first, tile_before + item_before,
+              tile_before + item_before + run_count, partition, total CLSCAN_USER_ARGS);
 #else
   if (compact) {
     // The group scan and the look-back are done with their scratch: the runs' starts go there.
@@ -397,7 +410,7 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
     if (lid == 0) run_starts[CLSCAN_WG] = (uint)tile_count;
     note_block_owners(lid, (uint)item_before, run_count, locals->block_owners);
     group_barrier(CLK_LOCAL_MEM_FENCE);
-    store_compacted_runs(lid, locals->tile_elements, run_starts, locals->block_owners, (uint)tile_count,
+    store_compacted_runs(lid, locals->tile_elements, run_starts, locals->block_owners, stored,
                          dst + tile_before);
   } else {
     // Selected elements (then, for a partition, the others) gather in local memory in their order,
@@ -418,13 +431,14 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
     }
     group_barrier(CLK_LOCAL_MEM_FENCE);
     global elem_t* selected_out = dst + tile_before;
-    for (uint k = lid; k < (uint)tile_count; k += CLSCAN_WG)
+    for (uint k = lid; k < stored; k += CLSCAN_WG)
       selected_out[k] = gathered[k];
     if (partition) {
       // The tile's unselected elements follow all the selected ones, after those of earlier tiles.
       const uint tile_n = (uint)min((ulong)CLSCAN_TILE, n - tile_first);
-      global elem_t* unselected_out = dst + total + (tile_first - tile_before) - (ulong)tile_count;
-      for (uint k = (uint)tile_count + lid; k < tile_n; k += CLSCAN_WG)
+      const ulong unselected_first = total + (tile_first - tile_before) - (ulong)tile_count;
+      global elem_t* unselected_out = dst + unselected_first;
+      for (uint k = (uint)tile_count + lid; k < tile_n && unselected_first + k < capacity; k += CLSCAN_WG)
         unselected_out[k] = gathered[k];
     }
   }
@@ -437,9 +451,9 @@ inline void select_tile(CLSCAN_INPUT_PARAMS, global elem_t* dst, global ulong* c
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 select_single_pass(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
                    global elem_t* dst, ulong dst_offset, global ulong* count, ulong count_offset, ulong n,
-                   global status_t* status, uint ticket_base, uint tag CLSCAN_USER_PARAMS) {
+                   ulong capacity, global status_t* status, uint ticket_base, uint tag CLSCAN_USER_PARAMS) {
   local tile_locals locals;
-  select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
+  select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset, capacity,
               count + count_offset, 0, 0, CLSCAN_SELECT_COMPACT_RUNS, status, ticket_base, tag,
               &locals CLSCAN_USER_ARGS);
 }
@@ -460,9 +474,9 @@ select_tile_counts(const global elem_t* src, ulong src_offset, const global ucha
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 select_tiles(const global elem_t* src, ulong src_offset, const global uchar* flags, ulong flags_offset,
              global elem_t* dst, ulong dst_offset, global ulong* count, ulong count_offset, ulong n,
-             const global carry_t* tile_prefixes, int partition CLSCAN_USER_PARAMS) {
+             ulong capacity, const global carry_t* tile_prefixes, int partition CLSCAN_USER_PARAMS) {
   local tile_locals locals;
-  select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset,
+  select_tile(src + src_offset, flags ? flags + flags_offset : flags, n, dst + dst_offset, capacity,
               count + count_offset, tile_prefixes, partition, 0, 0, 0, 0, &locals CLSCAN_USER_ARGS);
 }
 

@@ -340,7 +340,7 @@ py::tuple run_selection(const std::string& kind, const std::string& type, std::u
                         std::uintptr_t count_ptr, std::size_t count_offset, std::size_t n,
                         const std::string& predicate, const std::string& algorithm,
                         const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
-                        const std::string& key_equal) {
+                        const std::string& key_equal, std::optional<std::size_t> out_capacity) {
   if (kind != "select_if" && kind != "select_flagged" && kind != "partition_if" && kind != "unique")
     throw clscan::invalid_argument("clscan: unknown selection '" + kind +
                                    "' (select_if, select_flagged, partition_if or unique)");
@@ -366,6 +366,7 @@ py::tuple run_selection(const std::string& kind, const std::string& type, std::u
     opts.wait_list = std::move(waits);
     opts.parameters = std::move(named);
     opts.key_equal = key_equal;
+    opts.out_capacity = out_capacity;
     py::gil_scoped_release unlocked;
     cl::Event event;
     if (kind == "select_if") {
@@ -405,7 +406,7 @@ py::tuple run_runs(const std::string& kind, const std::string& key_type, const s
                    std::size_t out_offset, std::uintptr_t count_ptr, std::size_t count_offset, std::size_t n,
                    const std::string& op, const std::string& custom_op, py::object custom_identity,
                    py::object initial, bool deterministic, const std::string& algorithm,
-                   const std::vector<std::uintptr_t>& wait_for) {
+                   const std::vector<std::uintptr_t>& wait_for, std::optional<std::size_t> out_capacity) {
   if (kind != "reduce_by_key" && kind != "unique_by_key" && kind != "run_length_encode")
     throw clscan::invalid_argument("clscan: unknown call '" + kind +
                                    "' (reduce_by_key, unique_by_key or run_length_encode)");
@@ -433,12 +434,14 @@ py::tuple run_runs(const std::string& kind, const std::string& key_type, const s
       if (kind == "reduce_by_key") {
         static_cast<clscan::options<V>&>(reduce_opts) = options_from<V>(args);
         reduce_opts.count_offset = counted_at;
+        reduce_opts.out_capacity = out_capacity;
       } else {
         opts.in_offset = in_offset;
         opts.out_offset = out_offset;
         opts.count_offset = counted_at;
         opts.algorithm = args.algorithm;
         opts.wait_list = args.wait_list;
+        opts.out_capacity = out_capacity;
       }
       py::gil_scoped_release unlocked;
       cl::Event event;
@@ -555,9 +558,10 @@ PYBIND11_MODULE(_native, m) {
   m.def("select", &run_selection, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a,
         "flags_buffer"_a, "flags_offset"_a, "out_buffer"_a, "out_offset"_a, "count_buffer"_a,
         "count_offset"_a, "n"_a, "predicate"_a, "algorithm"_a, "wait_for"_a,
-        "parameters"_a = python_parameters(), "key_equal"_a = std::string(),
+        "parameters"_a = python_parameters(), "key_equal"_a = std::string(), "out_capacity"_a = py::none(),
         "Enqueues select_if, select_flagged, partition_if or unique (`kind`) of n elements of OpenCL C "
-        "type `type` from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets). "
+        "type `type` from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets; the same "
+        "buffer and offset: in place), writing at most out_capacity elements there (None: n). "
         "select_flagged reads flags_buffer[flags_offset:] (cl_uchar), the others take 0 there; select_if "
         "and partition_if take the predicate, the others an empty one. The count (a cl_ulong) goes to "
         "count_buffer[count_offset] and (event, None) is returned at once; with count_buffer 0, the call "
@@ -565,11 +569,12 @@ PYBIND11_MODULE(_native, m) {
   m.def("runs", &run_runs, "kind"_a, "key_type"_a, "value_type"_a, "queue"_a, "keys_buffer"_a,
         "values_buffer"_a, "in_offset"_a, "keys_out"_a, "values_out"_a, "out_offset"_a, "count_buffer"_a,
         "count_offset"_a, "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "deterministic"_a,
-        "algorithm"_a, "wait_for"_a,
+        "algorithm"_a, "wait_for"_a, "out_capacity"_a = py::none(),
         "Enqueues reduce_by_key, unique_by_key or run_length_encode (`kind`) of n keys of OpenCL C type "
         "`key_type` in keys_buffer[in_offset:], with values of `value_type` in values_buffer[in_offset:] "
         "(run_length_encode: 0, and value_type the lengths' type, uint or ulong), into "
-        "keys_out[out_offset:] and values_out[out_offset:]. The operator arguments are reduce_by_key's. "
+        "keys_out[out_offset:] and values_out[out_offset:], at most out_capacity elements each (None: n). "
+        "The operator arguments are reduce_by_key's. "
         "The count as select().");
   m.def(
       "sort", &run_sort, "kind"_a, "key_type"_a, "value_type"_a, "queue"_a, "keys_in"_a, "keys_in_offset"_a,

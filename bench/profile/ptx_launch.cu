@@ -216,8 +216,8 @@ template <typename T> int run(const settings& s, CUfunction kernel) {
     params = {&src, &zero64, &dst, &zero64, &n64, &status, &ticket_base, &tag, &zero32, &zero_value,
               &null_pointer, &zero64};
   else if (is_select)
-    params = {&src, &zero64, &null_pointer, &zero64, &dst, &zero64, &count, &zero64, &n64, &status,
-              &ticket_base, &tag};
+    params = {&src, &zero64, &null_pointer, &zero64, &dst, &zero64, &count, &zero64, &n64, &n64, &status,
+              &ticket_base, &tag}; // capacity: n
   else
     params = {&key_buffer, &src, &zero64, &dst, &zero64, &n64, &zero32, &zero32, &zero_value, &status,
               &ticket_base, &tag};

@@ -235,6 +235,13 @@ typedef struct clscan_select_options {
   /* clscan_unique only: an OpenCL C expression of `a` and `b`, neighbouring elements (a the one before),
    * true where b repeats a and is left out. NULL or empty: ==. */
   const char* key_equal;
+  /* Nonzero has_out_capacity: the output (each output of clscan_unique_by_key and
+   * clscan_run_length_encode) holds out_capacity elements from out_offset on, fewer than n where it is
+   * sized for the result. Nothing at or past out_offset + out_capacity is written, and the count still
+   * reports every selected element (or run); clscan_partition_if writes its first out_capacity elements.
+   * A buffer that does not hold them: CLSCAN_INVALID_ARGUMENT. Zero: the output holds n. */
+  int has_out_capacity;
+  size_t out_capacity;
 } clscan_select_options;
 
 #define CLSCAN_SELECT_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_select_options)
@@ -251,15 +258,19 @@ static inline void clscan_select_options_init(clscan_select_options* options) {
   options->parameters = NULL;
   options->parameter_count = 0;
   options->key_equal = NULL;
+  options->has_out_capacity = 0;
+  options->out_capacity = 0;
 }
 
 CLSCAN_OPTIONS_DEFAULTS(clscan_select_options)
 
 /* Stream compaction. Each call writes the kept elements of in[0, n), in order, to out[0, k) and k, as a
  * cl_ulong, to count[count_offset]; elements of `out` past k are not written (clscan_partition_if
- * writes all n). n == 0 writes a zero count. `in` and `out` must not overlap, and the count overlaps
- * neither. `options` and `event` work as for the scans; `event` completes when `out` and the count are
- * written.
+ * writes all n), nor any past options->out_capacity when has_out_capacity is set. n == 0 writes a zero
+ * count. `in` and `out` may be the same buffer at the same offset (in place: the input is first copied
+ * into a temporary of clscan's, n elements of device memory more); any other overlap is
+ * CLSCAN_INVALID_ARGUMENT, and the count overlaps neither. `options` and `event` work as for the scans;
+ * `event` completes when `out` and the count are written.
  *
  * `predicate` is an OpenCL C boolean expression of x (the element, of `type`) and i (its index in the
  * input, a ulong), NUL-terminated, e.g. "x > 0" or "(i & 1) == 0 && x != 0": one expression, with
@@ -314,9 +325,12 @@ CLSCAN_C_API clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_m
 /* Runs of equal consecutive keys (compared with ==: every NaN key is a run of its own, -0.0 and 0.0
  * are one), as Thrust's reduce_by_key and unique_by_key and CUB's run-length encoding (C++: runs.hpp).
  * Each writes one element per run to each output, in order, and the number of runs, as a cl_ulong, to
- * count[count_offset]; elements of the outputs past the count are not written, but the outputs must
- * hold n elements. keys_out[j] is run j's first key. No output may overlap an input, the other output
- * or the count. n == 0 writes a zero count. `options` and `event` work as for the scans.
+ * count[count_offset]; elements of the outputs past the count are not written. The outputs hold n
+ * elements, or for clscan_unique_by_key and clscan_run_length_encode options->out_capacity where
+ * has_out_capacity is set (nothing written past it; the count still reports every run); those of
+ * clscan_reduce_by_key hold n (C++'s reduce_by_key_options::out_capacity has no C field yet). keys_out[j] is
+ * run j's first key. No output may overlap an input, the other output or the count. n == 0 writes a zero
+ * count. `options` and `event` work as for the scans.
  *
  *   reduce_by_key:     values_out[j] = run j's values combined with the operator of `options` (any
  *                      operator of the scans; with has_initial, `initial` combined in front of each

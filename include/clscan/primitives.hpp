@@ -5,6 +5,7 @@
 #include <clscan/scan.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace clscan::detail {
@@ -33,6 +34,9 @@ struct primitive_request {
   const std::string* predicate = nullptr;      // select_if, partition_if
   std::size_t flags_offset = 0;                // select_flagged, in cl_uchar elements
   std::size_t count_offset = 0;                // selections, in cl_ulong elements
+  // Selections: elements of the output past out_offset that may be written (select_options::out_capacity);
+  // none: n.
+  std::optional<std::size_t> out_capacity;
 };
 
 // in: the input; aux: the flags (select_flagged) or the keys (by-key calls), else null; count: the

@@ -7,11 +7,12 @@
 //   // run j of keys[0, n): keys_out[j] its key, sums_out[j] its values' sum; count[0] = the runs (cl_ulong)
 //
 // keys_out[j] is the run's first key (what unique keeps). Keys and values may have different element
-// types. Outputs past the count are not written; they must hold n elements, since the count is known
-// only on the device. As the other calls, each only enqueues work on `queue` and never waits for the
-// device; bad arguments throw clscan::invalid_argument before anything is enqueued (user buffers
-// untouched); a repeat call builds and allocates nothing. No output may overlap an input, another
-// output or the count.
+// types. Outputs past the count are not written. They hold n elements, or out_capacity where the
+// options set it (outputs sized for the result): no element at or past out_offset + out_capacity of
+// either output is written, and the count still reports every run. As the other calls, each only enqueues
+// work on `queue` and never waits for the device; bad arguments throw clscan::invalid_argument before
+// anything is enqueued (user buffers untouched); a repeat call builds and allocates nothing. No output may
+// overlap an input, another output or the count.
 //
 // How they run: on the existing kernels, in several passes inside the one call, chained by events:
 //   reduce_by_key      a scan by key of the values into a temporary, unique of the keys (keys_out and
@@ -27,6 +28,7 @@
 #include <clscan/select.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -38,6 +40,8 @@ namespace clscan {
 // applies to the keys and the values alike, out_offset to both outputs.
 template <typename V = cl_int> struct reduce_by_key_options : options<V> {
   std::size_t count_offset = 0; // in cl_ulong elements of `count`
+  // Elements each output holds from out_offset on, as select_options::out_capacity. Unset: n.
+  std::optional<std::size_t> out_capacity;
 };
 
 namespace detail {
@@ -50,7 +54,8 @@ struct run_request {
   scan_request scan;
   element_type key_type = element_type::int32;
   std::size_t count_offset = 0;
-  const std::string* predicate = nullptr; // select_options::predicate, which must be empty
+  const std::string* predicate = nullptr;  // select_options::predicate, which must be empty
+  std::optional<std::size_t> out_capacity; // of each output; none: n
 };
 
 // values_in: null for run_length_encode.
@@ -68,6 +73,7 @@ template <typename K, typename V> run_request make_run_request(run_call kind, co
   r.key_type = element_traits<K>::type;
   r.count_offset = opts.count_offset;
   r.predicate = &opts.predicate;
+  r.out_capacity = opts.out_capacity;
   return r;
 }
 
@@ -87,6 +93,7 @@ cl::Event reduce_by_key(const cl::CommandQueue& queue, const cl::Buffer& keys_in
   r.scan = detail::make_request(scan_kind::inclusive, static_cast<const options<V>&>(opts));
   r.key_type = element_traits<K>::type;
   r.count_offset = opts.count_offset;
+  r.out_capacity = opts.out_capacity;
   return detail::enqueue_runs(queue, keys_in, &values_in, keys_out, values_out, count, n, r);
 }
 

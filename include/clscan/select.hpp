@@ -7,20 +7,32 @@
 //
 // Like the scans, every call only enqueues work on `queue`, never waits for the device, and never
 // reads data back: the returned event completes when `out` and the count are written. Elements of
-// `out` past the count are not written. A predicate is one OpenCL C expression of x and i (brackets
-// balanced; no ';', braces, '#', comment, string literal or name of clscan's own), compiled in a
-// function of its own that sees only x, i, the named select_options::parameters (values passed as
-// kernel arguments: new values build nothing) and OpenCL C's built-ins; other text throws
+// `out` past the count are not written, nor any past select_options::out_capacity: `out` may be sized
+// for the result, as Thrust's and Boost's outputs are, and the count still reports every selected
+// element (compare it with the capacity to learn whether all of them fit). A predicate is one OpenCL C
+// expression of x and i (brackets balanced; no ';', braces, '#', comment, string literal or name of clscan's
+// own), compiled in a function of its own that sees only x, i, the named select_options::parameters (values
+// passed as kernel arguments: new values build nothing) and OpenCL C's built-ins; other text throws
 // clscan::invalid_argument whatever n is. n == 0 writes a zero count and builds nothing, so a
 // predicate is compiled (and one that does not compile found) on the first call with n > 0. Bad
 // arguments throw clscan::invalid_argument before anything is enqueued; a predicate that does not
-// compile throws clscan::build_error with the compiler's log. `in` and `out` must not overlap. Repeated calls
-// with the same predicate build and allocate nothing.
+// compile throws clscan::build_error with the compiler's log. Repeated calls with the same predicate
+// build and allocate nothing.
+//
+// In place: `in` and `out` may be the same buffer at the same offset (Boost's remove_if and unique work
+// so); any other overlap throws clscan::invalid_argument. A tile's selections land at or before its own
+// input, where a tile that has not read its input yet may lie (work-groups run in no set order, and the
+// one-pass fallback reads a silent predecessor's input again), so no order of the kernels makes writing
+// over the input safe: the call copies the input first, into a temporary of clscan's per-(context,
+// device) storage (n elements more device memory, kept for the next call as the other temporaries are,
+// and one more read and write of the input), then selects from the copy into `out`. With out_capacity
+// 0 nothing is written, and nothing copied.
 #pragma once
 
 #include <clscan/primitives.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +51,11 @@ template <typename T = cl_int> struct select_options {
   std::size_t in_offset = 0, out_offset = 0; // elements
   std::size_t count_offset = 0;              // in cl_ulong elements of `count`
   std::size_t flags_offset = 0;              // select_flagged: in cl_uchar elements of `flags`
+  // Elements `out` holds from out_offset on, when fewer than n (Thrust and Boost users size the output
+  // for the result): nothing at or past out_offset + out_capacity is written, and the count still reports
+  // every selected element. partition_if writes its first out_capacity elements. The buffer must hold
+  // out_offset + out_capacity elements (clscan::invalid_argument otherwise). Unset: n.
+  std::optional<std::size_t> out_capacity;
   // automatic: one pass (decoupled look-back) where the device qualifies for it; three_stage: count
   // the tiles, scan the counts, then write (no atomics). partition_if always runs the latter, since
   // it must know the total before it writes the unselected elements.
@@ -69,6 +86,7 @@ template <typename T> primitive_request make_select_request(primitive kind, cons
   r.predicate = &opts.predicate;
   r.count_offset = opts.count_offset;
   r.flags_offset = opts.flags_offset;
+  r.out_capacity = opts.out_capacity;
   return r;
 }
 

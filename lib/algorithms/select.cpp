@@ -54,25 +54,27 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const primitive_request& call = *op.call;
   const cl_ulong in_offset = op.in_offset, out_offset = op.out_offset, n = op.n;
   const cl_ulong flags_offset = call.flags_offset, count_offset = call.count_offset;
+  // Elements of the output past out_offset the kernels may write (primitive_request::out_capacity).
+  const cl_ulong capacity = call.out_capacity.value_or(op.n);
   const auto set_inputs = [&](cl_kernel k) { // arguments 0 to 3
     launch.args(k, 0, op.in, in_offset, op.aux, flags_offset);
   };
-  const auto set_outputs = [&](cl_kernel k) { // arguments 4 to 8
-    launch.args(k, 4, op.out, out_offset, op.count, count_offset, n);
+  const auto set_outputs = [&](cl_kernel k) { // arguments 4 to 9
+    launch.args(k, 4, op.out, out_offset, op.count, count_offset, n, capacity);
   };
 
   const cl_int partition = call.kind == primitive::partition_if ? 1 : 0;
   const auto set_call_args = [&](cl_kernel k, bool tiles_known) {
     set_inputs(k);
     set_outputs(k);
-    if (tiles_known) set_arg(k, 10, partition); // after the aggregates (argument 9)
+    if (tiles_known) set_arg(k, 11, partition); // after the aggregates (argument 10)
   };
   const auto set_aggregate_args = [&](cl_kernel k, cl_mem counts) {
     set_inputs(k);
     launch.args(k, 4, n, counts);
   };
   enqueue_chained(ws, temps, kernels, op, launch,
-                  {status_words_per_slot(ws.caps, count_bytes), count_bytes, 9}, set_call_args,
+                  {status_words_per_slot(ws.caps, count_bytes), count_bytes, 10}, set_call_args,
                   set_aggregate_args);
 }
 

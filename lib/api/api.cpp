@@ -32,15 +32,21 @@ bool waits_pending(const cl_event* events, cl_uint count) {
 
 namespace {
 
+// Scratch slot (temporaries::scratch) of the copy of a selection's input made to select in place: the
+// scans use the low slots, the sort 16 to 23, the calls on runs 24 and 25.
+constexpr std::size_t input_copy_slot = 26;
+
 // The part every call shares once its arguments are checked: the plan (qualifying the device first
 // where the plan needs a verdict it does not have yet), the program, a set of temporaries and the
 // launch. `plan` is called with the workspace locked; `operands` lacks only what the plan decides.
 // Without a verdict_type (reduce) no verdict is looked up, and the planner must always plan.
 // `prepare_only`: the plan and the program, nothing enqueued (an empty event returned).
+// `copy_input`: the input is copied into a temporary first, and the unit reads it from there (a
+// selection in place, select.hpp).
 template <typename Planner>
 cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& call, workspace& ws,
                           std::optional<element_type> verdict_type, scan_operands operands,
-                          const Planner& plan_with, bool prepare_only = false) {
+                          const Planner& plan_with, bool prepare_only = false, bool copy_input = false) {
   std::unique_lock<std::mutex> lock(ws.mutex);
   std::optional<scan_plan> plan =
       plan_with(verdict_type ? known_single_pass_verdict(ws.caps, *verdict_type) : nullptr);
@@ -63,7 +69,16 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
   // A set of temporaries that another call's pending command may still use is never taken, so the
   // call waits for exactly the user's wait list (and, on an in-order queue, what the queue orders).
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
+  const std::size_t input_bytes = operands.n * size_of(operands.request->type);
+  // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
+  const cl_mem input_copy = copy_input ? temps.scratch(ws.context, input_copy_slot, input_bytes)() : nullptr;
   return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
+    if (input_copy) {
+      launch.copy(operands.in, input_copy, operands.in_offset * size_of(operands.request->type), 0,
+                  input_bytes);
+      operands.in = input_copy;
+      operands.in_offset = 0;
+    }
     const std::string* transform = operands.request->transform;
     launch.user_parameters(operands.request->parameters, transform && !transform->empty());
     operands.waits_pending = plan->algo == algorithm::single_pass && pending;
@@ -141,10 +156,19 @@ cl::Event enqueue_primitive(const cl::CommandQueue& queue, const cl::Buffer& in,
   operands.call = &request;
   operands.aux = aux ? (*aux)() : nullptr;
   operands.count = count ? (*count)() : nullptr;
-  return enqueue_planned(queue, call, ws, single_pass_verdict_type(request), operands,
-                         [&](const single_pass_qualification* verdict) {
-                           return plan_primitive(ws, request, n, alignment, verdict);
-                         });
+  // A selection in place (select.hpp says why through a copy), unless it may write nothing (capacity 0);
+  // the scans by key run in place as the scans do, each tile writing over its own input only once it has
+  // its prefix.
+  const bool by_key =
+      request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
+  const bool copy_input = !by_key && in() == out() && request.scan.in_offset == request.scan.out_offset &&
+                          request.out_capacity.value_or(n) > 0;
+  return enqueue_planned(
+      queue, call, ws, single_pass_verdict_type(request), operands,
+      [&](const single_pass_qualification* verdict) {
+        return plan_primitive(ws, request, n, alignment, verdict);
+      },
+      false, copy_input);
 }
 
 namespace {

@@ -18,20 +18,20 @@ checked_call call_on(const cl::CommandQueue& queue, const char* who);
 // The wait list (null: none), checked against the call's context, as the call passes it on.
 void take_wait_list(const std::vector<cl::Event>* wait_list, checked_call& call);
 
-// True when [a, a + n) and [b, b + n) in the same buffer overlap without being the same range.
-inline bool partially_overlapping(std::size_t a, std::size_t b, std::size_t n) {
-  if (a == b) return false;
-  return a < b ? b - a < n : a - b < n;
+// True when ranges a and b of one buffer overlap without starting at the same byte (in place: an output
+// that starts where its input does, as long as it or shorter, a selection's bounded output).
+inline bool partially_overlapping(byte_range a, byte_range b) {
+  if (a.offset == b.offset || a.bytes == 0 || b.bytes == 0) return false;
+  return a.offset < b.offset ? b.offset - a.offset < a.bytes : a.offset - b.offset < b.bytes;
 }
 
-// An input and the output a call writes from it, ranges of equal length: through one handle
-// (`one_handle`) they must be the same range (in place) or apart; through two handles they must share no
-// memory, which OpenCL leaves undefined. message(one_handle) builds the text of a failure, only then.
+// An input and the output a call writes from it: through one handle (`one_handle`) they must start at
+// the same element (in place) or be apart; through two handles they must share no memory, which OpenCL
+// leaves undefined. message(one_handle) builds the text of a failure, only then.
 template <typename Message>
 void check_in_out(bool one_handle, const memory_view& in, byte_range in_range, const memory_view& out,
                   byte_range out_range, Message&& message) {
-  if (one_handle ? partially_overlapping(in_range.offset, out_range.offset, in_range.bytes)
-                 : views_overlap(in, in_range, out, out_range))
+  if (one_handle ? partially_overlapping(in_range, out_range) : views_overlap(in, in_range, out, out_range))
     throw invalid_argument(message(one_handle));
 }
 

@@ -160,17 +160,21 @@ void check_initial_on_device(const scan_request& request, cl_context context, co
 }
 
 checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                             std::size_t n, const scan_request& request) {
+                             std::size_t n, const scan_request& request,
+                             std::optional<std::size_t> out_capacity) {
   checked_call call = call_on(queue, "clscan");
   const cl_context context = call.context;
 
   const std::size_t element_size = size_of(request.type);
   const bool in_place = in() == out();
   const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, element_size);
-  const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, n, element_size,
-                                            CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
-  check_in_out(in_place, in_view, {request.in_offset * element_size, n * element_size}, out_view,
-               {request.out_offset * element_size, n * element_size}, [](bool one_handle) {
+  const std::size_t out_n = out_capacity.value_or(n);
+  const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, out_n, element_size,
+                                            CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY, true,
+                                            out_capacity ? "select_options::out_capacity" : "n");
+  const byte_range out_range{request.out_offset * element_size, out_n * element_size};
+  check_in_out(in_place, in_view, {request.in_offset * element_size, n * element_size}, out_view, out_range,
+               [](bool one_handle) {
                  return std::string(
                      one_handle ? "clscan: input and output ranges overlap without being the same range"
                                 : "clscan: the input and output buffers are different handles whose ranges "
@@ -181,7 +185,7 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
 
   take_wait_list(request.wait_list, call);
   validate_request(request, cached_capabilities(call.device));
-  check_initial_on_device(request, context, out_view, {request.out_offset * element_size, n * element_size});
+  check_initial_on_device(request, context, out_view, out_range);
   call.in = in_view;
   call.out = out_view;
   return call;
@@ -214,10 +218,6 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   const bool by_key =
       request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
   const scan_request& scan = request.scan;
-  if (!by_key && in() && in() == out() && scan.in_offset == scan.out_offset && n > 0)
-    throw invalid_argument(name() +
-                           ": the input and output are the same range; a selection cannot run in place "
-                           "(use another buffer, or another range of this one)");
   if (scan.has_initial_buffer)
     throw invalid_argument(name() + ": options::initial_on_device is not supported by this call; use "
                                     "options::initial");
@@ -231,7 +231,8 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
                                     "take one");
   scan_request without_key_equal = scan;
   without_key_equal.key_equal = nullptr;
-  checked_call call = check_arguments(queue, in, out, n, without_key_equal);
+  // A selection writes at most out_capacity elements (by default n).
+  checked_call call = check_arguments(queue, in, out, n, without_key_equal, request.out_capacity);
   const device_capabilities& caps = cached_capabilities(call.device);
   if (scan.key_equal && !scan.key_equal->empty()) {
     if (!by_key && request.kind != primitive::unique)
@@ -241,7 +242,7 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   }
   const std::size_t element_size = size_of(scan.type);
   const byte_range in_range{scan.in_offset * element_size, n * element_size};
-  const byte_range out_range{scan.out_offset * element_size, n * element_size};
+  const byte_range out_range{scan.out_offset * element_size, request.out_capacity.value_or(n) * element_size};
 
   const bool has_predicate = request.predicate && !request.predicate->empty();
   if (request.kind == primitive::select_if || request.kind == primitive::partition_if) {
@@ -271,9 +272,13 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
       throw unsupported_error(name() + ": cl_double keys need fp64 (cl_khr_fp64), which device '" +
                               caps.name + "' does not have");
     if (views_overlap(aux_view, aux_range, call.out, out_range))
-      throw invalid_argument(name() + ": the " + role +
-                             " and the output overlap; the output is written while the " + role +
-                             " are read");
+      throw invalid_argument(
+          name() + ": the " + role + " and the output overlap; the output is written while the " + role +
+          " are read" +
+          (by_key ? std::string(" (a tile's segment boundaries read the keys of the tiles beside it, which "
+                                "may already hold their output): scan into the values buffer (in place) "
+                                "or another buffer, then copy the result over the keys")
+                  : std::string()));
   }
   if (!by_key) {
     if (!count || !(*count)()) throw invalid_argument(name() + ": the count buffer is null");

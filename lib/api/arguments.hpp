@@ -11,6 +11,7 @@
 #include <clscan/sort.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace clscan::detail {
@@ -36,8 +37,11 @@ struct checked_call {
   cl_uint wait_count = 0;
 };
 
+// out_capacity: the elements of `out` the call may write (a selection's select_options::out_capacity),
+// in place of n.
 checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                             std::size_t n, const scan_request& request);
+                             std::size_t n, const scan_request& request,
+                             std::optional<std::size_t> out_capacity = std::nullopt);
 
 // The checks of a call beyond scans (primitives.hpp): those of a scan for the input and output, then
 // the flags or keys (aux), the count buffer, the predicate and the key type.
@@ -62,11 +66,12 @@ checked_call check_sort_arguments(const cl::CommandQueue& queue, const cl::Buffe
 
 // Checks one buffer of a call: not null, of the queue's context, not created with the access flags in
 // `forbidden_flags`, holding offset + n elements, element-aligned. `role` names it in messages, and
-// `n_is_callers` says whether n is the caller's n (else the call's own count, such as the one element
-// of a count buffer, which the message then does not call n).
+// `n_is_callers` says whether n is the caller's (named `n_name` in the message: n, or an option such as
+// select_options::out_capacity), else the call's own count, such as the one element of a count buffer,
+// which the message then does not name.
 memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
                          std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags,
-                         bool n_is_callers = true);
+                         bool n_is_callers = true, const char* n_name = "n");
 
 // True when two buffer handles reach the same memory in the byte ranges they are used in.
 struct byte_range {

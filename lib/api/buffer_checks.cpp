@@ -27,7 +27,7 @@ template <typename T> T memory_info(cl_mem memory, cl_mem_info what, const char*
 // it in place), so the input must not be write-only and the output must be readable and writable.
 memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, std::size_t offset,
                          std::size_t n, std::size_t element_size, cl_mem_flags forbidden_flags,
-                         bool n_is_callers) {
+                         bool n_is_callers, const char* n_name) {
   if (!buffer) throw invalid_argument(std::string("clscan: the ") + role + " buffer is null");
   if (memory_info<cl_context>(buffer, CL_MEM_CONTEXT, role) != context)
     throw invalid_argument(std::string("clscan: the ") + role +
@@ -46,8 +46,9 @@ memory_view check_buffer(cl_mem buffer, const char* role, cl_context context, st
   if (offset > capacity || n > capacity - offset)
     throw invalid_argument(std::string("clscan: the ") + role + " buffer holds " + std::to_string(capacity) +
                            " elements of " + std::to_string(element_size) + " bytes, fewer than offset " +
-                           std::to_string(offset) + (n_is_callers ? " + n " : " + ") + std::to_string(n) +
-                           (n_is_callers ? "" : ", the elements the call uses there"));
+                           std::to_string(offset) +
+                           (n_is_callers ? std::string(" + ") + n_name + " " : std::string(" + ")) +
+                           std::to_string(n) + (n_is_callers ? "" : ", the elements the call uses there"));
 
   memory_view view;
   view.root = buffer;

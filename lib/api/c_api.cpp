@@ -170,6 +170,7 @@ clscan_status selection(clscan::detail::primitive kind, cl_command_queue queue, 
     request.predicate = &predicate_text;
     request.count_offset = opts.count_offset;
     request.flags_offset = opts.flags_offset;
+    request.out_capacity = out_capacity_of(opts);
     c_expressions expressions;
     take_expressions(opts, "clscan_select_options", expressions, request.scan);
     const borrowed_events waits(opts.wait_list, opts.wait_list_size);

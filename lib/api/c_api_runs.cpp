@@ -49,6 +49,7 @@ clscan_status by_selection(clscan::detail::run_call kind, const char* name, cl_c
     request.scan.in_offset = opts.in_offset;
     request.scan.out_offset = opts.out_offset;
     request.count_offset = opts.count_offset;
+    request.out_capacity = out_capacity_of(opts);
     const borrowed_events waits(opts.wait_list, opts.wait_list_size);
     request.scan.wait_list = &waits.get();
     enqueue(queue, keys_in, values_in, keys_out, values_out, count, n, request, event);

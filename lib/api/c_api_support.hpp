@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -135,6 +136,14 @@ clscan_status with_select_options(const clscan_select_options* options, cl_event
     check_struct(opts, first_select_options_size, "clscan_select_options", "CLSCAN_SELECT_OPTIONS_INIT");
     body(opts);
   });
+}
+
+// clscan_select_options.out_capacity where has_out_capacity is set and struct_size covers both.
+inline std::optional<std::size_t> out_capacity_of(const clscan_select_options& opts) {
+  if (opts.struct_size < offsetof(clscan_select_options, out_capacity) + sizeof opts.out_capacity ||
+      !opts.has_out_capacity)
+    return std::nullopt;
+  return opts.out_capacity;
 }
 
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,

@@ -66,16 +66,21 @@ checked_call check_run_arguments(const cl::CommandQueue& queue, const cl::Buffer
   std::array<used, 5> buffers{};
   std::size_t used_count = 0;
   const auto take = [&](const cl::Buffer& buffer, const char* role, std::size_t offset, std::size_t elements,
-                        std::size_t size, cl_mem_flags forbidden, bool written, bool n_is_callers) {
+                        std::size_t size, cl_mem_flags forbidden, bool written, bool n_is_callers,
+                        const char* n_name = "n") {
     const memory_view view =
-        check_buffer(buffer(), role, context, offset, elements, size, forbidden, n_is_callers);
+        check_buffer(buffer(), role, context, offset, elements, size, forbidden, n_is_callers, n_name);
     buffers[used_count++] = {role, view, {offset * size, elements * size}, written};
   };
   take(keys_in, encode ? "input" : "keys", in_offset, n, key_size, CL_MEM_WRITE_ONLY, false, true);
   if (!encode) take(*values_in, "values", in_offset, n, value_size, CL_MEM_WRITE_ONLY, false, true);
-  take(keys_out, encode ? "unique_out" : "keys_out", out_offset, n, key_size, output_flags, true, true);
-  take(values_out, encode ? "lengths_out" : "values_out", out_offset, n, value_size, output_flags, true,
-       true);
+  // Outputs: out_capacity elements each where set (outputs sized for the result), else n.
+  const std::size_t out_n = request.out_capacity.value_or(n);
+  const char* out_n_name = request.out_capacity ? "out_capacity" : "n";
+  take(keys_out, encode ? "unique_out" : "keys_out", out_offset, out_n, key_size, output_flags, true, true,
+       out_n_name);
+  take(values_out, encode ? "lengths_out" : "values_out", out_offset, out_n, value_size, output_flags, true,
+       true, out_n_name);
   if (!count()) throw invalid_argument(name() + ": the count buffer is null");
   take(count, "count", request.count_offset, 1, sizeof(cl_ulong), CL_MEM_READ_ONLY, true, false);
   for (std::size_t a = 0; a < used_count; ++a)
@@ -96,9 +101,9 @@ checked_call check_run_arguments(const cl::CommandQueue& queue, const cl::Buffer
     keys_request.in_offset = in_offset;
     keys_request.out_offset = out_offset;
     keys_request.wait_list = scan.wait_list;
-    call = check_arguments(queue, keys_in, keys_out, n, keys_request);
+    call = check_arguments(queue, keys_in, keys_out, n, keys_request, request.out_capacity);
   } else {
-    call = check_arguments(queue, *values_in, values_out, n, scan);
+    call = check_arguments(queue, *values_in, values_out, n, scan, request.out_capacity);
   }
   const device_capabilities& caps = cached_capabilities(call.device);
   if (request.key_type == element_type::float64 && !caps.fp64)

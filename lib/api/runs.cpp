@@ -54,6 +54,7 @@ void describe_selection(pass& p, primitive kind, element_type type, const run_re
   r.key_type = request.key_type;
   r.flags_offset = keys_offset;
   r.count_offset = request.count_offset;
+  r.out_capacity = request.out_capacity;
   p.operands.in = in;
   p.operands.aux = kind == primitive::unique ? nullptr : keys;
   p.operands.out = out;

@@ -158,6 +158,15 @@ public:
     advance(event);
   }
 
+  // Copies `bytes` bytes of `from` (from byte `from_offset`) to `to` (from byte `to_offset`), in order
+  // with the other commands.
+  void copy(cl_mem from, cl_mem to, std::size_t from_offset, std::size_t to_offset, std::size_t bytes) {
+    cl_event event = nullptr;
+    check(clEnqueueCopyBuffer(queue_, from, to, from_offset, to_offset, bytes, wait_count_, waits_, &event),
+          "clEnqueueCopyBuffer");
+    advance(event);
+  }
+
   // The last command's event. If it got none (a command not marked last ended the call), a marker
   // behind it stands in: the in-order queue orders it after every command of the call.
   cl::Event finish() {

@@ -72,6 +72,23 @@ def test_run_length_encode(queue, dtype):
     same_bits(lengths.get(), np.diff(np.append(first, N)).astype(dtype))
 
 
+def test_outputs_sized_for_the_result(queue):
+    """Outputs smaller than the keys: the count counts every run, nothing past their end is written."""
+    k = runs(np.int32, N, seed=5)
+    v = np.arange(N, dtype=np.int32)
+    first = heads(k)
+    capacity = first.size // 2
+    keys_out = cla.to_device(queue, poison(np.int32, capacity + 2))
+    values_out = cla.to_device(queue, poison(np.int32, capacity + 2))
+    ko, vo, count = clscan.unique_by_key(cla.to_device(queue, k), cla.to_device(queue, v),
+                                         keys_out=keys_out[:capacity], values_out=values_out[:capacity])
+    assert count == first.size and ko.size == capacity
+    same_bits(keys_out.get()[:capacity], k[first][:capacity])
+    same_bits(values_out.get()[:capacity], v[first][:capacity])
+    same_bits(keys_out.get()[capacity:], poison(np.int32, 2))
+    same_bits(values_out.get()[capacity:], poison(np.int32, 2))
+
+
 def test_empty_and_errors(queue):
     empty = cla.empty(queue, 0, np.int32)
     keys_out, values_out, count = clscan.reduce_by_key(empty, empty)

@@ -139,6 +139,38 @@ def test_offsets(queue):
     np.testing.assert_array_equal(out.get()[:expected.size], expected)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_bounded_out_and_in_place(device, queue, dtype):
+    """An `out` smaller than `ary` is sized for the result: the count counts every selected element,
+    and nothing past out's end is written (poison after it shows). out=ary selects in place."""
+    needs_dtype(device, dtype)
+    x = mixed(dtype, N, seed=42)
+    expected = x[x > 0]
+    a = at_offset(queue, x, 1)
+    for capacity in (0, expected.size // 2, expected.size - 1, expected.size, expected.size + 2):
+        out = cla.to_device(queue, poison(dtype, capacity + 3))
+        kept, count = clscan.select_if(a, "x > 0", out=out[:capacity])
+        written = min(capacity, count)
+        assert count == expected.size and kept.size == written
+        whole = out.get()
+        same_bits(whole[:written], expected[:written])
+        same_bits(whole[written:], poison(dtype, capacity + 3 - written))
+    same_bits(a.get(), x)
+
+    kept, count = clscan.select_if(a, "x > 0", out=a)
+    assert count == expected.size
+    same_bits(a.get()[:count], expected)
+    same_bits(a.get()[count:], x[count:])  # past the count, the input as it was
+
+    y = runs(dtype, N, seed=43)
+    b = at_offset(queue, y, 1)
+    kept, count = clscan.unique(b, out=b, algorithm="three_stage")
+    expected = y[np.concatenate(([True], y[1:] != y[:-1]))]
+    assert count == expected.size
+    same_bits(b.get()[:count], expected)
+    same_bits(b.get()[count:], y[count:])
+
+
 def test_count_out_does_not_wait(context, queue):
     """With count_out the call returns before the device has run the selection (held back here by a
     user event that the input's write waits for); the event it returns orders the count and the
@@ -192,7 +224,7 @@ def test_errors(queue):
     refused("predicate is empty", clscan.select_if, a, "", out=out)
     with pytest.raises(TypeError, match="predicate must be a str"):
         clscan.partition_if(a, None)
-    refused("cannot run in place", clscan.select_if, a, "x > 0", out=a)
+    refused("overlap without being the same range", clscan.select_if, a[1:], "x > 0", out=a[:999])
     refused("flags has dtype int32; flags must be uint8", clscan.select_flagged, a, a)
     refused("flags has 999 elements", clscan.select_flagged, a, cla.zeros(queue, 999, np.uint8))
     refused("count_out must be uint64", clscan.unique, a, count_out=cla.zeros(queue, 1, np.int64))

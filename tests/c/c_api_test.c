@@ -810,6 +810,7 @@ typedef struct selection_case {
   clscan_select_options options;
   int pass_null_options; /* pass NULL instead of `options` (which must then hold the defaults) */
   int pass_null_event;   /* wait with clFinish instead of the returned event */
+  int in_place;          /* `in` as the output too (options' out_offset must then be in_offset) */
 } selection_case;
 
 static int chosen(selection_pattern pattern, size_t i, uint64_t seed) {
@@ -817,13 +818,17 @@ static int chosen(selection_pattern pattern, size_t i, uint64_t seed) {
 }
 
 /* One selection through the C API against a host loop: the count, the output bit for bit, every other
- * element of the output and of the count buffer still poison, the input and the flags unchanged. */
+ * element of the output and of the count buffer still poison (in place: still the input), the input and
+ * the flags unchanged. With has_out_capacity, the output buffer holds out_capacity elements and guard
+ * poisoned ones past them, and only the first min(count, out_capacity) are written. */
 static void run_selection(const selection_case* c) {
   const clscan_select_options* o = &c->options;
   const size_t size = element_size(c->type);
   const size_t guard = 5;
+  const size_t capacity = o->has_out_capacity ? o->out_capacity : c->n;
   const size_t in_count = o->in_offset + c->n + guard;
-  const size_t out_count = o->out_offset + c->n + guard;
+  const size_t out_offset = o->out_offset;
+  const size_t out_count = c->in_place ? in_count : out_offset + capacity + guard;
   const size_t flags_bytes = o->flags_offset + c->n + guard;
   const size_t counts = o->count_offset + 2;
   unsigned char* in_image = checked_malloc(in_count * size);
@@ -834,7 +839,7 @@ static void run_selection(const selection_case* c) {
   cl_ulong* count_after = checked_malloc(counts * sizeof(cl_ulong));
   cl_mem in = create_buffer(in_count * size);
   cl_mem flags = create_buffer(flags_bytes);
-  cl_mem out = create_buffer(out_count * size);
+  cl_mem out = c->in_place ? in : create_buffer(out_count * size);
   cl_mem count = create_buffer(counts * sizeof(cl_ulong));
   const uint64_t seed = mix(c->n * 8 + (uint64_t)c->type * 2 + (uint64_t)c->pattern);
   size_t i, kept = 0, expected_count;
@@ -842,10 +847,11 @@ static void run_selection(const selection_case* c) {
   clscan_status status = CLSCAN_SUCCESS;
   char label[160];
 
-  snprintf(label, sizeof label, "%s %s, n %zu, pattern %d, offsets %zu/%zu/%zu/%zu%s",
-           selection_names[c->call], type_names[c->type], c->n, (int)c->pattern, o->in_offset, o->out_offset,
+  snprintf(label, sizeof label, "%s %s, n %zu, pattern %d, offsets %zu/%zu/%zu/%zu%s, capacity %zu%s",
+           selection_names[c->call], type_names[c->type], c->n, (int)c->pattern, o->in_offset, out_offset,
            o->count_offset, o->flags_offset,
-           o->algorithm == CLSCAN_ALGORITHM_THREE_STAGE ? ", three_stage" : "");
+           o->algorithm == CLSCAN_ALGORITHM_THREE_STAGE ? ", three_stage" : "", capacity,
+           c->in_place ? ", in place" : "");
   memset(in_image, poison_byte, in_count * size);
   memset(flags_image, poison_byte, flags_bytes);
   if (c->call == UNIQUE) {
@@ -872,8 +878,12 @@ static void run_selection(const selection_case* c) {
     memset(&count_image[i], poison_byte, sizeof count_image[i]);
   write_buffer(in, in_image, in_count * size);
   write_buffer(flags, flags_image, flags_bytes);
-  memset(expected, poison_byte, out_count * size);
-  write_buffer(out, expected, out_count * size);
+  if (c->in_place) {
+    memcpy(expected, in_image, out_count * size);
+  } else {
+    memset(expected, poison_byte, out_count * size);
+    write_buffer(out, expected, out_count * size);
+  }
   write_buffer(count, count_image, counts * sizeof(cl_ulong));
 
   /* The host loop. */
@@ -888,14 +898,17 @@ static void run_selection(const selection_case* c) {
       keep = i == 0 || !equal_elements(c->type, x, load(in_image, o->in_offset + i - 1, c->type));
       break;
     }
-    if (keep) store(expected, o->out_offset + kept++, c->type, x);
+    if (keep && kept < capacity) store(expected, out_offset + kept, c->type, x);
+    kept += keep;
   }
   expected_count = kept;
   if (c->call == PARTITION_IF)
     for (i = 0; i < c->n; ++i) {
       const clscan_value x = load(in_image, o->in_offset + i, c->type);
-      if (!positive(c->type, x)) store(expected, o->out_offset + kept++, c->type, x);
+      if (!positive(c->type, x) && kept < capacity) store(expected, out_offset + kept, c->type, x);
+      kept += !positive(c->type, x);
     }
+  if (kept > capacity) kept = capacity;
   count_image[o->count_offset] = expected_count;
 
   {
@@ -923,14 +936,13 @@ static void run_selection(const selection_case* c) {
     }
     /* The elements are copies: bit for bit, and the poison past the count unwritten. */
     read_buffer(out, actual, out_count * size);
-    check_elements(label, "output", c->type, actual, expected, out_count, o->out_offset, o->out_offset + kept,
-                   0);
-    check_unchanged(label, "input", in, in_image, in_count * size);
+    check_elements(label, "output", c->type, actual, expected, out_count, out_offset, out_offset + kept, 0);
+    if (!c->in_place) check_unchanged(label, "input", in, in_image, in_count * size);
     check_unchanged(label, "flags", flags, flags_image, flags_bytes);
   }
   if (done) clReleaseEvent(done);
   clReleaseMemObject(count);
-  clReleaseMemObject(out);
+  if (!c->in_place) clReleaseMemObject(out);
   clReleaseMemObject(flags);
   clReleaseMemObject(in);
   free(in_image);
@@ -991,6 +1003,22 @@ static void test_selections(void) {
     run_selection(&c);
     /* n == 0 writes a zero count only. */
     c.n = 0;
+    run_selection(&c);
+  }
+  for (call = SELECT_IF; call <= UNIQUE; ++call) {
+    /* Outputs sized for the result: fewer elements than selected (the rest unwritten, the count whole),
+     * none; in place, with and without a capacity. */
+    c = make_offset_selection((selection_call)call, CLSCAN_TYPE_INT32, 10007, HALF);
+    c.options.has_out_capacity = 1;
+    c.options.out_capacity = 1234;
+    run_selection(&c);
+    c.options.out_capacity = 0;
+    run_selection(&c);
+    c.in_place = 1;
+    c.options.out_offset = c.options.in_offset;
+    c.options.out_capacity = 1234;
+    run_selection(&c);
+    c.options.has_out_capacity = 0;
     run_selection(&c);
   }
   /* Options left NULL, no event asked for. */
@@ -1259,9 +1287,18 @@ static void test_primitive_errors(void) {
   EXPECT_FAILURE("select_if: n past the buffer",
                  clscan_select_if(queue, in, out, count, n + 1, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
                  CLSCAN_INVALID_ARGUMENT, "fewer than");
-  EXPECT_FAILURE("select_if: in place",
-                 clscan_select_if(queue, in, in, count, n, CLSCAN_TYPE_INT32, "x > 0", NULL, not_null),
-                 CLSCAN_INVALID_ARGUMENT, "same range");
+  clscan_select_options_init(&select_options);
+  select_options.out_offset = 1;
+  EXPECT_FAILURE(
+      "select_if: partly in place",
+      clscan_select_if(queue, in, in, count, n - 1, CLSCAN_TYPE_INT32, "x > 0", &select_options, not_null),
+      CLSCAN_INVALID_ARGUMENT, "same range");
+  clscan_select_options_init(&select_options);
+  select_options.has_out_capacity = 1;
+  select_options.out_capacity = n + 1;
+  EXPECT_FAILURE("unique: a capacity past the output",
+                 clscan_unique(queue, in, out, count, n, CLSCAN_TYPE_INT32, &select_options, not_null),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_select_options.out_capacity");
   clscan_select_options_init(&select_options);
   select_options.count_offset = 2;
   EXPECT_FAILURE("unique: count past its buffer",

@@ -349,6 +349,11 @@ TEST_CASE("runs: bad arguments throw before anything is enqueued, and leave the 
   rejected("short lengths", "lengths_out",
            [&] { clscan::run_length_encode<cl_int>(q, k, ko, shorter, count, n); });
   rejected("null count", "count", [&] { reduce_by_key<cl_int, cl_int>(q, k, v, ko, vo, cl::Buffer(), n); });
+  // A capacity (outputs sized for the result) that the outputs do not hold is named in the message.
+  clscan::select_options<cl_int> past;
+  past.out_capacity = n + 1;
+  rejected("a capacity past keys_out", "fewer than offset 0 + out_capacity 65",
+           [&] { clscan::unique_by_key<cl_int, cl_int>(q, k, v, ko, vo, count, n, past); });
   rejected("count in an output", "overlap", [&] {
     clscan::reduce_by_key_options<cl_int> opts;
     reduce_by_key<cl_int, cl_int>(q, k, v, ko, vo, ko, n, opts);
@@ -582,5 +587,88 @@ TEST_CASE("runs: a wait list that fails after the call reaches every pass, and l
                                     got_values.data()) == CL_SUCCESS);
     CHECK(got_keys == expected_keys);
     CHECK(got_values == expected_values);
+  }
+}
+
+namespace {
+
+// An output of `capacity` elements from out_offset (poisoned before, and past the capacity): its first
+// min(count, capacity) elements are the expected ones, nothing else is written.
+template <typename T> cl::Buffer bounded_output(std::size_t capacity) {
+  return make_buffer(std::vector<T>(out_offset + capacity + guard, poison_value<T>()));
+}
+template <typename T>
+void check_bounded_output(const char* what, const cl::Buffer& buffer, std::size_t capacity,
+                          std::vector<T> expected) {
+  expected.resize(std::min(expected.size(), capacity));
+  const std::vector<T> got = read_buffer<T>(buffer, out_offset + capacity + guard);
+  check_exact(what, got, out_offset, expected);
+  check_guards(what, got, out_offset, expected.size());
+}
+
+// The three calls with outputs sized for fewer runs than there are, exactly as many, and none: the
+// count reports every run, and no output element at or past the capacity is written.
+template <typename K, typename V> void bounded_runs(std::size_t n) {
+  const std::vector<K> keys = make_keys<K>(shape::short_runs, n);
+  const std::vector<V> values = make_values<V>(n);
+  const auto runs = runs_of(keys);
+  std::vector<K> unique_keys;
+  std::vector<V> sums, firsts;
+  std::vector<cl_uint> lengths;
+  for (const auto& [first, last] : runs) {
+    unique_keys.push_back(keys[first]);
+    firsts.push_back(values[first]);
+    V total = values[first];
+    for (std::size_t i = first + 1; i <= last; ++i)
+      total = clscan_reference::combine(clscan::op::sum, total, values[i]);
+    sums.push_back(total);
+    lengths.push_back(static_cast<cl_uint>(last - first + 1));
+  }
+  const cl::Buffer k = input_buffer(keys), v = input_buffer(values);
+  for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+    for (std::size_t capacity : {std::size_t{0}, runs.size() / 2, runs.size() - 1, runs.size()}) {
+      CAPTURE(clscan::to_string(algo), n, runs.size(), capacity);
+      clscan::reduce_by_key_options<V> reduce_opts;
+      at_offsets(reduce_opts);
+      reduce_opts.algorithm = algo;
+      reduce_opts.out_capacity = capacity;
+      cl::Buffer ko = bounded_output<K>(capacity), vo = bounded_output<V>(capacity), count = count_buffer();
+      REQUIRE(clscan::reduce_by_key<K, V>(env().queue, k, v, ko, vo, count, n, reduce_opts).wait() ==
+              CL_SUCCESS);
+      check_count(count, runs.size());
+      check_bounded_output("reduce_by_key keys_out", ko, capacity, unique_keys);
+      check_bounded_output("reduce_by_key values_out", vo, capacity, sums);
+
+      clscan::select_options<K> opts;
+      at_offsets(opts);
+      opts.algorithm = algo;
+      opts.out_capacity = capacity;
+      ko = bounded_output<K>(capacity), vo = bounded_output<V>(capacity), count = count_buffer();
+      REQUIRE(clscan::unique_by_key<K, V>(env().queue, k, v, ko, vo, count, n, opts).wait() == CL_SUCCESS);
+      check_count(count, runs.size());
+      check_bounded_output("unique_by_key keys_out", ko, capacity, unique_keys);
+      check_bounded_output("unique_by_key values_out", vo, capacity, firsts);
+
+      const cl::Buffer lo = bounded_output<cl_uint>(capacity);
+      ko = bounded_output<K>(capacity), count = count_buffer();
+      REQUIRE(clscan::run_length_encode<K, cl_uint>(env().queue, k, ko, lo, count, n, opts).wait() ==
+              CL_SUCCESS);
+      check_count(count, runs.size());
+      check_bounded_output("run_length_encode unique_out", ko, capacity, unique_keys);
+      check_bounded_output("run_length_encode lengths_out", lo, capacity, lengths);
+      check_input("keys", k, keys);
+      check_input("values", v, values);
+    }
+  }
+}
+
+} // namespace
+
+// The type pairs of [runs-types], whose programs the runs suites build already (runs-gpu-shape runs
+// this too, in the GPU layout); sizes of one and of several tiles.
+TEST_CASE("runs: outputs bounded by out_capacity", "[runs][runs-bounded]") {
+  for (const std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{5000}, std::size_t{70'001}}) {
+    bounded_runs<cl_int, cl_int>(n);
+    bounded_runs<cl_long, cl_int>(n);
   }
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -279,6 +280,9 @@ template <typename K, typename T> void by_key_suite(bool all_sizes) {
         check_by_key(scan_kind::inclusive, keys, values, opts, true);
         opts.operation = clscan::op::max;
         check_by_key(scan_kind::exclusive, keys, values, opts, false);
+        // Into the values buffer (in place), as the scans run in place: each tile overwrites its own
+        // values only once it has its prefix.
+        check_by_key(scan_kind::exclusive, keys, values, opts, true);
       }
     }
   }
@@ -418,8 +422,23 @@ TEST_CASE("select: bad arguments throw before anything is enqueued, and leave th
   expect_rejected<clscan::invalid_argument>("unique with a predicate", "must be empty", out, count, [&] {
     clscan::unique<cl_int>(q, in, out, count, 64, with_predicate);
   });
-  expect_rejected<clscan::invalid_argument>("in place", "in place", out, count,
-                                            [&] { clscan::select_if<cl_int>(q, out, out, count, 64, good); });
+  // In place is the same range; a range of the same buffer that starts elsewhere overlaps it.
+  clscan::select_options<cl_int> shifted = good;
+  shifted.out_offset = 1;
+  expect_rejected<clscan::invalid_argument>(
+      "partly in place", "overlap without being the same range", out, count,
+      [&] { clscan::select_if<cl_int>(q, out, out, count, 63, shifted); });
+  // A capacity the output buffer does not hold is named in the message.
+  clscan::select_options<cl_int> too_large = good;
+  too_large.out_capacity = 65;
+  expect_rejected<clscan::invalid_argument>(
+      "capacity past the output", "fewer than offset 0 + select_options::out_capacity 65", out, count,
+      [&] { clscan::select_if<cl_int>(q, in, out, count, 64, too_large); });
+  too_large.out_capacity = 60;
+  too_large.out_offset = 5;
+  expect_rejected<clscan::invalid_argument>(
+      "capacity past the output at an offset", "fewer than offset 5 + select_options::out_capacity 60", out,
+      count, [&] { clscan::unique<cl_int>(q, in, out, count, 64, too_large); });
   clscan::select_options<cl_int> far_count = good;
   far_count.count_offset = 2;
   // The count's one element is not the caller's n: the message does not call it n.
@@ -448,9 +467,10 @@ TEST_CASE("select: bad arguments throw before anything is enqueued, and leave th
   expect_rejected<clscan::invalid_argument>("short keys", "keys", out, count, [&] {
     clscan::inclusive_by_key<cl_int, cl_int>(q, keys, in, out, 64);
   });
-  expect_rejected<clscan::invalid_argument>("keys overlapping the output", "overlap", out, count, [&] {
-    clscan::inclusive_by_key<cl_int, cl_int>(q, out, in, out, 64);
-  });
+  // The keys as the output are refused, and the message says what to do instead.
+  expect_rejected<clscan::invalid_argument>(
+      "keys overlapping the output", "values buffer (in place)", out, count,
+      [&] { clscan::inclusive_by_key<cl_int, cl_int>(q, out, in, out, 64); });
 
   clscan::select_options<cl_int> broken = good;
   broken.predicate = "x >> no_such_name";
@@ -524,4 +544,162 @@ TEST_CASE("select: a count that overlaps select_flagged's flags is rejected, one
   const std::vector<cl_int> got = read_buffer<cl_int>(out, n / 2);
   for (std::size_t i = 0; i < n / 2; ++i)
     CHECK(got[i] == data[2 * i + 1]);
+}
+
+namespace {
+
+// The selections' expected output (select_if and partition_if "x > 0", select_flagged, unique), for the
+// bounded cases.
+template <typename T>
+std::vector<T> expected_selection(selection_call call, const std::vector<T>& in,
+                                  const std::vector<cl_uchar>& flags) {
+  std::vector<T> expected;
+  switch (call) {
+  case selection_call::select_if:
+    std::copy_if(in.begin(), in.end(), std::back_inserter(expected), [](T x) { return x > 0; });
+    break;
+  case selection_call::select_flagged:
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (flags[i]) expected.push_back(in[i]);
+    break;
+  case selection_call::partition_if:
+    expected = in;
+    std::stable_partition(expected.begin(), expected.end(), [](T x) { return x > 0; });
+    break;
+  case selection_call::unique: std::unique_copy(in.begin(), in.end(), std::back_inserter(expected)); break;
+  }
+  return expected;
+}
+
+// The count a selection reports: its output's length, but partition_if's selected elements only.
+template <typename T>
+std::size_t expected_count(selection_call call, const std::vector<T>& in,
+                           const std::vector<cl_uchar>& flags) {
+  if (call == selection_call::partition_if)
+    return static_cast<std::size_t>(std::count_if(in.begin(), in.end(), [](T x) { return x > 0; }));
+  return expected_selection(call, in, flags).size();
+}
+
+const char* selection_name(selection_call call) {
+  switch (call) {
+  case selection_call::select_if: return "select_if";
+  case selection_call::select_flagged: return "select_flagged";
+  case selection_call::partition_if: return "partition_if";
+  case selection_call::unique: return "unique";
+  }
+  return "?";
+}
+
+// One selection into an output bounded by `capacity` (select_options::out_capacity; none: n), either a
+// buffer of its own holding the capacity and poisoned past it, or in place (the input's own buffer
+// and offset). The count reports every selected element; out[0, min(count, capacity)) holds the first
+// of them (partition_if: the first min(n, capacity) of its n); every other element of the output's
+// buffer is as it was (poison, or in place the input).
+template <typename T>
+void check_bounded(selection_call call, const std::vector<T>& in, const std::vector<cl_uchar>& flags,
+                   algorithm algo, std::optional<std::size_t> capacity, bool in_place) {
+  const std::size_t n = in.size();
+  CAPTURE(selection_name(call), capacity.value_or(n), in_place);
+  std::vector<T> expected = expected_selection(call, in, flags);
+  const std::size_t selected = expected_count(call, in, flags);
+  expected.resize(std::min(capacity.value_or(n), expected.size()));
+
+  // The offsets of check_selection, whose programs (built for the addresses' alignment) this reuses.
+  clscan::select_options<T> opts;
+  opts.algorithm = algo;
+  opts.out_capacity = capacity;
+  opts.in_offset = 1;
+  opts.out_offset = in_place ? 1 : guard;
+  opts.count_offset = 2;
+  opts.flags_offset = 5;
+  if (call == selection_call::select_if || call == selection_call::partition_if) opts.predicate = "x > 0";
+
+  std::vector<T> in_image(1 + n + guard, poison_value<T>());
+  std::copy(in.begin(), in.end(), in_image.begin() + 1);
+  std::vector<cl_uchar> flags_image(5 + n, 0xA5);
+  std::copy(flags.begin(), flags.end(), flags_image.begin() + 5);
+  const cl::Buffer in_buffer = make_buffer(in_image);
+  const cl::Buffer flags_buffer = make_buffer(flags_image);
+  // Poison past the capacity, a few elements more than the output may hold.
+  const std::vector<T> out_image =
+      in_place ? in_image : std::vector<T>(guard + capacity.value_or(n) + guard, poison_value<T>());
+  const cl::Buffer out_buffer = in_place ? in_buffer : make_buffer(out_image);
+  const cl::Buffer count_buffer = make_buffer(std::vector<cl_ulong>(4, poison_value<cl_ulong>()));
+  cl::Event done;
+  switch (call) {
+  case selection_call::select_if:
+    done = clscan::select_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  case selection_call::select_flagged:
+    done = clscan::select_flagged(env().queue, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  case selection_call::partition_if:
+    done = clscan::partition_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  case selection_call::unique:
+    done = clscan::unique(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
+    break;
+  }
+  REQUIRE(done.wait() == CL_SUCCESS);
+  const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count_buffer, 4);
+  CHECK(counts[2] == selected);
+  CHECK(same_bits(counts[1], poison_value<cl_ulong>()));
+  CHECK(same_bits(counts[3], poison_value<cl_ulong>()));
+  const std::vector<T> out = read_buffer<T>(out_buffer, out_image.size());
+  check_exact("output", out, opts.out_offset, expected);
+  std::size_t changed = 0, first_changed = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i >= opts.out_offset && i < opts.out_offset + expected.size()) continue;
+    if (!same_bits(out[i], out_image[i]) && changed++ == 0) first_changed = i;
+  }
+  INFO("elements written outside the first min(count, capacity) of the output: "
+       << changed << ", the first at " << first_changed);
+  CHECK(changed == 0);
+  if (!in_place) CHECK(read_buffer<T>(in_buffer, in_image.size()) == in_image);
+}
+
+// Sizes around both shapes' tiles; capacities of none, fewer than the selected elements (cutting a
+// tile's output in its middle), one fewer, exactly as many, more (partition_if: cutting its unselected
+// elements); and in place with and without one.
+template <typename T> void bounded_suite(bool all_sizes) {
+  if (!device_supports<T>()) {
+    WARN("skipped for " << clscan::opencl_name(clscan::element_traits<T>::type) << ": no fp64");
+    return;
+  }
+  for (algorithm algo : suite_algorithms()) {
+    std::vector<std::size_t> sizes = interesting_sizes<T>(false, false);
+    if (!all_sizes) sizes = {1, sizes[sizes.size() / 2], sizes.back()};
+    for (std::size_t n : sizes) {
+      CAPTURE(clscan::to_string(algo), n);
+      std::vector<T> data;
+      std::vector<cl_uchar> flags;
+      make_selection(pattern::half_random, n, data, flags);
+      const std::vector<T> runs = make_runs<T>(n, 3, data_seed);
+      for (selection_call call : {selection_call::select_if, selection_call::select_flagged,
+                                  selection_call::partition_if, selection_call::unique}) {
+        const std::vector<T>& in = call == selection_call::unique ? runs : data;
+        const std::size_t selected = expected_count(call, in, flags);
+        std::vector<std::size_t> capacities = {0, selected / 2, selected, selected + 2};
+        if (selected > 0) capacities.push_back(selected - 1);
+        std::sort(capacities.begin(), capacities.end());
+        capacities.erase(std::unique(capacities.begin(), capacities.end()), capacities.end());
+        for (std::size_t capacity : capacities)
+          check_bounded(call, in, flags, algo, capacity, false);
+        check_bounded(call, in, flags, algo, std::nullopt, true);
+        check_bounded(call, in, flags, algo, selected / 2, true);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("select: outputs bounded by out_capacity, and in place, match the standard library",
+          "[select][select-bounded]") {
+  bounded_suite<cl_int>(true);
+  bounded_suite<cl_uint>(false);
+  bounded_suite<cl_long>(false);
+  bounded_suite<cl_ulong>(true);
+  bounded_suite<cl_float>(false);
+  bounded_suite<cl_double>(false);
 }

@@ -406,7 +406,21 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
     queue = _command_queue(ary, queue)
     if out is None:
         out = cla.empty(queue, ary.size, ary.dtype, allocator=ary.allocator)
-    target = _output(out, ary) or source
+    # An `out` of another size than ary's is sized for the result (Thrust's and Boost's way): the
+    # library writes no element past its end. One of no elements names ary's own range, where nothing
+    # is written (the library needs a buffer even then).
+    capacity = None
+    if out is ary:
+        target = source
+    else:
+        target = _Operand(out, "out")
+        if out.dtype != ary.dtype:
+            raise InvalidArgumentError(
+                f"clscan: out has dtype {out.dtype}, ary {ary.dtype}; they must be the same")
+        if out.size != ary.size:
+            capacity = out.size
+            if out.size == 0:
+                target = source
     count_target = None
     if count_out is not None:
         count_target = _Operand(count_out, "count_out", _COUNT_TYPE, "count_out must be uint64")
@@ -435,7 +449,7 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
             target.buffer_ptr, target.offset, count_target.buffer_ptr if count_target else 0,
             count_target.offset if count_target else 0, ary.size, predicate or "", algorithm,
             [e.int_ptr for e in waits], parameters=_parameters(parameters),
-            key_equal=_key_equal(key_equal))
+            key_equal=_key_equal(key_equal), out_capacity=capacity)
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, arrays)
 
@@ -444,7 +458,7 @@ def _select(kind, ary, flags, predicate, out, count_out, algorithm, wait_for, qu
         return result, event
     if ary.size == 0:
         event.wait()
-    return (result if kind == "partition_if" else result[:count]), count
+    return (result if kind == "partition_if" else result[:min(count, out.size)]), count
 
 
 def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
@@ -570,8 +584,12 @@ def select_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic"
             in `ary`, a ulong), e.g. "x > 0" or "(i & 1) == 0 && x != 0"; one expression, no
             statements or comments. An empty one raises InvalidArgumentError, one that does not
             compile BuildError (with the compiler's build_log).
-        out: an array of ary's dtype and size to write the result to (elements past the count keep
-            their contents); by default a new one. It must not overlap `ary`.
+        out: an array of ary's dtype to write the result to (elements past the count keep their
+            contents); by default a new one of ary's size. It may be `ary` itself (in place: the
+            library copies `ary` to a temporary of its own first, as many bytes again of device
+            memory), and must not overlap `ary` otherwise. One of fewer elements than `ary` is sized
+            for the result: no element past its end is written, and the count still counts every
+            selected element (compare it with out.size to learn whether all fitted).
         count_out: a pyopencl array of one uint64 (e.g. cla.empty(queue, 1, np.uint64), or c[i:i + 1]
             of a longer one) for the count. The call then does not wait for the device.
         algorithm: "automatic" (one pass where the device qualifies for it) or "three_stage";
@@ -582,8 +600,8 @@ def select_if(ary, predicate, *, out=None, count_out=None, algorithm="automatic"
             inclusive(). New values build nothing.
 
     Returns:
-        (out[:count], count): a view of the first `count` elements of `out` (flattened) and the
-        count, a Python int; the selection has finished. With count_out: (out, event), `out`
+        (out[:min(count, out.size)], count): a view of the selected elements written to `out`
+        (flattened) and the count, a Python int; the selection has finished. With count_out: (out, event), `out`
         flattened and the event completing when `out` and `count_out` are written. The event is
         also added to the events of `ary`, `out` and `count_out` (Array.events).
 
@@ -615,8 +633,8 @@ def partition_if(ary, predicate, *, out=None, count_out=None, algorithm="automat
 
         parts, k = clscan.partition_if(a, "x > 0")   # parts[:k] the positive elements, parts[k:] the rest
 
-    Returns (out, count): all of `out` (flattened) is written, and count is the number of elements
-    for which `predicate` holds. The arguments, the exceptions and count_out are those of
+    Returns (out, count): all of `out` (flattened) is written (an `out` smaller than `ary`: its
+    out.size first elements), and count is the number of elements for which `predicate` holds. The arguments, the exceptions and count_out are those of
     select_if(); the call waits for the count unless `count_out` is given. It always runs the
     three-stage algorithm (it must know the count before it writes the other elements).
     """

@@ -15,12 +15,14 @@ _LENGTH_TYPE = {np.dtype(np.uint32): "uint", np.dtype(np.uint64): "ulong"}
 
 
 def _output_of(array, name, like, dtype, queue):
-    """A new output of `like`'s size and `dtype`, or the checked given one."""
+    """A new output of `like`'s size and `dtype`, or the checked given one: of `like`'s size, or of
+    fewer elements (at least one), sized for the result."""
     if array is None:
         array = cla.empty(queue, like.size, dtype, allocator=like.allocator)
     elif array.dtype != dtype:
         raise InvalidArgumentError(f"clscan: {name} has dtype {array.dtype}; it must be {np.dtype(dtype)}")
-    _same_layout(array, name, like)
+    if like.size and (array.size > like.size or array.size == 0):
+        _same_layout(array, name, like)
     return array, _Operand(array, name)
 
 
@@ -42,6 +44,10 @@ def _runs(kind, keys, values, keys_out, values_out, count_out, length_dtype, ope
         raise InvalidArgumentError(
             f"clscan: keys_out starts at element {key_target.offset} of its buffer, values_out at "
             f"{value_target.offset}; the library writes both at one offset (pass arrays that start alike)")
+    # Outputs smaller than the keys are sized for the result: nothing past the smaller one's end is
+    # written.
+    capacity = min(keys_out.size, values_out.size)
+    capacity = capacity if capacity < keys.size else None
     count_target = None
     if count_out is not None:
         count_target = _Operand(count_out, "count_out", _COUNT_TYPE, "count_out must be uint64")
@@ -86,14 +92,15 @@ def _runs(kind, keys, values, keys_out, values_out, count_out, length_dtype, ope
             queue.int_ptr, keys_ptr, values_ptr, in_offset, key_target.buffer_ptr,
             value_target.buffer_ptr, key_target.offset, count_target.buffer_ptr if count_target else 0,
             count_target.offset if count_target else 0, n, op, custom_op, custom_identity, initial,
-            bool(deterministic), algorithm, [e.int_ptr for e in call_waits])
+            bool(deterministic), algorithm, [e.int_ptr for e in call_waits], out_capacity=capacity)
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, arrays)
     if count_target is not None:
         return keys_out, values_out, event
     if n == 0:
         event.wait()
-    return keys_out[:count], values_out[:count], count
+    written = min(count, keys_out.size, values_out.size)
+    return keys_out[:written], values_out[:written], count
 
 
 def reduce_by_key(keys, values, *, keys_out=None, values_out=None, count_out=None, op="sum",
@@ -108,13 +115,16 @@ def reduce_by_key(keys, values, *, keys_out=None, values_out=None, count_out=Non
             not modified.
         keys_out, values_out: arrays of keys' size and of keys' and values' dtype to write to
             (elements past the count keep their contents), starting at the same element offset of
-            their buffers; by default new ones. They must overlap no other argument.
+            their buffers; by default new ones. They must overlap no other argument. Outputs of fewer
+            elements (at least one) are sized for the result: nothing past the smaller one's size
+            is written, and the count still counts every run.
         count_out: a pyopencl array of one uint64 for the count; the call then does not wait.
         op, custom_op, custom_identity: as for inclusive(). initial: a number combined in front of
             every run's values. deterministic, algorithm, wait_for, queue: as for inclusive_by_key().
 
     Returns:
-        (keys_out[:count], values_out[:count], count), once the call has finished; with count_out,
+        (keys_out[:k], values_out[:k], count), k the runs written (count, or fewer where the
+        outputs are smaller), once the call has finished; with count_out,
         (keys_out, values_out, event), without waiting.
     """
     return _runs("reduce_by_key", keys, values, keys_out, values_out, count_out, None,
