@@ -19,7 +19,7 @@ checked_call call_on(const cl::CommandQueue& queue, const char* who);
 void take_wait_list(const std::vector<cl::Event>* wait_list, checked_call& call);
 
 // True when ranges a and b of one buffer overlap without starting at the same byte (in place: an output
-// that starts where its input does, as long as it or shorter, a selection's bounded output).
+// that starts where its input does: as long as the input, or shorter for a selection's bounded output).
 inline bool partially_overlapping(byte_range a, byte_range b) {
   if (a.offset == b.offset || a.bytes == 0 || b.bytes == 0) return false;
   return a.offset < b.offset ? b.offset - a.offset < a.bytes : a.offset - b.offset < b.bytes;
