@@ -122,6 +122,21 @@ template <typename T> std::vector<T> make_runs(std::size_t n, std::size_t max_ru
 
 enum class selection_call { select_if, select_flagged, partition_if, unique };
 
+// `call` on the suite's queue (flags: select_flagged's, unused by the others).
+template <typename T>
+cl::Event enqueue_selection(selection_call call, const cl::Buffer& in, const cl::Buffer& flags,
+                            const cl::Buffer& out, const cl::Buffer& count, std::size_t n,
+                            const clscan::select_options<T>& opts) {
+  switch (call) {
+  case selection_call::select_if: return clscan::select_if(env().queue, in, out, count, n, opts);
+  case selection_call::select_flagged:
+    return clscan::select_flagged(env().queue, in, flags, out, count, n, opts);
+  case selection_call::partition_if: return clscan::partition_if(env().queue, in, out, count, n, opts);
+  case selection_call::unique: return clscan::unique(env().queue, in, out, count, n, opts);
+  }
+  return {};
+}
+
 // One call with poisoned guards around the output and the count; checks the output, the count, the
 // guards, and that no element of `out` past the count was written (the partition writes them all).
 template <typename T>
@@ -165,21 +180,7 @@ void check_selection(selection_call call, const std::vector<T>& in, const std::v
   const cl::Buffer out_buffer = make_buffer(std::vector<T>(guard + n + guard, poison_value<T>()));
   const cl::Buffer count_buffer = make_buffer(std::vector<cl_ulong>(4, poison_value<cl_ulong>()));
 
-  cl::Event done;
-  switch (call) {
-  case selection_call::select_if:
-    done = clscan::select_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  case selection_call::select_flagged:
-    done = clscan::select_flagged(env().queue, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  case selection_call::partition_if:
-    done = clscan::partition_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  case selection_call::unique:
-    done = clscan::unique(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  }
+  const cl::Event done = enqueue_selection(call, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
   REQUIRE(done.wait() == CL_SUCCESS);
   const std::vector<T> out = read_buffer<T>(out_buffer, guard + n + guard);
   const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count_buffer, 4);
@@ -625,21 +626,7 @@ void check_bounded(selection_call call, const std::vector<T>& in, const std::vec
       in_place ? in_image : std::vector<T>(guard + capacity.value_or(n) + guard, poison_value<T>());
   const cl::Buffer out_buffer = in_place ? in_buffer : make_buffer(out_image);
   const cl::Buffer count_buffer = make_buffer(std::vector<cl_ulong>(4, poison_value<cl_ulong>()));
-  cl::Event done;
-  switch (call) {
-  case selection_call::select_if:
-    done = clscan::select_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  case selection_call::select_flagged:
-    done = clscan::select_flagged(env().queue, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  case selection_call::partition_if:
-    done = clscan::partition_if(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  case selection_call::unique:
-    done = clscan::unique(env().queue, in_buffer, out_buffer, count_buffer, n, opts);
-    break;
-  }
+  const cl::Event done = enqueue_selection(call, in_buffer, flags_buffer, out_buffer, count_buffer, n, opts);
   REQUIRE(done.wait() == CL_SUCCESS);
   const std::vector<cl_ulong> counts = read_buffer<cl_ulong>(count_buffer, 4);
   CHECK(counts[2] == selected);
