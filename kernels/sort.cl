@@ -28,10 +28,22 @@
 
 #define SORT_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 #define SORT_RADIX 256
-// Rank rounds of 4 bits: 16 counters per work-item.
+// Rank rounds of 4 bits: 16 counters per work-item; with CLSCAN_SORT_PACKED 16-bit counters, two to a
+// word (bins b and b + 8), else a word each.
+#ifndef CLSCAN_SORT_PACKED
+#define CLSCAN_SORT_PACKED 1
+#endif
 #define SORT_ROUND_BINS 16
-// The rank counters (16 per work-item, one spare every 32; COUNTER_PAD).
-#define SORT_COUNTERS (SORT_ROUND_BINS * CLSCAN_WG + SORT_ROUND_BINS * CLSCAN_WG / 32)
+#if CLSCAN_SORT_PACKED
+#define SORT_ROUND_WORDS (SORT_ROUND_BINS / 2)
+#else
+#define SORT_ROUND_WORDS SORT_ROUND_BINS
+#endif
+// The rank counters' words (8 per work-item, one spare every 32; COUNTER_PAD).
+#define SORT_COUNTERS (SORT_ROUND_WORDS * CLSCAN_WG + SORT_ROUND_WORDS * CLSCAN_WG / 32)
+#if SORT_TILE > 65535
+#error "a tile's positions and rank counters are 16-bit: at most 65535 keys a tile"
+#endif
 // sort_scatter's local indexing (see there).
 #define KEY_PAD(j) ((j) + ((j) >> 4))
 #define COUNTER_PAD(j) ((j) + ((j) >> 5))
@@ -201,9 +213,9 @@ sort_count(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles,
     return total;                                                                                            \
   }
 
-// sort_scan_counts' chunks of a tile's size, and sort_scatter's rank counters (16 per work-item).
+// sort_scan_counts' chunks of a tile's size, and sort_scatter's rank counters (8 words per work-item).
 DEFINE_GROUP_EXCLUSIVE_SCAN(scan_chunk, offset_t, CLSCAN_ITEMS, NO_PAD)
-DEFINE_GROUP_EXCLUSIVE_SCAN(scan_round_counters, uint, SORT_ROUND_BINS, COUNTER_PAD)
+DEFINE_GROUP_EXCLUSIVE_SCAN(scan_round_counters, uint, SORT_ROUND_WORDS, COUNTER_PAD)
 
 #if CLSCAN_WG > 1
 // The sum of `value` over the work-group, in every work-item (any work-group size). `sums` is free again
@@ -330,8 +342,10 @@ inline void copy_tile(const global key_bits* src, global key_bits* dst, const gl
 // positions) travel through local memory, so the tile is read from global memory once and written in
 // digit runs. Local arrays are indexed through PAD: one spare word every 16 (keys) or 32 (counters), so
 // that a work-item's consecutive entries and the work-group's strided ones fall in different banks.
-inline void rank_tile(const global key_bits* src, uint count, local key_bits* exchange SORT_POSITIONS_PARAM,
-                      local uint* counters, local uint* sums, uint descending, uint shift, uint mask) {
+//
+// load_tile is its first half (the tile read into exchange in input order, visible to every work-item
+// on return), rank_loaded the rest.
+inline void load_tile(const global key_bits* src, uint count, local key_bits* exchange) {
   const uint lid = get_local_id(0);
   // Positions past the input hold zeros: they are ranked (last) but never written out. An if, not a
   // conditional expression: PoCL 3.1 loaded src[j] of `j < count ? src[j] : 0` past the tile's end
@@ -343,7 +357,11 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
     exchange[KEY_PAD(j)] = key;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+}
 
+inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
+                        local uint* sums, uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0);
   const uint own = lid * CLSCAN_ITEMS;
   key_bits keys[CLSCAN_ITEMS];
 #if CLSCAN_SORT_VALUE_SIZE
@@ -363,16 +381,35 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
     uint nibbles[CLSCAN_ITEMS];
     for (uint k = 0; k < CLSCAN_ITEMS; ++k)
       nibbles[k] = own + k < count ? (digit_of(keys[k], descending, shift, mask) >> round_shift) & 15 : 15;
-    // Counter of bin b of work-item t at counters[PAD(b * WG + t)]: scanned in that order, a key's slot
-    // is after every key of a smaller bin and every key of its bin owned by an earlier work-item.
-    for (uint b = 0; b < SORT_ROUND_BINS; ++b)
+    // Counter of bin b of work-item t in the word at counters[PAD((b % 8) * WG + t)], its low half for
+    // bins 0-7 and its high half for bins 8-15. The words scanned in that order scan both halves at
+    // once (a half never exceeds the tile's keys, below 2^16); a key's slot is then after every key of
+    // a smaller bin and every key of its bin owned by an earlier work-item, counting for bins 8-15 the
+    // keys of bins 0-7 (the low halves' total) first. Packed, the counters take half the local memory
+    // and half the scan.
+    for (uint b = 0; b < SORT_ROUND_WORDS; ++b)
       counters[COUNTER_PAD(b * CLSCAN_WG + lid)] = 0;
+#if CLSCAN_SORT_PACKED
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+      counters[COUNTER_PAD((nibbles[k] & 7) * CLSCAN_WG + lid)] += 1U << ((nibbles[k] >> 3) * 16);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint low_total = scan_round_counters(counters, sums, 0) & 0xFFFF;
+#else
     for (uint k = 0; k < CLSCAN_ITEMS; ++k)
       ++counters[COUNTER_PAD(nibbles[k] * CLSCAN_WG + lid)];
     barrier(CLK_LOCAL_MEM_FENCE);
     scan_round_counters(counters, sums, 0);
+#endif
     for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+#if CLSCAN_SORT_PACKED
+      const uint high = (nibbles[k] >> 3) * 16;
+      local uint* const counter = &counters[COUNTER_PAD((nibbles[k] & 7) * CLSCAN_WG + lid)];
+      const uint word = *counter;
+      *counter = word + (1U << high);
+      const uint slot = ((word >> high) & 0xFFFF) + (high ? low_total : 0);
+#else
       const uint slot = counters[COUNTER_PAD(nibbles[k] * CLSCAN_WG + lid)]++;
+#endif
       exchange[KEY_PAD(slot)] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
       positions[KEY_PAD(slot)] = from[k];
@@ -390,6 +427,12 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
+}
+
+inline void rank_tile(const global key_bits* src, uint count, local key_bits* exchange SORT_POSITIONS_PARAM,
+                      local uint* counters, local uint* sums, uint descending, uint shift, uint mask) {
+  load_tile(src, count, exchange);
+  rank_loaded(count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 }
 
 // Writes the ranked tile (rank_tile; keys[k] holds its position k * CLSCAN_WG + lid) to
@@ -542,21 +585,50 @@ CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
 inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + digit; }
 
 // The look-back of tile `tile` (> 0) for every digit at once, a work-item per digit (several where the
-// work-group is smaller than the radix), in rounds separated by barriers: each digit reads
-// CLSCAN_SORT_WINDOW predecessors and adds, nearest first, what they published up to the first
-// inclusive prefix. A digit that has had no news for CLSCAN_SPIN_LIMIT rounds asks for a fallback:
-// the work-group then counts the digits of the nearest silent predecessor's keys itself (src, the
-// pass's input, which nobody writes during the pass) and every digit waiting on that tile takes its
-// count, so that no work-group waits for another to be scheduled. On return behind[d] holds the keys
-// of digit d in the tiles before this one.
-inline void digits_before(global status_t* status, uint tag, ulong tile, local uint* behind, local int* next,
-                          local uint* stalls, local uint* counts, local int* fallback, local uint* pending,
-                          const global key_bits* src, ulong n, uint descending, uint shift, uint mask) {
+// work-group is smaller than the radix). First every digit walks back on its own, with no barrier
+// between its reads: CLSCAN_SORT_WINDOW predecessors a read (in flight together), adding, nearest
+// first, what they published up to the first inclusive prefix, and publishing its own inclusive prefix
+// (where `publishes`) as soon as it has one, so that successors waiting on that digit go on. A digit
+// that has had no news for CLSCAN_SPIN_LIMIT reads stops; the rest then goes in rounds separated by
+// barriers, in which the work-group counts the digits of the nearest silent predecessor's keys itself
+// (src, the pass's input, which nobody writes during the pass) and every digit waiting on that tile
+// takes its count, so that no work-group waits for another to be scheduled. On return behind[d] holds
+// the keys of digit d in the tiles before this one; mine[d] is the tile's own count of digit d.
+inline void digits_before(global status_t* status, uint tag, ulong tile, int publishes, local const uint* mine,
+                          local uint* behind, local int* next, local uint* stalls, local uint* counts,
+                          local int* fallback, local uint* pending, const global key_bits* src, ulong n,
+                          uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0);
   for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
-    behind[d] = 0;
-    next[d] = (int)tile - 1;
+    int nearest = (int)tile - 1;
+    carry_t sum = 0;
+#if CLSCAN_SPIN_LIMIT > 0
+    uint idle = 0;
+    while (nearest >= 0 && idle <= CLSCAN_SPIN_LIMIT) {
+      int kinds[CLSCAN_SORT_WINDOW];
+      carry_t values[CLSCAN_SORT_WINDOW];
+      for (int w = 0; w < CLSCAN_SORT_WINDOW; ++w) {
+        kinds[w] = CLSCAN_NOTHING;
+        values[w] = 0;
+        if (nearest - w >= 0)
+          kinds[w] = read_status(status, digit_slot((ulong)(nearest - w), d), tag, &values[w]);
+      }
+      int taken = 0, done = 0;
+      for (int w = 0; w < CLSCAN_SORT_WINDOW && !done; ++w) {
+        if (kinds[w] == CLSCAN_NOTHING) break;
+        sum += values[w];
+        ++taken;
+        done = kinds[w] == CLSCAN_PREFIX;
+      }
+      // Tile 0 publishes its prefix, so a walk that reaches it is done.
+      nearest = done ? -1 : nearest - taken;
+      idle = taken ? 0 : idle + 1;
+    }
+#endif
+    behind[d] = sum;
+    next[d] = nearest;
     stalls[d] = 0;
+    if (nearest < 0 && publishes) publish(prefix_slot(status, digit_slot(tile, d)), tag, sum + mine[d]);
   }
   for (;;) {
     if (lid == 0) {
@@ -585,10 +657,10 @@ inline void digits_before(global status_t* status, uint tag, ulong tile, local u
         done = kinds[w] == CLSCAN_PREFIX;
       }
       behind[d] = sum;
-      // Tile 0 publishes its prefix, so a walk that reaches it is done.
       nearest = done ? -1 : nearest - taken;
       stalls[d] = taken ? 0 : stalls[d] + 1;
       if (nearest >= 0 && stalls[d] > CLSCAN_SPIN_LIMIT) atomic_max(fallback, nearest);
+      if (nearest < 0 && publishes) publish(prefix_slot(status, digit_slot(tile, d)), tag, sum + mine[d]);
 #else
       // CLSCAN_SPIN_LIMIT=0 (tests): every predecessor is counted here, whatever was published.
       atomic_max(fallback, nearest);
@@ -616,6 +688,8 @@ inline void digits_before(global status_t* status, uint tag, ulong tile, local u
         behind[d] += counts[d];
         next[d] = silent - 1;
         stalls[d] = 0;
+        if (silent == 0 && publishes)
+          publish(prefix_slot(status, digit_slot(tile, d)), tag, behind[d] + mine[d]);
       }
     }
     // fallback and pending are reset only once every work-item has read them.
@@ -670,9 +744,28 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   const uint lid = get_local_id(0);
   for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
     run_count[d] = 0;
-  rank_tile(src + first, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
+  load_tile(src + first, count, exchange);
+  // The tile's count of each digit, published before the ranking: a successor's look-back then finds
+  // this tile's counts while this work-group is still ranking, instead of waiting for it.
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    atomic_inc(&run_count[digit_of(exchange[KEY_PAD(j)], descending, shift, mask)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The last tile has no successor to read what it publishes.
+  const int publishes = first + SORT_TILE < n;
+  if (publishes) {
+    // Tile 0's count is its inclusive prefix.
+    for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+      publish(tile == 0 ? prefix_slot(status, digit_slot(tile, d))
+                        : aggregate_slot(status, digit_slot(tile, d)),
+              tag, run_count[d]);
+  }
+  rank_loaded(count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 
-  // As in sort_scatter: the runs of the ranked tile give each digit's count.
+  // As in sort_scatter: a digit's run in the ranked tile starts where the key before it has another
+  // digit.
   key_bits keys[CLSCAN_ITEMS];
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
@@ -680,28 +773,15 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     keys[k] = exchange[KEY_PAD(j)];
     const uint d = digit_of(keys[k], descending, shift, mask);
     if (j == 0 || digit_of(exchange[KEY_PAD(j - 1)], descending, shift, mask) != d) run_first[d] = j;
-    if (j + 1 == count || digit_of(exchange[KEY_PAD(j + 1)], descending, shift, mask) != d)
-      run_count[d] = j + 1;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // The last tile has no successor to read what it publishes.
-  const int publishes = first + SORT_TILE < n;
-  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
-    const uint end = run_count[d];
-    run_count[d] = end ? end - run_first[d] : 0;
-    // Tile 0's count is its inclusive prefix.
-    if (publishes)
-      publish(tile == 0 ? prefix_slot(status, digit_slot(tile, d))
-                        : aggregate_slot(status, digit_slot(tile, d)),
-              tag, run_count[d]);
-  }
 
   if (tile == 0) {
     for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
       behind[d] = 0;
   } else {
-    digits_before(status, tag, tile, behind, next, stalls, fallback_counts, &fallback, &pending, src, n,
-                  descending, shift, mask);
+    digits_before(status, tag, tile, publishes, run_count, behind, next, stalls, fallback_counts, &fallback,
+                  &pending, src, n, descending, shift, mask);
 #if CLSCAN_FORGET_PREDECESSORS
     // Tests only (tile_prefix.cl): the look-back forgets what came before, as the scans' does under the
     // same hook, so that a sort that ran here on a device that failed the qualification would be wrong
@@ -712,7 +792,6 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   }
   for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
     const uint before = behind[d], mine = run_count[d];
-    if (tile != 0 && publishes) publish(prefix_slot(status, digit_slot(tile, d)), tag, before + mine);
     if (mine) bases[d] = digit_offsets[pass * SORT_RADIX + d] + (offset_t)before - (offset_t)run_first[d];
   }
   barrier(CLK_LOCAL_MEM_FENCE);

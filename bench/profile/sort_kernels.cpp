@@ -7,9 +7,10 @@
 // Nsight Compute profiles no kernel of NVIDIA's OpenCL (README.md).
 //
 // Usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass]
-//                     [--reps R] [--platform NAME]
+//                     [--reps R] [--platform NAME] [--define NAME=VALUE]...
 // Prints one line: the median over R sorts (after one untimed) of each kernel's summed time, of the
-// whole sort (first kernel's start to last kernel's end), of the copy, and their ratio; then checks the
+// whole sort (first kernel's start to last kernel's end), of the copy, and their ratio, and the local
+// memory of the ranking kernel; then checks the
 // result (keys in order, the same keys; with --pairs, values a stable permutation) and says how many
 // positions are wrong. Exits 1 on an OpenCL error or a wrong result, 2 on bad flags.
 // Not part of clscan's build or CI: g++ -O2 -std=c++17 bench/profile/sort_kernels.cpp -lOpenCL
@@ -35,7 +36,7 @@ namespace {
 const char* help_text =
     "usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass] [--reps "
     "R] "
-    "[--platform NAME]\n"
+    "[--platform NAME] [--define NAME=VALUE]...\n"
     "  --kernels FILE   the sort's kernels (default kernels/sort.cl, from a checkout's root)\n"
     "  --n N            keys, 1 to 2^31 (default 2^24)\n"
     "  --shape WG:ITEMS work-group size and keys per work-item (default 256:16; WG * ITEMS <= 65536)\n"
@@ -43,7 +44,8 @@ const char* help_text =
     "  --single-pass    one sort_onepass kernel per pass (n < 2^30; 64-bit status words where the device\n"
     "                   has cl_khr_int64_base_atomics, fences as the memory model)\n"
     "  --reps R         timed sorts, 1 to 1000 (default 10)\n"
-    "  --platform NAME  the first platform whose name contains NAME (default: the first platform)\n";
+    "  --platform NAME  the first platform whose name contains NAME (default: the first platform)\n"
+    "  --define N=V     one more -D for the kernels' build, e.g. a tunable (CLSCAN_SORT_WINDOW=8)\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "sort_kernels: %s\n%s", message.c_str(), help_text);
@@ -59,7 +61,7 @@ unsigned long long count_flag(const std::string& flag, const std::string& text, 
 }
 
 struct settings {
-  std::string kernels = "kernels/sort.cl", platform;
+  std::string kernels = "kernels/sort.cl", platform, defines;
   std::size_t n = std::size_t{1} << 24, wg = 256, items = 16, reps = 10;
   bool pairs = false, single_pass = false;
 };
@@ -86,6 +88,11 @@ settings parse(int argc, char** argv) {
       s.reps = count_flag(arg, value(), 1, 1000);
     } else if (arg == "--platform") {
       s.platform = value();
+    } else if (arg == "--define") {
+      const std::string text = value();
+      if (text.empty() || text.find_first_of(" \t\"'") != std::string::npos || text[0] == '=')
+        usage_error("--define " + text + ": expected NAME=VALUE without spaces or quotes");
+      s.defines += " -D" + text;
     } else {
       usage_error("unknown flag " + arg);
     }
@@ -236,6 +243,7 @@ int main(int argc, char** argv) try {
                " -DCLSCAN_SORT_ONE_PASS=1 -DCLSCAN_T=uint -DCLSCAN_WIDE_STATUS=" + (wide ? "1" : "0") +
                " -DCLSCAN_ACQ_REL=0 -DCLSCAN_LOOKBACK=1 -DCLSCAN_SPIN_LIMIT=1024";
   }
+  options += s.defines;
   try {
     program.build(std::vector<cl::Device>{device}, options.c_str());
   } catch (const cl::BuildError&) {
@@ -307,7 +315,11 @@ int main(int argc, char** argv) try {
               s.items, total, copy, copy / total, n / total / 1e3);
   for (const auto& [name, us] : kernel_us)
     std::printf(" %s %.1f", name.c_str(), bench::median(us));
-  std::printf(" | wrong %zu\n", wrong);
+  // The local memory of the ranking kernel, to set beside the device's CL_DEVICE_LOCAL_MEM_SIZE.
+  const cl::Kernel ranking(program, s.single_pass ? "sort_onepass" : "sort_scatter");
+  std::printf(" | local %zu of %zu B | wrong %zu\n",
+              static_cast<std::size_t>(ranking.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device)),
+              static_cast<std::size_t>(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()), wrong);
   return wrong ? 1 : 0;
 } catch (const cl::Error& e) {
   std::fprintf(stderr, "sort_kernels: %s failed: %d\n", e.what(), e.err());

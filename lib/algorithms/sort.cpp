@@ -45,36 +45,48 @@ constexpr unsigned max_passes = 8;
 constexpr std::size_t max_segments = 256;
 // single_pass runs below this many keys (its look-back carries 32-bit counts); three_stage above.
 constexpr std::size_t one_pass_limit = std::size_t{1} << 30;
-// automatic takes single_pass up to this many keys. On an H100 (2026-11-27, clscan-bench --primitive
-// sort,sort_by_key --type uint --algorithm all) the one-pass sort was faster at 2^20 keys (144 against
-// 158 µs; pairs 172 against 186) and slower from 2^24 (1310 against 1172 µs; 2^26: 4876 against 4360):
-// its tiles' look-back over 256 digits costs more there than the count and the counts' scan it saves.
-constexpr std::size_t one_pass_automatic_limit = std::size_t{1} << 20;
+// automatic takes single_pass up to this many keys, where the device qualifies. On an H100
+// (2026-11-27, clscan-bench --primitive sort,sort_by_key --type uint --algorithm all;
+// docs/PERFORMANCE.md, "Sort") the one-pass sort was the faster from 2^20 to 2^28 keys, alone and with
+// values.
+constexpr std::size_t one_pass_automatic_limit = one_pass_limit;
 // Look-back rounds without news before a tile counts a silent predecessor's digits itself, as the
 // scans' default (CLSCAN_SPIN_LIMIT overrides both).
 constexpr std::size_t default_spin_limit = 1024;
 
-// sort_scatter's tile of keys and of 16-bit positions (one spare entry every 16), rank counters (16 per
-// work-item, one spare every 32) with their sums, and digit bases (64-bit at most); sort_scan_counts'
-// chunk of a tile's size and its sums (64-bit at most); the histograms' counters.
-std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/, element_type type) {
+// sort_scatter's local memory (kernels/sort.cl SORT_RANK_STORAGE): the tile's keys and, where values
+// move, their 16-bit positions (one spare entry every 16), the rank counters (8 words per work-item, one
+// spare every 32) with their sums, and the digit bases; sort_scan_counts' chunk of a tile's size and its
+// sums; the histograms' counters. Offsets (bases, chunk, sums) are 64-bit where n may reach 2^32
+// (CLSCAN_SORT_WIDE), else 32-bit.
+std::size_t sort_local_bytes(const tuning& shape, element_type type, bool values_move, bool wide) {
+  const std::size_t offset = wide ? 8 : 4;
   const std::size_t wg = shape.work_group_size, tile = wg * shape.items_per_thread;
-  const std::size_t padded_tile = tile + tile / 16, counters = 16 * wg + 16 * wg / 32;
+  const std::size_t padded_tile = tile + tile / 16, counters = 8 * wg + 8 * wg / 32;
   // One work-item per tile scatters in input order, with only its digits' next offsets.
-  const std::size_t scatter =
-      wg == 1 ? radix * 8 : padded_tile * (size_of(type) + 2) + counters * 4 + wg * 4 + radix * 8;
-  const std::size_t scan_counts = wg == 1 ? 0 : tile * 8 + wg * 8;
+  const std::size_t scatter = wg == 1 ? radix * 8
+                                      : padded_tile * (size_of(type) + (values_move ? 2 : 0)) + counters * 4 +
+                                            wg * 4 + radix * offset;
+  const std::size_t scan_counts = wg == 1 ? 0 : (tile + wg) * offset;
   return std::max({scatter, scan_counts, std::size_t{max_passes * radix * 4}});
 }
 
-// sort_onepass: sort_scatter's, then per digit where its run starts and ends (two arrays of 256 words),
-// the look-back's state (four more, in the rank counters where these hold 4 * 256 words) and the
-// ticket and flags.
-std::size_t one_pass_local_memory_bytes(const tuning& shape, const device_capabilities& caps,
-                                        element_type type) {
-  const std::size_t counters = 16 * shape.work_group_size + 16 * shape.work_group_size / 32;
+// sort_onepass: sort_scatter's, then per digit where its run starts and the tile's count of it (two
+// arrays of 256 words), the look-back's state (four more, in the rank counters where these hold
+// 4 * 256 words) and the ticket and flags.
+std::size_t one_pass_local_bytes(const tuning& shape, element_type type, bool values_move, bool wide) {
+  const std::size_t counters = 8 * shape.work_group_size + 8 * shape.work_group_size / 32;
   const std::size_t state = counters >= 4 * radix ? 0 : 4 * radix * 4;
-  return local_memory_bytes(shape, caps, type) + 2 * radix * 4 + state + 16;
+  return sort_local_bytes(shape, type, values_move, wide) + 2 * radix * 4 + state + 16;
+}
+
+// The units' bound, for any call (values moving, 64-bit offsets).
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/, element_type type) {
+  return sort_local_bytes(shape, type, true, true);
+}
+std::size_t one_pass_local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
+                                        element_type type) {
+  return one_pass_local_bytes(shape, type, true, true);
 }
 
 int key_kind(element_type type) {
@@ -333,14 +345,19 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
   // tiles in work-groups (GPUs; one work-item per tile, on CPUs, scatters in input order and has
   // nothing to gain), the keys are fewer than one_pass_limit and the device qualifies; else the
   // three-stage passes, whose results are the same.
-  tuning shape = sort_tuning(ws.caps);
+  const bool values_move = request.call != sort_call::keys;
   const bool wants_one_pass = request.algo == algorithm::single_pass ||
                               (request.algo == algorithm::automatic && n <= one_pass_automatic_limit);
-  const bool one_pass = wants_one_pass && shape.work_group_size > 1 && n < one_pass_limit &&
-                        one_pass_qualified(ws.caps, call.context);
-  const auto local_bytes = one_pass ? one_pass_local_memory_bytes : local_memory_bytes;
-  while (local_bytes(shape, ws.caps, request.key_type) > ws.caps.local_mem_size && shape.items_per_thread > 1)
-    shape.items_per_thread /= 2;
+  const bool one_pass = wants_one_pass && sort_tuning(ws.caps, true, values_move).work_group_size > 1 &&
+                        n < one_pass_limit && one_pass_qualified(ws.caps, call.context);
+  tuning shape = sort_tuning(ws.caps, one_pass, values_move);
+  // Where the tile does not fit, tiles of 4096 keys, then halves.
+  const auto local_bytes = one_pass ? one_pass_local_bytes : sort_local_bytes;
+  const std::size_t base_items = sort_base_items(shape.work_group_size);
+  const bool wide = n > std::numeric_limits<cl_uint>::max();
+  while (local_bytes(shape, request.key_type, values_move, wide) > ws.caps.local_mem_size &&
+         shape.items_per_thread > 1)
+    shape.items_per_thread = shape.items_per_thread > base_items ? base_items : shape.items_per_thread / 2;
 
   std::unique_lock<std::mutex> lock(ws.mutex);
   variant_key key;
@@ -353,7 +370,7 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
   key.type = size_of(request.key_type) == 8 ? element_type::uint64 : element_type::uint32;
   key.key_type = request.key_type;
   key.sort_value_size = request.call == sort_call::keys ? 0 : size_of(request.value_type);
-  key.narrow_counts = n <= std::numeric_limits<cl_uint>::max();
+  key.narrow_counts = !wide;
   key.work_group_size = shape.work_group_size;
   key.items_per_thread = shape.items_per_thread;
   key.vector_width = 1;

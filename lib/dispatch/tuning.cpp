@@ -285,7 +285,11 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
   return shape;
 }
 
-tuning sort_tuning(const device_capabilities& caps) {
+std::size_t sort_base_items(std::size_t work_group_size) {
+  return std::max<std::size_t>(1, 4096 / work_group_size);
+}
+
+tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_move) {
   tuning shape;
   shape.vector_width = 1;
   if (!caps.is_gpu()) {
@@ -297,13 +301,15 @@ tuning sort_tuning(const device_capabilities& caps) {
     shape.items_per_thread = 16384;
     return shape;
   }
-  // Tiles of 4096 keys: positions in a tile fit 16 bits, and the tile's keys, positions and rank
-  // counters (about 44 KiB for 32-bit keys with values, 256 work-items) fit the local memory of current
-  // GPUs; 64-bit keys get half the items where local memory is smaller (sort.cpp). On the H100
-  // (2026-11-27) this shape was within 10% of the best of 128 x 32, 256 x 8 and 512 x 8 at 2^24 and
-  // 2^26, and the best for pairs.
+  // Tiles of 4096 keys (positions in a tile fit 16 bits; with 32-bit keys and values, 256 work-items,
+  // about 38 KiB of local memory), and of 6144 for the one-pass kernel on keys alone, where fewer tiles
+  // mean fewer look-backs over 256 digits. On the H100 (2026-11-27, bench/profile/sort_kernels.cpp
+  // --shape, 2^24 uint keys, sort µs; docs/data/runs/h100-2026-11-27-sort-shapes): one-pass keys
+  // 256 x 16 1089, 256 x 24 930, 256 x 32 1136, 384 x 16 1232, 192 x 32 1157; one-pass pairs 256 x 16
+  // 1480, 256 x 24 1816, 384 x 16 1670; three-stage keys 256 x 16 1011, 256 x 24 1121.
   shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
-  shape.items_per_thread = 4096 / shape.work_group_size;
+  shape.items_per_thread = sort_base_items(shape.work_group_size);
+  if (one_pass && !values_move) shape.items_per_thread = shape.items_per_thread * 3 / 2;
   return shape;
 }
 

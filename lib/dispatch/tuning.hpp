@@ -49,8 +49,13 @@ struct reduce_split {
 reduce_split split_reduce(const device_capabilities& caps, std::size_t n, std::size_t element_size,
                           std::size_t tile, std::size_t work_group_size);
 
-// The radix sort (lib/algorithms/sort.cpp): work-group size and keys per work-item of its tiles, before
-// lib/algorithms/sort.cpp fits them to the device's local memory.
-tuning sort_tuning(const device_capabilities& caps);
+// The radix sort (lib/algorithms/sort.cpp): work-group size and keys per work-item of its tiles, for the
+// one-pass kernel or the three-stage passes, keys alone or with values, before lib/algorithms/sort.cpp
+// fits them to the device's local memory.
+tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_move);
+
+// Keys per work-item of the sort's tiles of 4096 keys: where a larger tile does not fit the device's
+// local memory, the sort tries these next.
+std::size_t sort_base_items(std::size_t work_group_size);
 
 } // namespace clscan::detail

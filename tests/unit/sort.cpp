@@ -285,7 +285,10 @@ void check_sorted_order(const std::vector<K>& keys, clscan::sort_options<K> o) {
   check_bits("keys, unchanged", read_buffer<K>(k, n + 2 + guard), 2, keys);
 }
 
-std::vector<std::size_t> sizes() { return {0, 1, 2, 17, 4095, 4096, 4097, 2 * 4096 + 5, 20'011}; }
+// Around tiles of 4096 keys and of 6144 (the one-pass kernel's on keys alone: lib/dispatch/tuning.cpp).
+std::vector<std::size_t> sizes() {
+  return {0, 1, 2, 17, 4095, 4096, 4097, 6143, 6144, 6145, 2 * 6144 + 5, 20'011};
+}
 
 // single_pass runs the one-pass kernel where the shape ranks tiles in work-groups (CLSCAN_DEVICE_LIMITS=gpu
 // on PoCL: sort-gpu-shape) and the three-stage passes elsewhere; automatic, which takes one of the two,
@@ -509,9 +512,9 @@ TEST_CASE("sort: a repeated call builds and allocates nothing", "[sort]") {
 // The one-pass sort whatever the look-back finds: under CLSCAN_SPIN_LIMIT=0 with the GPU shape
 // (sort-gpu-shape-fallback, tests/CMakeLists.txt) every tile counts the digits of every tile before it
 // itself, as when no predecessor is ever scheduled; elsewhere a plain single_pass sort. Several tiles of
-// 4096 keys, partial last tiles, every pass kind (real, trivial, the in-place copy aside).
+// 4096 or 6144 keys, partial last tiles, every pass kind (real, trivial, the in-place copy aside).
 TEST_CASE("sort: single_pass exact whatever its look-back finds", "[sort][sort-fallback]") {
-  for (std::size_t n : {std::size_t{4097}, std::size_t{5 * 4096 + 123}})
+  for (std::size_t n : {std::size_t{6145}, std::size_t{5 * 4096 + 123}})
     for (bool descending : {false, true}) {
       INFO("n = " << n << (descending ? ", descending" : ""));
       clscan::sort_options<cl_uint> u;
