@@ -577,9 +577,12 @@ CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
 }
 #include "tile_prefix.cl"
 
-// Predecessors a digit's look-back reads per round (their reads in flight together).
+// Predecessors a digit's look-back reads per round (their reads in flight together). On the H100
+// (2026-11-27, bench/profile/sort_kernels.cpp --single-pass --define CLSCAN_SORT_WINDOW=W, 2^24 uint
+// keys, 256 x 24): 1 875 µs, 2 907, 4 930, 8 973; pairs (256 x 16) 1391, 1445, 1473, 1545. Once counts
+// are published before the ranking, the nearest predecessor mostly has its prefix already.
 #ifndef CLSCAN_SORT_WINDOW
-#define CLSCAN_SORT_WINDOW 4
+#define CLSCAN_SORT_WINDOW 1
 #endif
 
 inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + digit; }
