@@ -597,10 +597,10 @@ inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + dig
 // (src, the pass's input, which nobody writes during the pass) and every digit waiting on that tile
 // takes its count, so that no work-group waits for another to be scheduled. On return behind[d] holds
 // the keys of digit d in the tiles before this one; mine[d] is the tile's own count of digit d.
-inline void digits_before(global status_t* status, uint tag, ulong tile, int publishes, local const uint* mine,
-                          local uint* behind, local int* next, local uint* stalls, local uint* counts,
-                          local int* fallback, local uint* pending, const global key_bits* src, ulong n,
-                          uint descending, uint shift, uint mask) {
+inline void digits_before(global status_t* status, uint tag, ulong tile, int publishes,
+                          local const uint* mine, local uint* behind, local int* next, local uint* stalls,
+                          local uint* counts, local int* fallback, local uint* pending,
+                          const global key_bits* src, ulong n, uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0);
   for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
     int nearest = (int)tile - 1;

@@ -36,12 +36,15 @@
 //   + 256 * 4                   three-stage passes: the digits' totals in a pass (8 where n >= 2^32)
 //   + tiles * 256 * 16 + 8      one-pass passes instead: the look-back's status words, two slots of
 //                               8 bytes per tile and digit (the same buffer as the single-pass scans'
-//                               status words on that set, grown to the larger need)
+//                               status words on that set, grown to the larger need); tiles of 6144
+//                               keys on GPUs for keys alone, 4096 with values (fewer where local
+//                               memory is small)
 //   + 8 * 256 * 4               one-pass passes: each pass's digit offsets
 //   + groups * passes * 256 * 4 the histogram's partial counts (groups: 4 per compute unit at most)
 //   + 32                        a flag per pass
 // where passes = ceil((end_bit - begin_bit) / 8). For 32-bit keys on a GPU that is about
-// n * (4 + sizeof(V) + 0.5) bytes with three-stage passes, n * (4 + sizeof(V) + 1) with one-pass ones.
+// n * (4 + sizeof(V) + 0.5) bytes with three-stage passes, n * (4 + sizeof(V) + 1) with one-pass ones
+// (n * 4.7 for keys alone).
 #pragma once
 
 #include <clscan/options.hpp>
@@ -69,8 +72,8 @@ template <typename K = cl_uint> struct sort_options {
   // scheduled). single_pass runs where the device shape ranks tiles in work-groups (GPUs), n < 2^30
   // and the device qualified for the single-pass scans' look-back (clscan::qualify_single_pass, 4-byte
   // elements; the first such call may run that check, as a scan's does); elsewhere the three-stage
-  // passes run, with the same result. automatic: single_pass where it would run up to 2^20 keys, else
-  // three_stage (on an H100 the one-pass sort was faster at 2^20 and slower from 2^24).
+  // passes run, with the same result. automatic: single_pass wherever it would run (on an H100 it was
+  // the faster from 2^20 to 2^28 keys, alone and with values: docs/PERFORMANCE.md, "Sort").
   clscan::algorithm algorithm = clscan::algorithm::automatic;
   // Events the sort waits for before it reads its inputs.
   std::vector<cl::Event> wait_list;
