@@ -285,10 +285,9 @@ void check_sorted_order(const std::vector<K>& keys, clscan::sort_options<K> o) {
   check_bits("keys, unchanged", read_buffer<K>(k, n + 2 + guard), 2, keys);
 }
 
-// Around tiles of 4096 keys and of 6144 (the one-pass kernel's on keys alone: lib/dispatch/tuning.cpp).
-std::vector<std::size_t> sizes() {
-  return {0, 1, 2, 17, 4095, 4096, 4097, 6143, 6144, 6145, 2 * 6144 + 5, 20'011};
-}
+// Tiles of 4096 keys and of 6144 (the one-pass kernel's on keys alone: lib/dispatch/tuning.cpp), whole
+// and one key past; 17 a partial first tile.
+std::vector<std::size_t> sizes() { return {0, 1, 2, 17, 4096, 4097, 6144, 6145, 2 * 6144 + 5, 20'011}; }
 
 // single_pass runs the one-pass kernel where the shape ranks tiles in work-groups (CLSCAN_DEVICE_LIMITS=gpu
 // on PoCL: sort-gpu-shape) and the three-stage passes elsewhere; automatic, which takes one of the two,
