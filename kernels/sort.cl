@@ -89,6 +89,33 @@ inline uint digit_of(key_bits b, uint descending, uint shift, uint mask) {
   return (uint)(key_image(b, descending) >> shift) & mask;
 }
 
+// Keys a work-item of sort_histogram loads before it counts them (their loads in flight together). On
+// the H100 (2026-11-27, bench/profile/sort_kernels.cpp --define, 2^24 uint keys) 1 took 80 µs, 2 59,
+// 4 49, 8 42. One where a work-group is one work-item (CPUs), whose cache streams the keys in.
+#ifndef CLSCAN_SORT_HISTOGRAM_LOADS
+#if CLSCAN_WG == 1
+#define CLSCAN_SORT_HISTOGRAM_LOADS 1
+#else
+#define CLSCAN_SORT_HISTOGRAM_LOADS 8
+#endif
+#endif
+
+// Counts the digits of every pass of one key's image in counts[pass][digit].
+inline void count_digits(local uint* counts, key_bits image, uint begin_bit, uint passes, uint end_bit) {
+  // A constant trip count: Mesa's llvmpipe (rusticl, LLVM 15) miscompiled this loop bounded by
+  // `passes`, and sort_histogram's copy-out loop then wrote only its first counter.
+  for (uint p = 0; p < 8; ++p) {
+    if (p >= passes) break;
+    const uint shift = begin_bit + 8 * p;
+    const uint bits = min(8U, end_bit - shift);
+#if CLSCAN_WG == 1
+    ++counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))];
+#else
+    atomic_inc(&counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))]);
+#endif
+  }
+}
+
 // Reads every key once and counts the digits of every pass (at most 8), per work-group over
 // `tiles_per_group` tiles; partials[group][pass][digit]. The host keeps each group's share below 2^32.
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
@@ -103,21 +130,17 @@ sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong ti
   const ulong first = get_group_id(0) * tiles_per_group * SORT_TILE;
   const ulong last = min(n, first + tiles_per_group * SORT_TILE);
   keys += keys_offset;
-  for (ulong i = first + lid; i < last; i += CLSCAN_WG) {
-    const key_bits image = key_image(keys[i], descending);
-    // A constant trip count: Mesa's llvmpipe (rusticl, LLVM 15) miscompiled this loop bounded by
-    // `passes`, and the copy-out loop below then wrote only its first counter.
-    for (uint p = 0; p < 8; ++p) {
-      if (p >= passes) break;
-      const uint shift = begin_bit + 8 * p;
-      const uint bits = min(8U, end_bit - shift);
-#if CLSCAN_WG == 1
-      ++counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))];
-#else
-      atomic_inc(&counts[p * SORT_RADIX + ((uint)(image >> shift) & ((1U << bits) - 1))]);
-#endif
-    }
+  const ulong stride = CLSCAN_SORT_HISTOGRAM_LOADS * CLSCAN_WG;
+  ulong i = first + lid;
+  for (; i + (stride - CLSCAN_WG) < last; i += stride) {
+    key_bits images[CLSCAN_SORT_HISTOGRAM_LOADS];
+    for (uint u = 0; u < CLSCAN_SORT_HISTOGRAM_LOADS; ++u)
+      images[u] = key_image(keys[i + u * CLSCAN_WG], descending);
+    for (uint u = 0; u < CLSCAN_SORT_HISTOGRAM_LOADS; ++u)
+      count_digits(counts, images[u], begin_bit, passes, end_bit);
   }
+  for (; i < last; i += CLSCAN_WG)
+    count_digits(counts, key_image(keys[i], descending), begin_bit, passes, end_bit);
   barrier(CLK_LOCAL_MEM_FENCE);
   global uint* mine = partials + get_group_id(0) * passes * SORT_RADIX;
   for (uint i = lid; i < passes * SORT_RADIX; i += CLSCAN_WG)
