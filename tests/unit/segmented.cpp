@@ -309,15 +309,23 @@ template <typename T, typename O> void check_segments_across_tiles() {
     clscan_reference::splitmix64 r{data_seed ^ leading};
     for (std::size_t at = leading; at < n;)
       offsets.push_back(static_cast<O>(at = std::min(n, at + r.next() % 41)));
-    check_all_calls(values, offsets, sum, std::nullopt, algorithm::automatic, at_zero);
-    check_all_calls(values, offsets, sum, std::optional<T>(T{3}), algorithm::three_stage, shifted);
+    for (algorithm algo : algorithms_under_test({algorithm::automatic, algorithm::three_stage})) {
+      check_all_calls(values, offsets, sum, std::nullopt, algo, at_zero);
+      check_all_calls(values, offsets, sum, std::optional<T>(T{3}), algo, shifted);
+    }
   }
 }
 
 } // namespace
 
-TEST_CASE("segmented: segments that span the device's single-pass tiles", "[segmented]") {
+// [segmented-gpu]: the 4-byte case alone in the GPU layout (segmented-gpu-shape, on the look-back alone:
+// CLSCAN_TEST_ALGORITHMS), where PoCL takes about 15 s to build each program on a cold cache.
+TEST_CASE("segmented: segments that span the device's single-pass tiles, cl_int values",
+          "[segmented][segmented-gpu]") {
   check_segments_across_tiles<cl_int, cl_uint>();
+}
+
+TEST_CASE("segmented: segments that span the device's single-pass tiles, cl_double values", "[segmented]") {
   check_segments_across_tiles<cl_double, cl_ulong>();
 }
 
