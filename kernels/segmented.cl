@@ -17,18 +17,19 @@ typedef CLSCAN_BITS_T bits_t;
 // offsets and out: the user's buffers, from offsets_offset and out_offset on; heads from heads_offset on
 // (the scan by key reads its keys at the values' offset).
 
-// heads[b] = 1 for the begin b = offsets[s] of every s < count that is below n; with nonempty_only
+// heads[b] = value for the begin b = offsets[s] of every s < count that is below n; with nonempty_only
 // (count is then the number of segments), only where the segment is not empty, b < min(n, offsets[s + 1]).
-// heads was filled with zeros before. Work-items that find one begin twice store the same value.
+// A call sets its heads with value 1 in flags that are all zero, and clears them with 0 once its scan
+// has read them. Work-items that find one begin twice store the same value.
 kernel void segment_heads(const global offset_t* offsets, ulong offsets_offset, ulong count, ulong n,
-                          int nonempty_only, global uint* heads, ulong heads_offset) {
+                          int nonempty_only, global uint* heads, ulong heads_offset, uint value) {
   offsets += offsets_offset;
   heads += heads_offset;
   for (ulong s = get_global_id(0); s < count; s += get_global_size(0)) {
     const ulong begin = offsets[s];
     if (begin >= n) continue;
     if (nonempty_only && (ulong)offsets[s + 1] <= begin) continue;
-    heads[begin] = 1u;
+    heads[begin] = value;
   }
 }
 

@@ -53,11 +53,11 @@ variant_key segments_variant(element_type offset_type, element_type value_type) 
 
 void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
                            std::size_t offsets_offset, std::size_t count, std::size_t n, bool nonempty_only,
-                           cl_mem heads, std::size_t heads_offset) {
+                           cl_mem heads, std::size_t heads_offset, cl_uint value) {
   cl_kernel k = kernels.kernels[segment_heads_kernel]();
   launch.args(k, 0, offsets, static_cast<cl_ulong>(offsets_offset), static_cast<cl_ulong>(count),
               static_cast<cl_ulong>(n), static_cast<cl_int>(nonempty_only ? 1 : 0), heads,
-              static_cast<cl_ulong>(heads_offset));
+              static_cast<cl_ulong>(heads_offset), value);
   launch.run_any_shape(k, std::min(count, max_work_items));
 }
 

@@ -16,11 +16,11 @@ constexpr std::size_t segment_heads_kernel = 0, segment_results_kernel = 1;
 // The variant of the offsets' kernels for offsets of `offset_type` and values of `value_type`.
 variant_key segments_variant(element_type offset_type, element_type value_type);
 
-// Sets heads[heads_offset + b] = 1 for each begin b < n among offsets[offsets_offset + s], s < count
+// Sets heads[heads_offset + b] = value for each begin b < n among offsets[offsets_offset + s], s < count
 // (nonempty_only: s < count segments, and only where the segment is not empty).
 void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
                            std::size_t offsets_offset, std::size_t count, std::size_t n, bool nonempty_only,
-                           cl_mem heads, std::size_t heads_offset);
+                           cl_mem heads, std::size_t heads_offset, cl_uint value);
 
 // out[out_offset + s], s < segments: the inclusive scan by key `scanned` at the segment's last element,
 // or `empty` (value_size bytes) where the segment is empty.

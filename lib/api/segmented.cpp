@@ -5,6 +5,7 @@
 // were; the passes then follow each other on one launch sequence (one set of temporaries), as the calls
 // on runs do (runs.cpp).
 #include "algorithms/algorithm_unit.hpp"
+#include "algorithms/by_key.hpp"
 #include "algorithms/segments.hpp"
 #include "argument_checks.hpp"
 #include "dispatch.hpp"
@@ -27,14 +28,14 @@ namespace clscan::detail {
 namespace {
 
 // Scratch slots of a temporaries set (temporaries::scratch): the scans use the low ones, the sort 16 to
-// 23, the calls on runs 24 and 25, a selection's input copy 26.
-constexpr std::size_t heads_slot = 27, scanned_slot = 28;
+// 23, the calls on runs 24 and 25, a selection's input copy 26, the head flags 27 (head_flags_slot).
+constexpr std::size_t scanned_slot = 28;
 
 // The scan by key's key_equal over the head flags: element b continues the segment of the one before it
-// unless a segment starts at b. An expression as a caller's key_equal is (variant_key::key_equal), so
-// the by-key kernels need nothing of their own for it.
+// unless a segment starts at b. An expression as a caller's key_equal is (variant_key::key_equal), which
+// the by-key unit recognises (by_key.hpp head_flags_key_equal).
 const std::string& continues_segment() {
-  static const std::string text = "b == 0u";
+  static const std::string text = head_flags_key_equal;
   return text;
 }
 
@@ -198,28 +199,38 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
 
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
   // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
-  const cl_mem heads = temps.scratch(ws.context, heads_slot, (in_offset + n) * sizeof(cl_uint))();
+  const std::size_t heads_bytes = (in_offset + n) * sizeof(cl_uint);
+  const cl_mem heads = temps.scratch(ws.context, head_flags_slot, heads_bytes)();
   const cl_mem scanned = reduce ? temps.scratch(ws.context, scanned_slot, n * value_size)() : nullptr;
   op.aux = heads;
   if (reduce) op.out = scanned;
 
   return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
-    const cl_uint zero = 0;
-    launch.fill(heads, &zero, sizeof zero, in_offset * sizeof zero, n * sizeof zero);
+    // The flags are all zero between calls: filled once where the buffer is new (or was never filled
+    // this far), then each call clears the flags it set, O(num_segments) rather than O(n). A call whose
+    // commands fail leaves them unknown, but then its set of temporaries is given up
+    // (workspace::temporaries_for), and the next set's buffer is filled afresh.
+    if (temps.head_flags_zeroed < heads_bytes) {
+      const cl_uint zero = 0;
+      launch.fill(heads, &zero, sizeof zero, 0, heads_bytes);
+      temps.head_flags_zeroed = heads_bytes;
+    }
     // The scans: every entry, the last one too, starts a segment; a reduction: each non-empty segment's
     // begin.
-    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset,
-                          reduce ? num_segments : num_segments + 1, n, reduce, heads, in_offset);
+    const std::size_t entries = reduce ? num_segments : num_segments + 1;
+    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset, entries, n, reduce,
+                          heads, in_offset, 1);
     launch.forget_buffers();
     launch.user_parameters(scan.parameters, false);
     op.waits_pending = pass.plan->algo == algorithm::single_pass && pending;
     unit_of(pass.plan->key).enqueue(ws, temps, pass.kernels, op, launch);
     launch.forget_buffers();
-    if (reduce) {
-      launch.user_parameters(nullptr, false);
+    launch.user_parameters(nullptr, false);
+    if (reduce)
       enqueue_segment_results(offsets_kernels, launch, offsets(), request.offsets_offset, num_segments, n,
                               scanned, out(), scan.out_offset, empty, value_size);
-    }
+    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset, entries, n, reduce,
+                          heads, in_offset, 0);
   });
 }
 
