@@ -37,16 +37,19 @@
 //
 // How they run, inside the one call, chained by events, on device memory of clscan's per-(context,
 // device) storage beside the user's buffers (kept for later calls, as the scans' temporaries are):
-//   1. a fill of in_offset + n cl_uint head flags with zeros (its first in_offset elements are
-//      allocated, never written or read), then a kernel of one work-item per offset that sets the flag
-//      of each segment start (reduce_segmented: of each non-empty segment's begin);
+//   1. a kernel of one work-item per offset sets the cl_uint head flag of each segment start
+//      (reduce_segmented: of each non-empty segment's begin) in a temporary of in_offset + n flags (the
+//      first in_offset never used), which is all zeros between calls: filled once when it is allocated,
+//      and cleared again by the call's last kernel, which resets the flags the call set;
 //   2. the scan by key (kernels/by_key.cl) of the input with those flags as keys, an element continuing
 //      its segment where its flag is 0, on its look-back or three-stage paths as `algorithm` asks: into
 //      `out` for the scans; for reduce_segmented, inclusive into a temporary of n elements;
 //   3. reduce_segmented only: a kernel of one work-item per segment that writes out[s] from the
 //      temporary's element e - 1 (or the empty segment's value).
-// Work and memory are O(n + num_segments) whatever the segments' lengths: many tiny segments and a few
-// huge ones run alike. Each call reads the input once, and 4 bytes of flags per element twice.
+// Work is O(n + num_segments) whatever the segments' lengths: many tiny segments and a few huge ones
+// run alike. A call reads the input and 4 bytes of flags per element once, and the offsets two or three
+// times. The offsets must not change while the call runs (they are an input, as `in` is): flags set
+// from them and not cleared would start segments in later calls on the same storage.
 #pragma once
 
 #include <clscan/primitives.hpp>
