@@ -20,7 +20,8 @@ typedef CLSCAN_BITS_T bits_t;
 // heads[b] = value for the begin b = offsets[s] of every s < count that is below n; with nonempty_only
 // (count is then the number of segments), only where the segment is not empty, b < min(n, offsets[s + 1]).
 // A call sets its heads with value 1 in flags that are all zero, and clears them with 0 once its scan
-// has read them. Work-items that find one begin twice store the same value.
+// has read them. Repeated begins are written by several work-items: atomically, since even stores of one
+// value are a data race to OpenCL's memory model (and to Oclgrind).
 kernel void segment_heads(const global offset_t* offsets, ulong offsets_offset, ulong count, ulong n,
                           int nonempty_only, global uint* heads, ulong heads_offset, uint value) {
   offsets += offsets_offset;
@@ -29,7 +30,7 @@ kernel void segment_heads(const global offset_t* offsets, ulong offsets_offset, 
     const ulong begin = offsets[s];
     if (begin >= n) continue;
     if (nonempty_only && (ulong)offsets[s + 1] <= begin) continue;
-    heads[begin] = value;
+    atomic_xchg((volatile global uint*)heads + begin, value);
   }
 }
 
@@ -46,4 +47,11 @@ kernel void segment_results(const global offset_t* offsets, ulong offsets_offset
     const ulong end = min((ulong)offsets[s + 1], n);
     out[s] = begin < end ? scanned[end - 1] : empty;
   }
+}
+
+// heads[i] = 0 for i < count: the flags' buffer once, when it is allocated (a kernel rather than
+// clEnqueueFillBuffer, whose contents Oclgrind takes for uninitialised).
+kernel void clear_heads(global uint* heads, ulong count) {
+  for (ulong i = get_global_id(0); i < count; i += get_global_size(0))
+    heads[i] = 0u;
 }

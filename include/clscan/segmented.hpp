@@ -39,8 +39,8 @@
 // device) storage beside the user's buffers (kept for later calls, as the scans' temporaries are):
 //   1. a kernel of one work-item per offset sets the cl_uint head flag of each segment start
 //      (reduce_segmented: of each non-empty segment's begin) in a temporary of in_offset + n flags (the
-//      first in_offset never used), which is all zeros between calls: filled once when it is allocated,
-//      and cleared again by the call's last kernel, which resets the flags the call set;
+//      first in_offset never used), which is all zeros between calls: cleared whole once when it is
+//      allocated, and cleared again by the call's last kernel, which resets the flags the call set;
 //   2. the scan by key (kernels/by_key.cl) of the input with those flags as keys, an element continuing
 //      its segment where its flag is 0, on its look-back or three-stage paths as `algorithm` asks: into
 //      `out` for the scans; for reduce_segmented, inclusive into a temporary of n elements;

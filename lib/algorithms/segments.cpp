@@ -35,9 +35,13 @@ void enqueue(workspace& /*ws*/, temporaries& /*temps*/, const compiled_variant& 
 
 } // namespace
 
-const algorithm_unit segments_unit = {
-    algorithm::three_stage, "segmented.cl", {"segment_heads", "segment_results"}, local_memory_bytes, prelude,
-    build_options,          enqueue};
+const algorithm_unit segments_unit = {algorithm::three_stage,
+                                      "segmented.cl",
+                                      {"segment_heads", "segment_results", "clear_heads"},
+                                      local_memory_bytes,
+                                      prelude,
+                                      build_options,
+                                      enqueue};
 
 variant_key segments_variant(element_type offset_type, element_type value_type) {
   variant_key key;
@@ -58,6 +62,13 @@ void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& lau
   launch.args(k, 0, offsets, static_cast<cl_ulong>(offsets_offset), static_cast<cl_ulong>(count),
               static_cast<cl_ulong>(n), static_cast<cl_int>(nonempty_only ? 1 : 0), heads,
               static_cast<cl_ulong>(heads_offset), value);
+  launch.run_any_shape(k, std::min(count, max_work_items));
+}
+
+void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem heads,
+                         std::size_t count) {
+  cl_kernel k = kernels.kernels[clear_heads_kernel]();
+  launch.args(k, 0, heads, static_cast<cl_ulong>(count));
   launch.run_any_shape(k, std::min(count, max_work_items));
 }
 

@@ -11,7 +11,7 @@ namespace clscan::detail {
 extern const algorithm_unit segments_unit;
 
 // kernels[] slots of segments_unit.
-constexpr std::size_t segment_heads_kernel = 0, segment_results_kernel = 1;
+constexpr std::size_t segment_heads_kernel = 0, segment_results_kernel = 1, clear_heads_kernel = 2;
 
 // The variant of the offsets' kernels for offsets of `offset_type` and values of `value_type`.
 variant_key segments_variant(element_type offset_type, element_type value_type);
@@ -21,6 +21,10 @@ variant_key segments_variant(element_type offset_type, element_type value_type);
 void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
                            std::size_t offsets_offset, std::size_t count, std::size_t n, bool nonempty_only,
                            cl_mem heads, std::size_t heads_offset, cl_uint value);
+
+// Sets heads[i] = 0 for i < count.
+void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem heads,
+                         std::size_t count);
 
 // out[out_offset + s], s < segments: the inclusive scan by key `scanned` at the segment's last element,
 // or `empty` (value_size bytes) where the segment is empty.

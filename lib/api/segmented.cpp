@@ -206,13 +206,12 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
   if (reduce) op.out = scanned;
 
   return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
-    // The flags are all zero between calls: filled once where the buffer is new (or was never filled
-    // this far), then each call clears the flags it set, O(num_segments) rather than O(n). A call whose
-    // commands fail leaves them unknown, but then its set of temporaries is given up
-    // (workspace::temporaries_for), and the next set's buffer is filled afresh.
+    // The flags are all zero between calls: cleared whole once where the buffer is new (or was never
+    // cleared this far), then each call clears the flags it set, O(num_segments) rather than O(n). A call
+    // whose commands fail leaves them unknown, but then its set of temporaries is given up
+    // (workspace::temporaries_for), and the next set's buffer is cleared afresh.
     if (temps.head_flags_zeroed < heads_bytes) {
-      const cl_uint zero = 0;
-      launch.fill(heads, &zero, sizeof zero, 0, heads_bytes);
+      enqueue_clear_heads(offsets_kernels, launch, heads, in_offset + n);
       temps.head_flags_zeroed = heads_bytes;
     }
     // The scans: every entry, the last one too, starts a segment; a reduction: each non-empty segment's

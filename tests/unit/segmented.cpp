@@ -6,6 +6,7 @@
 // buffer, initial values, other operators and a custom operator with a parameter, and poisoned guards
 // around every output. Then the errors the host can see, each thrown before anything is enqueued.
 #include "support/guarded.hpp"
+#include "support/own_contexts.hpp"
 
 #include <common/reference.hpp>
 
@@ -423,6 +424,29 @@ TEST_CASE("segmented: a repeated call builds and allocates nothing, and finishes
   const std::vector<cl_uint> fewer = make_offsets<cl_uint>(shape::huge_and_tiny, 4'000);
   check_all_calls(std::vector<cl_int>(values.begin(), values.begin() + 4'000), fewer, sum, std::nullopt,
                   algorithm::automatic, at_zero);
+}
+
+// The kernels under Oclgrind (oclgrind-segmented, tests/cmake/reliability.cmake): the head flags' atomic
+// stores of repeated begins (empty segments), their clearing by the call that set them (three calls in
+// one context), the scan by key over them and a reduction's results, in the GPU layout.
+TEST_CASE("segmented: small inputs for Oclgrind", "[.][segmented-oclgrind]") {
+  REQUIRE_THAT(env().device_name, Catch::Matchers::Contains("Oclgrind"));
+  const own_contexts in_own_context;
+  const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_type::int32);
+  const std::size_t tile = plan.single_pass_small.work_group_size *
+                           std::min<std::size_t>(plan.single_pass_small.items_per_thread, 64);
+  const operation<cl_int> sum;
+  for (algorithm algo : {algorithm::automatic, algorithm::three_stage})
+    for (std::size_t n : {std::size_t{1}, tile + 301}) {
+      const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 9);
+      const std::vector<cl_uint> offsets = make_offsets<cl_uint>(shape::many_empty, n);
+      in_own_context([&] {
+        check_call(call_kind::inclusive, values, offsets, sum, std::nullopt, algo, shifted);
+        check_call(call_kind::reduce, values, offsets, sum, std::optional<cl_int>(2), algo, at_zero);
+        check_call(call_kind::exclusive, values, make_offsets<cl_uint>(shape::singletons, n), sum,
+                   std::nullopt, algo, shifted);
+      });
+    }
 }
 
 namespace {
