@@ -2,7 +2,9 @@
 #
 #   fuzz         differential fuzzing against a CPU reference: the scans (tests/reliability/fuzz.cpp;
 #                CLSCAN_FUZZ_SEED, CLSCAN_FUZZ_CASES, CLSCAN_FUZZ_REPLAY: see there) and the selections and
-#                scans by key (tests/reliability/fuzz_primitives.cpp; also CLSCAN_FUZZ_PRIMITIVE_CASES)
+#                scans by key (tests/reliability/fuzz_primitives.cpp; also CLSCAN_FUZZ_PRIMITIVE_CASES), and
+#                the segmented calls over offsets (tests/reliability/fuzz_segmented.cpp;
+#                CLSCAN_FUZZ_SEGMENTED_CASES)
 #   concurrency  scans from many host threads: own queues, one shared queue, own contexts
 #                (tests/reliability/concurrency.cpp)
 #   faults       allocation failure, full disk, concurrent processes on an empty cache, resource
@@ -15,6 +17,7 @@
 target_sources(clscan-tests PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz_primitives.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz_segmented.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/concurrency.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_resources.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_cache.cpp
