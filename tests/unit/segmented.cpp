@@ -11,11 +11,14 @@
 #include <common/reference.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 using namespace clscan_test;
@@ -535,4 +538,128 @@ TEST_CASE("segmented: bad arguments throw before anything is enqueued, and leave
   expect_rejected("write-only offsets", "CL_MEM_WRITE_ONLY", all,
                   [&] { clscan::inclusive_segmented<cl_int>(q, in, out, n, write_only, 3); });
   CHECK(read_buffer<cl_int>(out, n) == std::vector<cl_int>(n, poison_value<cl_int>()));
+}
+
+namespace {
+
+// As tests/unit/runs.cpp's: the count once the implementation has retired the call's commands (rusticl
+// drops a completed command's references on a thread of its own, a little later).
+cl_uint settled_reference_count(const cl::Buffer& buffer) {
+  const auto count_now = [&] {
+    cl_uint count = 0;
+    REQUIRE(clGetMemObjectInfo(buffer(), CL_MEM_REFERENCE_COUNT, sizeof count, &count, nullptr) ==
+            CL_SUCCESS);
+    return count;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  cl_uint count = count_now();
+  while (count > 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    count = count_now();
+  }
+  return count;
+}
+
+// Polls `event` until it is terminal or `seconds` pass; never blocks on it.
+cl_int wait_at_most(const cl::Event& event, int seconds) {
+  const auto status_of = [&] {
+    cl_int status = CL_QUEUED;
+    REQUIRE(event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS);
+    return status;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  cl_int status = status_of();
+  while (status > CL_COMPLETE && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    status = status_of();
+  }
+  return status;
+}
+
+} // namespace
+
+TEST_CASE("segmented: no call keeps a caller's buffer referenced once its commands have ended",
+          "[segmented][references]") {
+  const environment& e = env();
+  for (const std::size_t n : {std::size_t{1000}, std::size_t{70'000}}) {
+    const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 10);
+    const std::vector<cl_uint> offsets = make_offsets<cl_uint>(shape::random_long, n);
+    for (call_kind kind : {call_kind::inclusive, call_kind::exclusive, call_kind::reduce})
+      for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+        INFO(call_name(kind) << ", " << clscan::to_string(algo) << ", n = " << n << " on " << e.device_name);
+        const cl::Buffer in = make_buffer(values), out = make_buffer(values), o = make_buffer(offsets);
+        clscan::segmented_options<cl_int> opts;
+        opts.algorithm = algo;
+        const std::size_t segments = offsets.size() - 1;
+        cl::Event done = kind == call_kind::inclusive
+                             ? clscan::inclusive_segmented<cl_int>(e.queue, in, out, n, o, segments, opts)
+                         : kind == call_kind::exclusive
+                             ? clscan::exclusive_segmented<cl_int>(e.queue, in, out, n, o, segments, opts)
+                             : clscan::reduce_segmented<cl_int>(e.queue, in, out, n, o, segments, opts);
+        REQUIRE(done.wait() == CL_SUCCESS);
+        done = cl::Event();
+        REQUIRE(e.queue.finish() == CL_SUCCESS);
+        for (const cl::Buffer* b : {&in, &out, &o})
+          CHECK(settled_reference_count(*b) == 1);
+      }
+  }
+}
+
+// A user event fails after the call (and after a second call that waits for the first one's event):
+// both calls' events report a failure, neither writes its output, and the same calls afterwards are
+// exact: the head flags of the failed calls were never set (each command waits for the one before), and
+// their storage is given up.
+TEST_CASE("segmented: a wait list that fails after the call reaches every pass, and later calls are exact",
+          "[segmented][failed-wait-calls]") {
+  const environment& e = env();
+  const std::size_t n = 600'000; // several of a CPU's tiles
+  const cl::Context context(e.device);
+  const cl::CommandQueue queue(context, e.device);
+  const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 11);
+  const std::vector<cl_uint> offsets = make_offsets<cl_uint>(shape::random_long, n);
+  const std::size_t segments = offsets.size() - 1;
+  const auto buffer_of = [&](const auto& data) {
+    using T = typename std::decay_t<decltype(data)>::value_type;
+    cl::Buffer b(context, CL_MEM_READ_WRITE, data.size() * sizeof(T));
+    REQUIRE(queue.enqueueWriteBuffer(b, CL_TRUE, 0, data.size() * sizeof(T), data.data()) == CL_SUCCESS);
+    return b;
+  };
+  const operation<cl_int> sum;
+  const cl::Buffer in = buffer_of(values), o = buffer_of(offsets);
+  const std::vector<cl_int> poison(n, poison_value<cl_int>());
+  for (call_kind kind : {call_kind::inclusive, call_kind::reduce})
+    for (algorithm algo : {algorithm::automatic, algorithm::three_stage}) {
+      CAPTURE(call_name(kind), clscan::to_string(algo));
+      const std::vector<cl_int> expected =
+          kind == call_kind::reduce ? reference_reduce(values, offsets, sum, std::optional<cl_int>())
+                                    : reference_scan(kind, values, offsets, sum, std::optional<cl_int>());
+      const auto call = [&](const cl::Buffer& out, std::vector<cl::Event> waits) {
+        clscan::segmented_options<cl_int> opts;
+        opts.algorithm = algo;
+        opts.wait_list = std::move(waits);
+        return kind == call_kind::reduce
+                   ? clscan::reduce_segmented<cl_int>(queue, in, out, n, o, segments, opts)
+                   : clscan::inclusive_segmented<cl_int>(queue, in, out, n, o, segments, opts);
+      };
+      const cl::Buffer first = buffer_of(poison), second = buffer_of(poison);
+      cl::UserEvent gate(context);
+      const cl::Event failed = call(first, {gate});
+      const cl::Event chained = call(second, {failed});
+      queue.flush();
+      REQUIRE(gate.setStatus(-1) == CL_SUCCESS);
+      CHECK(wait_at_most(failed, 60) < 0);
+      CHECK(wait_at_most(chained, 60) < 0);
+      for (const cl::Buffer* out : {&first, &second}) {
+        std::vector<cl_int> got(n);
+        REQUIRE(queue.enqueueReadBuffer(*out, CL_TRUE, 0, n * sizeof(cl_int), got.data()) == CL_SUCCESS);
+        CHECK(got == poison);
+      }
+      const cl::Event done = call(first, {});
+      queue.flush();
+      REQUIRE(wait_at_most(done, 60) == CL_COMPLETE);
+      std::vector<cl_int> got(expected.size());
+      REQUIRE(queue.enqueueReadBuffer(first, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data()) ==
+              CL_SUCCESS);
+      CHECK(got == expected);
+    }
 }
