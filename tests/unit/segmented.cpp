@@ -417,9 +417,9 @@ TEST_CASE("segmented: n == 0 and num_segments == 0", "[segmented]") {
     check_all_calls(values, std::vector<cl_uint>{first}, sum, std::nullopt, algorithm::automatic, shifted);
 }
 
-TEST_CASE("segmented: a repeated call builds and allocates nothing, and finishes", "[segmented]") {
-  // (The hot path's allocations are checked by the program tests; here: the same call twice, the second
-  // on smaller n and fewer segments, both right.)
+// A smaller call after a larger one on the same storage (the head flags the first set and cleared are the
+// second's). That repeats build and allocate nothing is the hot-path test's (tests/programs/hot_path.cpp).
+TEST_CASE("segmented: a smaller call after a larger one on the same storage", "[segmented]") {
   const operation<cl_int> sum;
   const std::vector<cl_uint> offsets = make_offsets<cl_uint>(shape::random_long, 9'000);
   const std::vector<cl_int> values = make_values<cl_int>(9'000, data_seed + 6);
