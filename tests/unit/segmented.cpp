@@ -363,6 +363,37 @@ TEST_CASE("segmented: other operators, a custom operator with a parameter, initi
   }
 }
 
+// A forced single_pass: the same results where the device runs it; unsupported_error, before anything is
+// enqueued, where it does not (no atomics, or disqualified).
+TEST_CASE("segmented: algorithm::single_pass where the device runs it, refused where not", "[segmented]") {
+  const cl::Device& device = env().device;
+  const bool runs = clscan::plan_for(device, clscan::element_type::int32).single_pass_available &&
+                    clscan::qualify_single_pass(device, clscan::element_type::int32).passed;
+  const operation<cl_int> sum;
+  const std::vector<cl_int> values = make_values<cl_int>(5'000, data_seed + 12);
+  const std::vector<cl_uint> offsets = make_offsets<cl_uint>(shape::random_long, 5'000);
+  if (runs) {
+    check_all_calls(values, offsets, sum, std::optional<cl_int>(1), algorithm::single_pass, shifted);
+    return;
+  }
+  const cl::Buffer in = make_buffer(values), o = make_buffer(offsets);
+  const cl::Buffer out = make_buffer(std::vector<cl_int>(values.size(), poison_value<cl_int>()));
+  clscan::segmented_options<cl_int> forced;
+  forced.algorithm = algorithm::single_pass;
+  bool refused = false;
+  try {
+    clscan::inclusive_segmented<cl_int>(env().queue, in, out, values.size(), o, offsets.size() - 1, forced);
+  } catch (const clscan::unsupported_error& e) {
+    refused = true;
+    INFO("message: " << e.what());
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("single_pass"));
+  }
+  CHECK(refused);
+  REQUIRE(env().queue.finish() == CL_SUCCESS);
+  CHECK(read_buffer<cl_int>(out, values.size()) ==
+        std::vector<cl_int>(values.size(), poison_value<cl_int>()));
+}
+
 TEST_CASE("segmented: in place, and elements outside the offsets' range", "[segmented]") {
   const std::size_t n = 2'500;
   const operation<cl_float> sum;
