@@ -483,6 +483,44 @@ TEST_CASE("segmented: small inputs for Oclgrind", "[.][segmented-oclgrind]") {
     }
 }
 
+// On an out-of-order queue each pass waits for the one before (the head flags, the scan by key, the
+// results, the clearing): two calls in a row, the second on other offsets, and the first waiting for an
+// upload's event.
+TEST_CASE("segmented: an out-of-order queue", "[segmented]") {
+  const cl::Device& device = env().device;
+  if (!(device.getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+    WARN("not run: the device has no out-of-order queues");
+    return;
+  }
+  const cl::CommandQueue queue(env().context, device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  const std::size_t n = 70'000;
+  const operation<cl_int> sum;
+  const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 13);
+  const std::vector<cl_uint> first = make_offsets<cl_uint>(shape::random_long, n);
+  const std::vector<cl_uint> second = make_offsets<cl_uint>(shape::many_empty, n);
+  const cl::Buffer in(env().context, CL_MEM_READ_WRITE, n * sizeof(cl_int));
+  cl::Event uploaded;
+  REQUIRE(queue.enqueueWriteBuffer(in, CL_FALSE, 0, n * sizeof(cl_int), values.data(), nullptr, &uploaded) ==
+          CL_SUCCESS);
+  const cl::Buffer o1 = make_buffer(first), o2 = make_buffer(second);
+  const cl::Buffer scanned = make_buffer(std::vector<cl_int>(n, poison_value<cl_int>()));
+  const cl::Buffer totals = make_buffer(std::vector<cl_int>(second.size() - 1, poison_value<cl_int>()));
+  clscan::segmented_options<cl_int> after_upload;
+  after_upload.wait_list = {uploaded};
+  const cl::Event scan_done =
+      clscan::inclusive_segmented<cl_int>(queue, in, scanned, n, o1, first.size() - 1, after_upload);
+  clscan::segmented_options<cl_int> after_scan;
+  after_scan.wait_list = {scan_done};
+  const cl::Event reduce_done =
+      clscan::reduce_segmented<cl_int>(queue, in, totals, n, o2, second.size() - 1, after_scan);
+  REQUIRE(reduce_done.wait() == CL_SUCCESS);
+  REQUIRE(scan_done.wait() == CL_SUCCESS);
+  check_exact("inclusive_segmented", read_buffer<cl_int>(scanned, n), 0,
+              reference_scan(call_kind::inclusive, values, first, sum, std::optional<cl_int>()));
+  check_exact("reduce_segmented", read_buffer<cl_int>(totals, second.size() - 1), 0,
+              reference_reduce(values, second, sum, std::optional<cl_int>()));
+}
+
 namespace {
 
 // `call` must throw E naming `needle`, and leave the output, the input and the offsets as they were.
