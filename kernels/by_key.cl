@@ -18,8 +18,13 @@
 typedef CLSCAN_KEY_T key_t;
 
 // Whether key b (the key after a) starts a new segment. The host defines CLSCAN_KEY_EQUAL(a, b) for a
-// caller's key_equal expression; by default keys are compared with ==.
-#ifdef CLSCAN_KEY_EQUAL
+// caller's key_equal expression; by default keys are compared with ==. CLSCAN_KEY_HEADS: the keys are
+// segment-head flags (the segmented calls over offsets, whose key_equal is "b == 0u"), so b starts a
+// segment where it is not zero: the same test, without the expression's function, and CPUs keep the
+// vector path below.
+#if defined(CLSCAN_KEY_HEADS)
+#define CLSCAN_KEYS_DIFFER(a, b) ((b) != 0)
+#elif defined(CLSCAN_KEY_EQUAL)
 #define CLSCAN_KEYS_DIFFER(a, b) (!CLSCAN_KEY_EQUAL(a, b))
 #else
 #define CLSCAN_KEYS_DIFFER(a, b) ((a) != (b))
@@ -129,7 +134,7 @@ inline elem_t keyed_output(elem_t x, uint head, elem_t* running, int exclusive, 
 // long as a serial loop. Doubles keep the element loop: in vectors of 16 they ran twice as slow there
 // (2026-11-23; docs/PERFORMANCE.md, "Defaults"). A key_equal expression keeps the element loop, as it
 // compares one pair of keys, not 16 lanes at once.
-#if CLSCAN_VECTOR_RUNS && CLSCAN_ELEM_SIZE == 4 && !defined(CLSCAN_KEY_EQUAL)
+#if CLSCAN_VECTOR_RUNS && CLSCAN_ELEM_SIZE == 4 && (!defined(CLSCAN_KEY_EQUAL) || defined(CLSCAN_KEY_HEADS))
 #define CLSCAN_VECTOR_KEYED_RUNS 1
 typedef int16 wide_heads_t;
 #else
@@ -171,7 +176,11 @@ inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first,
     i = 1;
   }
   for (; i + 16 <= end; i += 16) {
+#ifdef CLSCAN_KEY_HEADS
+    const wide_heads_t heads = convert_int16(vload16(0, keys + i) != (key_t)0);
+#else
     const wide_heads_t heads = convert_int16(vload16(0, keys + i) != vload16(0, keys + i - 1));
+#endif
     wide_heads_t started;
     wide_t inclusive = segmented_scan_wide(vload16(0, src + i), heads, &started CLSCAN_USER_ARGS);
     // The lanes before the vector's first segment start continue the segment open before it.

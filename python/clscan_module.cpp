@@ -251,6 +251,48 @@ std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::ui
   return owned_handle(done);
 }
 
+// The call behind clscan.inclusive_segmented, exclusive_segmented and reduce_segmented (`kind`: inclusive,
+// exclusive or reduce): n elements of OpenCL C type `type` in in_buffer[in_offset:], segments given by
+// num_segments + 1 offsets of `offset_type` (uint or ulong) in offsets_buffer[offsets_offset:], the output
+// (n elements, or num_segments for reduce) at out_buffer[out_offset:]. Returns the call's event
+// (owned_handle).
+std::uintptr_t segmented(const std::string& kind, const std::string& type, const std::string& offset_type,
+                         std::uintptr_t queue_ptr, std::uintptr_t in_ptr, std::size_t in_offset,
+                         std::uintptr_t out_ptr, std::size_t out_offset, std::size_t n,
+                         std::uintptr_t offsets_ptr, std::size_t offsets_offset, std::size_t num_segments,
+                         const std::string& op, const std::string& custom_op, py::object custom_identity,
+                         py::object initial, bool deterministic, const std::string& algorithm,
+                         const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters) {
+  if (kind != "inclusive" && kind != "exclusive" && kind != "reduce")
+    throw clscan::invalid_argument("clscan: unknown segmented call '" + kind +
+                                   "' (inclusive, exclusive or reduce)");
+  const clscan::element_type offsets = parse_element_type(offset_type);
+  if (offsets != clscan::element_type::uint32 && offsets != clscan::element_type::uint64)
+    throw clscan::invalid_argument("clscan: segment offsets are uint or ulong, not " + offset_type);
+  const scan_arguments args =
+      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
+                          std::move(initial), deterministic, algorithm, wait_for, parameters, "", "");
+  const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
+  const cl::Buffer in = buffer_of(in_ptr), out = buffer_of(out_ptr), offsets_buffer = buffer_of(offsets_ptr);
+  const cl::Event done = with_element_type(parse_element_type(type), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    clscan::segmented_options<T> opts;
+    static_cast<clscan::options<T>&>(opts) = options_from<T>(args);
+    opts.offsets_offset = offsets_offset;
+    const auto call = [&](auto offset_tag) {
+      using O = typename decltype(offset_tag)::type;
+      py::gil_scoped_release unlocked;
+      if (kind == "inclusive")
+        return clscan::inclusive_segmented<T, O>(queue, in, out, n, offsets_buffer, num_segments, opts);
+      if (kind == "exclusive")
+        return clscan::exclusive_segmented<T, O>(queue, in, out, n, offsets_buffer, num_segments, opts);
+      return clscan::reduce_segmented<T, O>(queue, in, out, n, offsets_buffer, num_segments, opts);
+    };
+    return offsets == clscan::element_type::uint32 ? call(type_tag<cl_uint>{}) : call(type_tag<cl_ulong>{});
+  });
+  return owned_handle(done);
+}
+
 // Throws clscan::opencl_error when `event` (terminal by now) failed.
 void throw_if_failed(const cl::Event& event, const char* what) {
   cl_int status = CL_COMPLETE;
@@ -576,6 +618,14 @@ PYBIND11_MODULE(_native, m) {
         "keys_out[out_offset:] and values_out[out_offset:], at most out_capacity elements each (None: n). "
         "The operator arguments are reduce_by_key's. "
         "The count as select().");
+  m.def("segmented", &segmented, "kind"_a, "type"_a, "offset_type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a,
+        "out_buffer"_a, "out_offset"_a, "n"_a, "offsets_buffer"_a, "offsets_offset"_a, "num_segments"_a,
+        "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "deterministic"_a, "algorithm"_a,
+        "wait_for"_a, "parameters"_a = python_parameters(),
+        "Enqueues inclusive_segmented, exclusive_segmented or reduce_segmented (`kind`: inclusive, exclusive "
+        "or reduce) of n elements of OpenCL C type `type` in in_buffer[in_offset:], over num_segments + 1 "
+        "offsets of `offset_type` (uint or ulong) in offsets_buffer[offsets_offset:], into "
+        "out_buffer[out_offset:] (n elements; reduce: num_segments). Otherwise as scan().");
   m.def(
       "sort", &run_sort, "kind"_a, "key_type"_a, "value_type"_a, "queue"_a, "keys_in"_a, "keys_in_offset"_a,
       "keys_out"_a, "keys_out_offset"_a, "values_in"_a, "values_in_offset"_a, "values_out"_a,

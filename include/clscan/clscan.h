@@ -354,6 +354,39 @@ CLSCAN_C_API clscan_status clscan_run_length_encode(cl_command_queue queue, cl_m
                                                     clscan_type length_type, cl_mem count, size_t n,
                                                     const clscan_select_options* options, cl_event* event);
 
+/* Segmented scans and reduction over offsets, CSR style (C++: segmented.hpp, which defines every case):
+ * `offsets` holds num_segments + 1 entries of offset_type (CLSCAN_TYPE_UINT32 or CLSCAN_TYPE_UINT64)
+ * from element offsets_offset on, and segment s is [offsets[s], offsets[s + 1]); empty segments are
+ * allowed. The library never reads the offsets on the host, so any values are defined:
+ *
+ *   inclusive_segmented, exclusive_segmented: n outputs, each segment scanned on its own (from
+ *     `initial` where has_initial is set). Element i starts a segment iff i == 0 or i == offsets[s] for
+ *     some s <= num_segments: entries at or past n start nothing, and their order does not matter.
+ *   reduce_segmented: out[out_offset + s] for s < num_segments, the reduction of in[b, e) with b =
+ *     offsets[s], e = min(n, offsets[s + 1]) (`initial` in front where has_initial is set), or `initial`
+ *     (else the identity) where b >= e. Exact whenever no other non-empty segment begins inside (b, e)
+ *     (CSR offsets; non-overlapping ranges in any order).
+ *
+ * `options` as for the scans by key (operators, custom operators, parameters, initial, deterministic,
+ * algorithm, in_offset, out_offset, wait list); key_equal and transform are refused. in == out with equal
+ * offsets scans in place. The output may not overlap the offsets. They run in passes inside the one
+ * call: head flags from the offsets, the scan by key over them, and the reduction's results picked from
+ * that scan. */
+CLSCAN_C_API clscan_status clscan_inclusive_segmented(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                                      clscan_type type, cl_mem offsets,
+                                                      clscan_type offset_type, size_t offsets_offset,
+                                                      size_t num_segments, const clscan_options* options,
+                                                      cl_event* event);
+CLSCAN_C_API clscan_status clscan_exclusive_segmented(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                                      clscan_type type, cl_mem offsets,
+                                                      clscan_type offset_type, size_t offsets_offset,
+                                                      size_t num_segments, const clscan_options* options,
+                                                      cl_event* event);
+CLSCAN_C_API clscan_status clscan_reduce_segmented(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
+                                                   clscan_type type, cl_mem offsets, clscan_type offset_type,
+                                                   size_t offsets_offset, size_t num_segments,
+                                                   const clscan_options* options, cl_event* event);
+
 /* Options of the sorts (clscan_sort, clscan_sort_by_key, clscan_sorted_order). Initialise with
  * CLSCAN_SORT_OPTIONS_INIT or clscan_sort_options_init(), which set struct_size and make every other
  * field its default (zero), then change what you need; struct_size works as in clscan_options. */

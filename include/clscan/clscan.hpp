@@ -13,6 +13,7 @@
 #include <clscan/reduce.hpp>
 #include <clscan/runs.hpp>
 #include <clscan/scan.hpp>
+#include <clscan/segmented.hpp>
 #include <clscan/select.hpp>
 #include <clscan/sort.hpp>
 #include <clscan/types.hpp>

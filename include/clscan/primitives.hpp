@@ -13,7 +13,8 @@ namespace clscan::detail {
 // reduce: clscan::reduce (reduce.hpp), which takes a scan_request of its own; here for variant keys.
 // select_run_heads, select_run_tails: the selections that reduce_by_key, unique_by_key and
 // run_length_encode (runs.hpp) make of their values, by the keys of another buffer (key_type); no
-// public call of their own.
+// public call of their own. segment_offsets: the program of the offsets' kernels of the segmented calls
+// (segmented.hpp: head flags, results of a reduction), keyed by the offsets' and the values' types.
 enum class primitive {
   select_if,
   select_flagged,
@@ -23,7 +24,8 @@ enum class primitive {
   exclusive_by_key,
   reduce,
   select_run_heads,
-  select_run_tails
+  select_run_tails,
+  segment_offsets
 };
 
 struct primitive_request {

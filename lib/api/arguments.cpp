@@ -204,6 +204,7 @@ const char* call_name(primitive kind) {
   case primitive::reduce: return "reduce";
   case primitive::select_run_heads: return "unique_by_key";
   case primitive::select_run_tails: return "reduce_by_key";
+  case primitive::segment_offsets: return "reduce_segmented";
   }
   return "?";
 }

@@ -148,6 +148,7 @@ const cl::Buffer& temporaries::scratch(const cl::Context& context, std::size_t s
       log(log_level::debug,
           "temporary storage: " + std::to_string(bytes) + " bytes (slot " + std::to_string(slot) + ")");
     if (slot == 0) status_words_initialized = 0;
+    if (slot == head_flags_slot) head_flags_zeroed = 0;
   }
   return buffer;
 }

@@ -21,6 +21,9 @@ namespace clscan::detail {
 // single-pass look-back state, with the last command that used them. A scan takes a set only when no
 // command of another scan can still use it, or when its own in-order queue orders it after them: it
 // never waits for another scan's commands (which may wait for events it was never given).
+// Scratch slot of the segmented calls' head flags (temporaries::head_flags_zeroed).
+constexpr std::size_t head_flags_slot = 27;
+
 struct temporaries {
   // A device buffer of at least `bytes` for slot `slot` (0: the single-pass status words; 1, 2, ...:
   // the three-stage levels of tile totals); grows, never shrinks.
@@ -36,6 +39,10 @@ struct temporaries {
   cl_uint next_ticket = 0;
   cl_uint epoch = 0;
   std::size_t status_words_initialized = 0;
+  // The segmented calls' head flags (scratch slot head_flags_slot, lib/api/segmented.cpp): bytes from its
+  // start known to be zero. Each call sets its flags and clears them again, so the buffer is filled with
+  // zeros only when it is allocated.
+  std::size_t head_flags_zeroed = 0;
   // The last single-pass launch on this set, when it waited for events that had not completed when
   // it was enqueued: a wait event may still fail, and then that launch never runs while later commands
   // on its queue may. Until it is seen complete, the next launch resets the ticket counter (and

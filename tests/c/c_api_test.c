@@ -2234,6 +2234,116 @@ static void test_runs(void) {
   free(keys);
 }
 
+/* The segmented calls over offsets: int32 values that are small integers, CSR offsets of segments of 0 to
+ * 40 elements (uint32, then uint64), at offsets, with poisoned outputs, against loops here, each call with
+ * an initial value; then a failure of each. */
+static void test_segmented(void) {
+  enum { n = 5003, in_offset = 2, out_offset = 3, offsets_offset = 1, guard = 4, max_segments = n + 2 };
+  const size_t out_size = out_offset + n + guard;
+  cl_int* values = checked_malloc((in_offset + n) * sizeof(cl_int));
+  cl_ulong* offsets = checked_malloc((offsets_offset + max_segments + 1) * sizeof(cl_ulong));
+  cl_uint* narrow = checked_malloc((offsets_offset + max_segments + 1) * sizeof(cl_uint));
+  cl_int* expected = checked_malloc(max_segments * sizeof(cl_int));
+  cl_int* got = checked_malloc(out_size * sizeof(cl_int));
+  cl_mem v = create_buffer((in_offset + n) * sizeof(cl_int));
+  cl_mem o = create_buffer((offsets_offset + max_segments + 1) * sizeof(cl_ulong));
+  cl_mem out = create_buffer(out_size * sizeof(cl_int));
+  size_t segments = 0, i, s, at = 0;
+  int call;
+  cl_event done = NULL, event = NULL, stale = (cl_event)&stale;
+  clscan_status status;
+  clscan_options options = CLSCAN_OPTIONS_INIT;
+  const cl_int initial = 7;
+
+  for (i = 0; i < in_offset; ++i)
+    values[i] = -1;
+  for (i = 0; i < n; ++i)
+    values[in_offset + i] = (cl_int)(mix(i) % 100) - 50;
+  offsets[offsets_offset] = 0;
+  while (at < n) {
+    at += (size_t)(mix(segments + 17) % 41); /* empty segments too */
+    if (at > n || segments + 2 == max_segments) at = n;
+    offsets[offsets_offset + ++segments] = at;
+  }
+  for (i = 0; i <= segments; ++i)
+    narrow[offsets_offset + i] = (cl_uint)offsets[offsets_offset + i];
+  write_buffer(v, values, (in_offset + n) * sizeof(cl_int));
+  options.in_offset = in_offset;
+  options.out_offset = out_offset;
+  options.has_initial = 1;
+  options.initial.i32 = initial;
+
+  for (call = 0; call < 4; ++call) {
+    const char* const labels[] = {"inclusive_segmented (uint32)", "exclusive_segmented (uint64)",
+                                  "reduce_segmented (uint32)", "reduce_segmented (uint64)"};
+    const int wide = call == 1 || call == 3;
+    const size_t outputs = call >= 2 ? segments : n;
+    /* Expected: every segment from `initial`. */
+    for (s = 0; s < segments; ++s) {
+      const size_t b = (size_t)offsets[offsets_offset + s], e = (size_t)offsets[offsets_offset + s + 1];
+      cl_int running = initial;
+      for (i = b; i < e; ++i) {
+        if (call == 1) expected[i] = running;
+        running += values[in_offset + i];
+        if (call == 0) expected[i] = running;
+      }
+      if (call >= 2) expected[s] = running;
+    }
+    if (wide)
+      write_buffer(o, offsets, (offsets_offset + segments + 1) * sizeof(cl_ulong));
+    else
+      write_buffer(o, narrow, (offsets_offset + segments + 1) * sizeof(cl_uint));
+    memset(got, poison_byte, out_size * sizeof(cl_int));
+    write_buffer(out, got, out_size * sizeof(cl_int));
+    done = NULL;
+    if (call == 0)
+      status = clscan_inclusive_segmented(queue, v, out, n, CLSCAN_TYPE_INT32, o, CLSCAN_TYPE_UINT32,
+                                          offsets_offset, segments, &options, &done);
+    else if (call == 1)
+      status = clscan_exclusive_segmented(queue, v, out, n, CLSCAN_TYPE_INT32, o, CLSCAN_TYPE_UINT64,
+                                          offsets_offset, segments, &options, &done);
+    else
+      status = clscan_reduce_segmented(queue, v, out, n, CLSCAN_TYPE_INT32, o,
+                                       wide ? CLSCAN_TYPE_UINT64 : CLSCAN_TYPE_UINT32, offsets_offset,
+                                       segments, &options, &done);
+    if (succeeded(labels[call], status, done, 1)) {
+      read_buffer(out, got, out_size * sizeof(cl_int));
+      CHECK(memcmp(got + out_offset, expected, outputs * sizeof(cl_int)) == 0);
+      for (i = 0; i < out_size; ++i)
+        if ((i < out_offset || i >= out_offset + outputs) &&
+            ((const unsigned char*)(got + i))[0] != poison_byte) {
+          fprintf(stderr, "%s: output element %zu outside the results was written\n", labels[call], i);
+          ++failures;
+          break;
+        }
+      check_unchanged(labels[call], "values", v, values, (in_offset + n) * sizeof(cl_int));
+    }
+    if (done) clReleaseEvent(done);
+  }
+
+  EXPECT_FAILURE("inclusive_segmented: int32 offsets",
+                 clscan_inclusive_segmented(queue, v, out, n, CLSCAN_TYPE_INT32, o, CLSCAN_TYPE_INT32, 0,
+                                            segments, NULL, &event),
+                 CLSCAN_INVALID_ARGUMENT, "CLSCAN_TYPE_UINT32 or CLSCAN_TYPE_UINT64");
+  EXPECT_FAILURE("reduce_segmented: offsets past their buffer",
+                 clscan_reduce_segmented(queue, v, out, n, CLSCAN_TYPE_INT32, o, CLSCAN_TYPE_UINT64, 0,
+                                         max_segments + offsets_offset + 1, NULL, &event),
+                 CLSCAN_INVALID_ARGUMENT, "num_segments + 1");
+  EXPECT_FAILURE("exclusive_segmented: the offsets as the output",
+                 clscan_exclusive_segmented(queue, v, o, 8, CLSCAN_TYPE_INT32, o, CLSCAN_TYPE_UINT32, 0, 2,
+                                            NULL, &event),
+                 CLSCAN_INVALID_ARGUMENT, "clscan_exclusive_segmented: the offsets and the output overlap");
+
+  clReleaseMemObject(out);
+  clReleaseMemObject(o);
+  clReleaseMemObject(v);
+  free(got);
+  free(expected);
+  free(narrow);
+  free(offsets);
+  free(values);
+}
+
 /* Named parameters (clscan_parameter), key_equal and transform: select_if with "x > threshold" for two
  * thresholds, inclusive_by_key and unique whose key_equal reads a parameter, each against a sequential
  * reference; and the refusals of a bad name, a NULL parameter array and key_equal where no keys are compared.
@@ -2365,6 +2475,7 @@ int main(int argc, char** argv) {
       test_primitive_errors();
       test_reduce();
       test_runs();
+      test_segmented();
       test_names_and_cache();
       test_thread_local_error();
       test_parameters();

@@ -2,7 +2,9 @@
 #
 #   fuzz         differential fuzzing against a CPU reference: the scans (tests/reliability/fuzz.cpp;
 #                CLSCAN_FUZZ_SEED, CLSCAN_FUZZ_CASES, CLSCAN_FUZZ_REPLAY: see there) and the selections and
-#                scans by key (tests/reliability/fuzz_primitives.cpp; also CLSCAN_FUZZ_PRIMITIVE_CASES)
+#                scans by key (tests/reliability/fuzz_primitives.cpp; also CLSCAN_FUZZ_PRIMITIVE_CASES), and
+#                the segmented calls over offsets (tests/reliability/fuzz_segmented.cpp;
+#                CLSCAN_FUZZ_SEGMENTED_CASES)
 #   concurrency  scans from many host threads: own queues, one shared queue, own contexts
 #                (tests/reliability/concurrency.cpp)
 #   faults       allocation failure, full disk, concurrent processes on an empty cache, resource
@@ -15,6 +17,7 @@
 target_sources(clscan-tests PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz_primitives.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fuzz_segmented.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/concurrency.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_resources.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_cache.cpp
@@ -131,6 +134,17 @@ add_test(NAME oclgrind-runs
 set_tests_properties(oclgrind-runs PROPERTIES LABELS "oclgrind" TIMEOUT 900
     FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
     ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-runs;CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
+
+# The segmented calls over offsets (kernels/segmented.cl: head flags written atomically, cleared by the
+# call; the scan by key over them) on small inputs in the GPU layout: `clscan-tests "[segmented-oclgrind]"`
+# (tests/unit/segmented.cpp), with the options of oclgrind-runs.
+add_test(NAME oclgrind-segmented
+         COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-segmented.log
+                 -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake
+                 -- ${CLSCAN_OCLGRIND_OPTIONS} $<TARGET_FILE:clscan-tests> "[segmented-oclgrind]")
+set_tests_properties(oclgrind-segmented PROPERTIES LABELS "oclgrind" TIMEOUT 900
+    FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
+    ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-segmented;CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
 
 # Canaries: kernels with one deliberate fault each (tests/reliability/oclgrind_canary.cl), run the same way with
 # the same options. Each passes only when Oclgrind reports its fault in a form that matches the

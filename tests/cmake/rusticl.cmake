@@ -22,7 +22,7 @@ function(rusticl_test name filter timeout)
 endfunction()
 
 # Fuzzing: as many cases as on PoCL (300 scans, 150 selections and by-key scans), a seed of its own each run.
-foreach(area scan types errors fuzz select by_key reduce parts sort parameters)
+foreach(area scan types errors fuzz select by_key segmented reduce parts sort parameters)
   rusticl_test(${area} "[${area}]" 900)
 endforeach()
 # The runs calls: every case but the four further key and value type pairs, whose programs are the

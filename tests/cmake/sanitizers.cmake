@@ -119,8 +119,10 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     #               parts-host-paths in tests/CMakeLists.txt), and TSan runs parts but its type matrix
     #   runs        reduce_by_key, unique_by_key and run_length_encode for every type pair and run shape:
     #               runs-host-paths runs each call's host paths once
+    #   segmented   the segmented calls for every value type, offset type and pattern: segmented-host-paths
+    #               runs each call's host paths once (and fuzz's segmented cases take random ones)
     set(CLSCAN_ASAN_EXCLUDED_LABELS
-        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key|sort|parts|runs")
+        "packaging|large|oclgrind|rusticl|constrained|sanitizers|hygiene|scan|types|single_pass|select|by_key|sort|parts|runs|segmented")
     # Labels the TSan build runs (see the top of this file); "concurrency" is tests/cmake/reliability.cmake's.
     # The scan suite left it to keep CI within 30 minutes: it calls clscan from one host thread, so only
     # the implementation's own threads could race with it, and ASan runs it in full. "parts": a thread

@@ -1,6 +1,6 @@
-// A repeated call (the scans, reduce, select_if, inclusive_by_key, sort_by_key; with new parameter
-// values too) must cost only its enqueues: after the first call of a kind (which builds or loads its
-// kernels and allocates its temporaries), later calls of that kind allocate no host memory and build,
+// A repeated call (the scans, reduce, select_if, inclusive_by_key, the segmented calls, sort_by_key; with new
+// parameter values too) must cost only its enqueues: after the first call of a kind (which builds or loads
+// its kernels and allocates its temporaries), later calls of that kind allocate no host memory and build,
 // load and log nothing. This program counts the operator new calls a call makes on the calling thread
 // (the allocation counter is replaced for this whole executable, which is why it is not part of
 // clscan-tests) and listens to clscan's log, over many repeated calls of several kinds, then checks
@@ -332,6 +332,46 @@ std::string run_primitive(const cl::Context& context, const cl::Device& device, 
   return problems_of(cost, got == expected && selected == expected.size());
 }
 
+// inclusive_segmented and reduce_segmented over CSR offsets (empty segments too), repeated as the scans
+// are: the head flags are set and cleared by each call on the storage of the first, nothing allocated.
+std::string run_segmented(const cl::Context& context, const cl::Device& device, bool reduce,
+                          clscan::algorithm algo) {
+  const cl::CommandQueue queue(context, device);
+  const std::size_t n = 200'000;
+  std::mt19937 random(13);
+  std::vector<cl_int> data(n);
+  for (cl_int& x : data)
+    x = static_cast<cl_int>(random() % 1000) - 400;
+  std::vector<cl_uint> offsets = {0};
+  while (offsets.back() < n)
+    offsets.push_back(std::min<cl_uint>(static_cast<cl_uint>(n), offsets.back() + random() % 60));
+  const std::size_t segments = offsets.size() - 1;
+  const cl::Buffer in = primitive_buffers::upload(queue, data);
+  const cl::Buffer out = primitive_buffers::buffer(queue, n * sizeof(cl_int));
+  const cl::Buffer offsets_buffer = primitive_buffers::buffer(queue, offsets.size() * sizeof(cl_uint));
+  queue.enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0, offsets.size() * sizeof(cl_uint), offsets.data());
+  clscan::segmented_options<cl_int> opts;
+  opts.algorithm = algo;
+  const auto call = [&] {
+    return reduce ? clscan::reduce_segmented<cl_int>(queue, in, out, n, offsets_buffer, segments, opts)
+                  : clscan::inclusive_segmented<cl_int>(queue, in, out, n, offsets_buffer, segments, opts);
+  };
+  const repeat_cost cost = repeat_calls(call);
+
+  std::vector<cl_int> expected(reduce ? segments : n);
+  for (std::size_t s = 0; s < segments; ++s) {
+    cl_int running = 0;
+    for (std::size_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      running = wrapping_sum(running, data[i]);
+      if (!reduce) expected[i] = running;
+    }
+    if (reduce) expected[s] = running;
+  }
+  std::vector<cl_int> got(expected.size());
+  queue.enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data());
+  return problems_of(cost, got == expected);
+}
+
 // Calls whose expressions read named parameters (options::parameters), each repeat with new values:
 // select_if with "x > threshold", inclusive_by_key with a custom operator and key_equal of parameters,
 // and an inclusive scan of a transform of a parameter. New values are kernel arguments, so the repeats
@@ -557,6 +597,14 @@ int main(int argc, char** argv) {
         const std::string name =
             std::string(by_key ? "inclusive_by_key, " : "select_if, ") + clscan::to_string(algo);
         const std::string problems = run_primitive(context, device, by_key, algo);
+        std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
+        failed += !problems.empty();
+      }
+    for (const bool reduce : {false, true})
+      for (const clscan::algorithm algo : {clscan::algorithm::automatic, clscan::algorithm::three_stage}) {
+        const std::string name =
+            std::string(reduce ? "reduce_segmented, " : "inclusive_segmented, ") + clscan::to_string(algo);
+        const std::string problems = run_segmented(context, device, reduce, algo);
         std::printf("%-45s %s\n", name.c_str(), problems.empty() ? "ok" : problems.c_str());
         failed += !problems.empty();
       }

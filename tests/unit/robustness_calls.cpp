@@ -37,9 +37,9 @@ using clscan::scan_kind;
 namespace {
 
 // Every kind of call, as the children name it (CLSCAN_FIRST_CALL).
-const char* const call_kinds[] = {"inclusive", "exclusive",    "select_if",        "select_flagged",
-                                  "unique",    "partition_if", "inclusive_by_key", "exclusive_by_key",
-                                  "reduce",    "parts"};
+const char* const call_kinds[] = {"inclusive", "exclusive",    "select_if",           "select_flagged",
+                                  "unique",    "partition_if", "inclusive_by_key",    "exclusive_by_key",
+                                  "reduce",    "parts",        "inclusive_segmented", "reduce_segmented"};
 
 // The data of one run: small values (sums stay far from overflow), runs of equal values for unique,
 // keys in segments of 1 to 3000 elements.
@@ -179,6 +179,28 @@ std::string run_call(const std::string& kind, algorithm algo, const cl::Context&
                  ? clscan::inclusive_by_key<cl_int, cl_int>(queue, keys, in, out, n, scan)
                  : clscan::exclusive_by_key<cl_int, cl_int>(queue, keys, in, out, n, scan);
       expected = clscan_reference::scan_by_key(d.keys, d.values, sk, clscan::op::sum);
+    } else if (kind == "inclusive_segmented" || kind == "reduce_segmented") {
+      // The keys' segments, given as CSR offsets.
+      std::vector<cl_uint> offsets;
+      for (std::size_t i = 0; i < n; ++i)
+        if (i == 0 || d.keys[i] != d.keys[i - 1]) offsets.push_back(static_cast<cl_uint>(i));
+      offsets.push_back(static_cast<cl_uint>(n));
+      const std::size_t segments = offsets.size() - 1;
+      const cl::Buffer offsets_buffer = upload(context, queue, offsets);
+      buffers.push_back(offsets_buffer);
+      clscan::segmented_options<cl_int> segmented;
+      segmented.algorithm = algo;
+      const bool reduce = kind == "reduce_segmented";
+      done = reduce ? clscan::reduce_segmented<cl_int>(queue, in, out, n, offsets_buffer, segments, segmented)
+                    : clscan::inclusive_segmented<cl_int>(queue, in, out, n, offsets_buffer, segments,
+                                                          segmented);
+      expected = clscan_reference::scan_by_key(d.keys, d.values, scan_kind::inclusive, clscan::op::sum);
+      if (reduce) {
+        std::vector<cl_int> totals(segments);
+        for (std::size_t s = 0; s < segments; ++s)
+          totals[s] = expected[offsets[s + 1] - 1];
+        expected = totals;
+      }
     } else if (kind == "reduce") {
       const cl_int initial = -3;
       const cl::Buffer initial_buffer = upload(context, queue, std::vector<cl_int>{initial});

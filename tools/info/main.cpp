@@ -42,7 +42,8 @@ options:
                       in place and out of place, of sizes 1, 1000, tile+1, 2^20 and 2^22+3 (random
                       values; integer sums wrap) and compare them exactly with std::inclusive_scan and
                       std::exclusive_scan; then select_if, select_flagged, partition_if, unique,
-                      inclusive_by_key and exclusive_by_key of every element type the device has, at
+                      inclusive_by_key, exclusive_by_key, inclusive_segmented and
+                      reduce_segmented of every element type the device has, at
                       sizes around their tile (1, tile-1, tile+1, 3*tile+5), compared exactly with
                       std::copy_if, std::stable_partition, std::unique_copy and a sequential scan by
                       key, outputs between poisoned guards; then sort, sort_by_key and sorted_order
@@ -54,7 +55,7 @@ options:
   --algorithm LIST    algorithms for --self-test: automatic (default), three_stage, single_pass, or a
                       comma-separated list of them, or "all".
   --calls LIST        calls for --self-test: scans, select (the four selections), by_key (the two
-                      scans by key), sort (the three sorts), a comma-separated list of them, or
+                      scans by key, and the segmented calls over the same segments), sort (the three sorts), a comma-separated list of them, or
                       "all" (default). The first
                       self-test of the selections and scans by key on a device compiles about 30
                       programs (up to a minute on PoCL with 2 cores); later runs find them compiled

@@ -1,10 +1,11 @@
 // clscan-info --self-test beyond the scans: select_if, select_flagged, partition_if and unique of
-// every element type the device has, and inclusive_by_key / exclusive_by_key over keys of every type,
-// at sizes around the tile these calls run in (one tile less one, one more, three and a bit), compared
-// bit for bit with std::copy_if, a loop over the flags, std::stable_partition, std::unique_copy and
-// clscan_reference::scan_by_key. Every output lies between poisoned guards, and the count between two
-// poisoned slots, so that an element written where it must not be shows; the inputs must come back
-// unchanged. Included by self_test.cpp only (a header, so that tools/CMakeLists.txt lists no new file).
+// every element type the device has, inclusive_by_key / exclusive_by_key over keys of every type, and
+// inclusive_segmented / reduce_segmented over the same segments given by offsets, at sizes around the tile
+// these calls run in (one tile less one, one more, three and a bit), compared bit for bit with std::copy_if,
+// a loop over the flags, std::stable_partition, std::unique_copy and clscan_reference::scan_by_key. Every
+// output lies between poisoned guards, and the count between two poisoned slots, so that an element written
+// where it must not be shows; the inputs must come back unchanged. Included by self_test.cpp only (a header,
+// so that tools/CMakeLists.txt lists no new file).
 #pragma once
 
 #include "common/opencl.hpp"
@@ -310,6 +311,51 @@ std::string check_by_key(const device_context& dc, clscan::scan_kind kind, const
   return problem;
 }
 
+// inclusive_segmented over cl_uint offsets (out of place) and reduce_segmented over cl_ulong offsets
+// (initial 5) of `values`, the segments the runs of `keys` (CSR offsets of their heads), against the
+// scan by key of the same segments.
+template <typename K, typename T>
+std::string check_segmented(const device_context& dc, const std::vector<K>& keys,
+                            const std::vector<T>& values, clscan::algorithm algo) {
+  const std::size_t n = values.size();
+  std::vector<cl_uint> offsets;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i == 0 || !(keys[i] == keys[i - 1])) offsets.push_back(static_cast<cl_uint>(i));
+  offsets.push_back(static_cast<cl_uint>(n));
+  const std::size_t segments = offsets.size() - 1;
+  const std::vector<T> scanned =
+      clscan_reference::scan_by_key(keys, values, clscan::scan_kind::inclusive, clscan::op::sum);
+  const std::vector<T> from_five = clscan_reference::scan_by_key(keys, values, clscan::scan_kind::inclusive,
+                                                                 clscan::op::sum, std::optional<T>(5));
+  std::vector<T> totals(segments);
+  for (std::size_t s = 0; s < segments; ++s)
+    totals[s] = from_five[offsets[s + 1] - 1];
+
+  clscan::segmented_options<T> opts;
+  opts.algorithm = algo;
+  opts.out_offset = guard;
+  const cl::Buffer in = upload(dc, values);
+  const cl::Buffer narrow = upload(dc, offsets);
+  const cl::Buffer out = upload(dc, std::vector<T>(guard + n + guard, poison<T>()));
+  clscan_tools::check(
+      clscan::inclusive_segmented<T, cl_uint>(dc.queue, in, out, n, narrow, segments, opts).wait(),
+      "clWaitForEvents");
+  std::string problem = compare_output(download<T>(dc, out, guard + n + guard), guard, scanned);
+  if (!problem.empty()) return "inclusive_segmented: " + problem;
+
+  const std::vector<cl_ulong> wide_offsets(offsets.begin(), offsets.end());
+  const cl::Buffer wide = upload(dc, wide_offsets);
+  const cl::Buffer results = upload(dc, std::vector<T>(guard + segments + guard, poison<T>()));
+  opts.initial = T(5);
+  clscan_tools::check(
+      clscan::reduce_segmented<T, cl_ulong>(dc.queue, in, results, n, wide, segments, opts).wait(),
+      "clWaitForEvents");
+  problem = compare_output(download<T>(dc, results, guard + segments + guard), guard, totals);
+  if (!problem.empty()) return "reduce_segmented: " + problem;
+  if (!same_bits(download<T>(dc, in, n), values)) return "the input buffer was modified";
+  return {};
+}
+
 // --- sizes ---------------------------------------------------------------------------------------
 
 // One tile less one, one more, and three tiles and a bit, of the launch shape these calls take for T
@@ -392,6 +438,10 @@ void check_scans_by_key(const cl::Device& device, const clscan::device_capabilit
     run_check(r, "exclusive_by_key" + types + " in place, initial 5, n = " + std::to_string(n), [&] {
       return check_by_key<K, T>(dc, clscan::scan_kind::exclusive, keys, values, algo, true, T(5));
     });
+    run_check(r,
+              std::string("inclusive_segmented and reduce_segmented (values ") + type_name<T>() +
+                  ") over the keys' runs, n = " + std::to_string(n),
+              [&] { return check_segmented<K, T>(dc, keys, values, algo); });
   }
 }
 

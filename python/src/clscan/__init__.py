@@ -54,11 +54,14 @@ __all__ = [
     "argsort",
     "exclusive",
     "exclusive_by_key",
+    "exclusive_segmented",
     "inclusive",
     "inclusive_by_key",
+    "inclusive_segmented",
     "partition_if",
     "reduce",
     "reduce_by_key",
+    "reduce_segmented",
     "release_cached_resources",
     "run_length_encode",
     "select_device",
@@ -973,3 +976,4 @@ def release_cached_resources(context=None):
 
 # Last: the calls on runs of equal keys use the checks above.
 from ._runs import reduce_by_key, run_length_encode, unique_by_key  # noqa: E402
+from ._segmented import exclusive_segmented, inclusive_segmented, reduce_segmented  # noqa: E402
