@@ -610,6 +610,29 @@ CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
 
 inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + digit; }
 
+// Reads what the CLSCAN_SORT_WINDOW predecessors from tile `nearest` down published for digit d (their
+// reads in flight together) and adds to *sum, nearest first, up to the first that has its inclusive
+// prefix (*done then) or the first that published nothing. Returns how many it added.
+inline int read_window(global status_t* status, uint tag, uint d, int nearest, carry_t* sum, int* done) {
+  int kinds[CLSCAN_SORT_WINDOW];
+  carry_t values[CLSCAN_SORT_WINDOW];
+  for (int w = 0; w < CLSCAN_SORT_WINDOW; ++w) {
+    kinds[w] = CLSCAN_NOTHING;
+    values[w] = 0;
+    if (nearest - w >= 0)
+      kinds[w] = read_status(status, digit_slot((ulong)(nearest - w), d), tag, &values[w]);
+  }
+  int taken = 0;
+  *done = 0;
+  for (int w = 0; w < CLSCAN_SORT_WINDOW && !*done; ++w) {
+    if (kinds[w] == CLSCAN_NOTHING) break;
+    *sum += values[w];
+    ++taken;
+    *done = kinds[w] == CLSCAN_PREFIX;
+  }
+  return taken;
+}
+
 // The look-back of tile `tile` (> 0) for every digit at once, a work-item per digit (several where the
 // work-group is smaller than the radix). First every digit walks back on its own, with no barrier
 // between its reads: CLSCAN_SORT_WINDOW predecessors a read (in flight together), adding, nearest
@@ -631,21 +654,8 @@ inline void digits_before(global status_t* status, uint tag, ulong tile, int pub
 #if CLSCAN_SPIN_LIMIT > 0
     uint idle = 0;
     while (nearest >= 0 && idle <= CLSCAN_SPIN_LIMIT) {
-      int kinds[CLSCAN_SORT_WINDOW];
-      carry_t values[CLSCAN_SORT_WINDOW];
-      for (int w = 0; w < CLSCAN_SORT_WINDOW; ++w) {
-        kinds[w] = CLSCAN_NOTHING;
-        values[w] = 0;
-        if (nearest - w >= 0)
-          kinds[w] = read_status(status, digit_slot((ulong)(nearest - w), d), tag, &values[w]);
-      }
-      int taken = 0, done = 0;
-      for (int w = 0; w < CLSCAN_SORT_WINDOW && !done; ++w) {
-        if (kinds[w] == CLSCAN_NOTHING) break;
-        sum += values[w];
-        ++taken;
-        done = kinds[w] == CLSCAN_PREFIX;
-      }
+      int done;
+      const int taken = read_window(status, tag, d, nearest, &sum, &done);
       // Tile 0 publishes its prefix, so a walk that reaches it is done.
       nearest = done ? -1 : nearest - taken;
       idle = taken ? 0 : idle + 1;
@@ -666,22 +676,9 @@ inline void digits_before(global status_t* status, uint tag, ulong tile, int pub
       int nearest = next[d];
       if (nearest < 0) continue;
 #if CLSCAN_SPIN_LIMIT > 0
-      int kinds[CLSCAN_SORT_WINDOW];
-      carry_t values[CLSCAN_SORT_WINDOW];
-      for (int w = 0; w < CLSCAN_SORT_WINDOW; ++w) {
-        kinds[w] = CLSCAN_NOTHING;
-        values[w] = 0;
-        if (nearest - w >= 0)
-          kinds[w] = read_status(status, digit_slot((ulong)(nearest - w), d), tag, &values[w]);
-      }
       carry_t sum = behind[d];
-      int taken = 0, done = 0;
-      for (int w = 0; w < CLSCAN_SORT_WINDOW && !done; ++w) {
-        if (kinds[w] == CLSCAN_NOTHING) break;
-        sum += values[w];
-        ++taken;
-        done = kinds[w] == CLSCAN_PREFIX;
-      }
+      int done;
+      const int taken = read_window(status, tag, d, nearest, &sum, &done);
       behind[d] = sum;
       nearest = done ? -1 : nearest - taken;
       stalls[d] = taken ? 0 : stalls[d] + 1;
