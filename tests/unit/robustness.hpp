@@ -93,6 +93,24 @@ inline cl_int wait_at_most(const cl::Event& event, int seconds) {
   return status;
 }
 
+// A buffer's reference count once the implementation has retired the commands that used it (rusticl
+// drops a completed command's references on a thread of its own, a little later): at most 2 s of polling.
+inline cl_uint settled_reference_count(const cl::Buffer& buffer) {
+  const auto count_now = [&] {
+    cl_uint count = 0;
+    REQUIRE(clGetMemObjectInfo(buffer(), CL_MEM_REFERENCE_COUNT, sizeof count, &count, nullptr) ==
+            CL_SUCCESS);
+    return count;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  cl_uint count = count_now();
+  while (count > 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    count = count_now();
+  }
+  return count;
+}
+
 // Counts clscan's log messages that start with `prefix` while it lives.
 class log_counter {
 public:

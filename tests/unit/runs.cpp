@@ -3,6 +3,7 @@
 // of chaining tiles, runs of length 1, one run, random lengths, runs across the device's tiles, n = 0
 // and 1, offsets on every buffer, and poisoned guards around every output (and past the count), so that
 // an element written where it must not be shows.
+#include "robustness.hpp"
 #include "support/guarded.hpp"
 #include "support/own_contexts.hpp"
 
@@ -446,27 +447,7 @@ TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
     }
 }
 
-namespace {
-
-// As tests/unit/robustness_calls.cpp's: the count once the implementation has retired the call's
-// commands (rusticl drops a completed command's references on a thread of its own, a little later).
-cl_uint settled_reference_count(const cl::Buffer& buffer) {
-  const auto count_now = [&] {
-    cl_uint count = 0;
-    REQUIRE(clGetMemObjectInfo(buffer(), CL_MEM_REFERENCE_COUNT, sizeof count, &count, nullptr) ==
-            CL_SUCCESS);
-    return count;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  cl_uint count = count_now();
-  while (count > 1 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    count = count_now();
-  }
-  return count;
-}
-
-} // namespace
+using clscan_test::robustness::settled_reference_count;
 
 TEST_CASE("runs: no call keeps a caller's buffer referenced once its commands have ended",
           "[runs][references]") {

@@ -5,6 +5,7 @@
 // segment beside tiny ones, unsorted and out-of-range offsets, n = 0, num_segments = 0, offsets on every
 // buffer, initial values, other operators and a custom operator with a parameter, and poisoned guards
 // around every output. Then the errors the host can see, each thrown before anything is enqueued.
+#include "robustness.hpp"
 #include "support/guarded.hpp"
 #include "support/own_contexts.hpp"
 
@@ -609,43 +610,8 @@ TEST_CASE("segmented: bad arguments throw before anything is enqueued, and leave
   CHECK(read_buffer<cl_int>(out, n) == std::vector<cl_int>(n, poison_value<cl_int>()));
 }
 
-namespace {
-
-// As tests/unit/runs.cpp's: the count once the implementation has retired the call's commands (rusticl
-// drops a completed command's references on a thread of its own, a little later).
-cl_uint settled_reference_count(const cl::Buffer& buffer) {
-  const auto count_now = [&] {
-    cl_uint count = 0;
-    REQUIRE(clGetMemObjectInfo(buffer(), CL_MEM_REFERENCE_COUNT, sizeof count, &count, nullptr) ==
-            CL_SUCCESS);
-    return count;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  cl_uint count = count_now();
-  while (count > 1 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    count = count_now();
-  }
-  return count;
-}
-
-// Polls `event` until it is terminal or `seconds` pass; never blocks on it.
-cl_int wait_at_most(const cl::Event& event, int seconds) {
-  const auto status_of = [&] {
-    cl_int status = CL_QUEUED;
-    REQUIRE(event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS);
-    return status;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  cl_int status = status_of();
-  while (status > CL_COMPLETE && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    status = status_of();
-  }
-  return status;
-}
-
-} // namespace
+using clscan_test::robustness::settled_reference_count;
+using clscan_test::robustness::wait_at_most;
 
 TEST_CASE("segmented: no call keeps a caller's buffer referenced once its commands have ended",
           "[segmented][references]") {
