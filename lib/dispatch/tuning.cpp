@@ -304,7 +304,7 @@ tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_m
   // Tiles of 4096 keys (positions in a tile fit 16 bits; with 32-bit keys and values, 256 work-items,
   // about 38 KiB of local memory), and of 6144 for the one-pass kernel on keys alone, where fewer tiles
   // mean fewer look-backs over 256 digits. On the H100 (2026-11-27, bench/profile/sort_kernels.cpp
-  // --shape, 2^24 uint keys, sort µs; docs/data/runs/h100-2026-11-27-sort-shapes): one-pass keys
+  // --shape, 2^24 uint keys, sort µs; docs/data/runs/h100-2026-11-27-sort-onepass): one-pass keys
   // 256 x 16 1089, 256 x 24 930, 256 x 32 1136, 384 x 16 1232, 192 x 32 1157; one-pass pairs 256 x 16
   // 1480, 256 x 24 1816, 384 x 16 1670; three-stage keys 256 x 16 1011, 256 x 24 1121.
   shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
