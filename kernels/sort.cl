@@ -746,8 +746,8 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   }
 
   SORT_RANK_STORAGE
-  // Per digit: where its run starts in the ranked tile and where it ends (0: no key of that digit),
-  // then the tile's count of it.
+  // Per digit: where its run starts in the ranked tile (set only where the tile holds the digit), and
+  // the tile's count of it.
   local uint run_first[SORT_RADIX], run_count[SORT_RADIX];
   // The look-back's state, 4 words per digit: in the rank counters, free once the tile is ranked,
   // where they are large enough (work-groups of 64 and more), so that the one-pass kernel takes little
