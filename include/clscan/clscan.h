@@ -173,6 +173,11 @@ typedef struct clscan_options {
    * (an input element) and `i` (its index, a ulong) applied to each element as it is read, e.g.
    * "x * x"; never to `initial`. NULL or empty: none. */
   const char* transform;
+  /* clscan_reduce_by_key only (CLSCAN_INVALID_ARGUMENT elsewhere): nonzero has_out_capacity: each output
+   * holds out_capacity elements from out_offset on (outputs sized for the result): nothing is written
+   * past them, and the count still reports every run. Zero: they hold n. */
+  int has_out_capacity;
+  size_t out_capacity;
 } clscan_options;
 
 #define CLSCAN_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_options)
@@ -194,6 +199,8 @@ static inline void clscan_options_init(clscan_options* options) {
   options->parameter_count = 0;
   options->key_equal = NULL;
   options->transform = NULL;
+  options->has_out_capacity = 0;
+  options->out_capacity = 0;
 }
 
 CLSCAN_OPTIONS_DEFAULTS(clscan_options)
@@ -327,8 +334,8 @@ CLSCAN_C_API clscan_status clscan_reduce(cl_command_queue queue, cl_mem in, cl_m
  * Each writes one element per run to each output, in order, and the number of runs, as a cl_ulong, to
  * count[count_offset]; elements of the outputs past the count are not written. The outputs hold n
  * elements, or for clscan_unique_by_key and clscan_run_length_encode options->out_capacity where
- * has_out_capacity is set (nothing written past it; the count still reports every run); those of
- * clscan_reduce_by_key hold n (C++'s reduce_by_key_options::out_capacity has no C field yet). keys_out[j] is
+ * has_out_capacity is set (nothing written past it; the count still reports every run), as do those of
+ * clscan_reduce_by_key with clscan_options.has_out_capacity and out_capacity. keys_out[j] is
  * run j's first key. No output may overlap an input, the other output or the count. n == 0 writes a zero
  * count. `options` and `event` work as for the scans.
  *

@@ -72,9 +72,11 @@ clscan_status clscan_reduce_by_key(cl_command_queue queue, cl_mem keys_in, clsca
     std::string custom_op;
     clscan::detail::run_request request;
     request.kind = clscan::detail::run_call::reduce_by_key;
-    request.scan = scan_request_of(clscan::scan_kind::inclusive, integer_of(value_type), opts, custom_op);
+    request.scan =
+        scan_request_of(clscan::scan_kind::inclusive, integer_of(value_type), opts, custom_op, true);
     request.key_type = element_type_of(integer_of(key_type));
     request.count_offset = count_offset;
+    request.out_capacity = out_capacity_of(opts);
     const borrowed_events waits(opts.wait_list, opts.wait_list_size);
     request.scan.wait_list = &waits.get();
     enqueue(queue, keys_in, values_in, keys_out, values_out, count, n, request, event);

@@ -50,10 +50,14 @@ clscan::detail::element_value value_of(const clscan_value& value, clscan::elemen
 }
 
 // The C++ request of a scan or a by-key scan from clscan_options, which must outlive it (it points into
-// `custom_op`).
+// `custom_op`). An output capacity is refused unless the call takes one (takes_out_capacity).
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
-                                             const clscan_options& opts, std::string& custom_op) {
+                                             const clscan_options& opts, std::string& custom_op,
+                                             bool takes_out_capacity) {
   check_struct(opts, first_options_size, "clscan_options", "CLSCAN_OPTIONS_INIT");
+  if (!takes_out_capacity && out_capacity_of(opts))
+    throw clscan::invalid_argument("clscan: clscan_options.has_out_capacity is set, but only "
+                                   "clscan_reduce_by_key takes an output capacity");
   clscan::detail::scan_request request;
   request.kind = kind;
   request.type = element_type_of(type);

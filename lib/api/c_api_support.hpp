@@ -147,7 +147,17 @@ inline std::optional<std::size_t> out_capacity_of(const clscan_select_options& o
 }
 
 clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_integer type,
-                                             const clscan_options& opts, std::string& custom_op);
+                                             const clscan_options& opts, std::string& custom_op,
+                                             bool takes_out_capacity = false);
+
+// clscan_options.out_capacity where has_out_capacity is set and struct_size covers both
+// (clscan_reduce_by_key).
+inline std::optional<std::size_t> out_capacity_of(const clscan_options& opts) {
+  if (opts.struct_size < offsetof(clscan_options, out_capacity) + sizeof opts.out_capacity ||
+      !opts.has_out_capacity)
+    return std::nullopt;
+  return opts.out_capacity;
+}
 
 // The named parameters and key_equal of an options struct (clscan_options, clscan_select_options), when
 // its struct_size covers them, copied into `expressions` and pointed to by `request`.

@@ -2207,6 +2207,41 @@ static void test_runs(void) {
     if (done) clReleaseEvent(done);
   }
 
+  /* reduce_by_key into outputs sized for half the runs (clscan_options.out_capacity): the first half
+   * exact, nothing written past it, the count still every run. */
+  {
+    const size_t capacity = runs / 2;
+    clscan_options bounded = options;
+    cl_ulong counts[3];
+    bounded.has_out_capacity = 1;
+    bounded.out_capacity = capacity;
+    memset(got, poison_byte, out_size * sizeof(cl_ulong));
+    write_buffer(ko, got, out_size * sizeof(cl_int));
+    write_buffer(vo, got, out_size * sizeof(cl_ulong));
+    write_buffer(count, got, 3 * sizeof(cl_ulong));
+    done = NULL;
+    status = clscan_reduce_by_key(queue, k, CLSCAN_TYPE_INT32, v, CLSCAN_TYPE_FLOAT32, ko, vo, count,
+                                  count_offset, n, &bounded, &done);
+    if (succeeded("reduce_by_key (out_capacity)", status, done, 1)) {
+      read_buffer(count, counts, sizeof counts);
+      CHECK(counts[count_offset] == runs);
+      read_buffer(ko, got, out_size * sizeof(cl_int));
+      CHECK(memcmp(got + out_offset * sizeof(cl_int), expected_keys, capacity * sizeof(cl_int)) == 0);
+      for (j = (out_offset + capacity) * sizeof(cl_int); j < out_size * sizeof(cl_int); ++j)
+        if (got[j] != poison_byte) break;
+      CHECK(j == out_size * sizeof(cl_int)); /* nothing past the capacity written */
+      read_buffer(vo, got, out_size * sizeof(cl_float));
+      CHECK(memcmp(got + out_offset * sizeof(cl_float), expected_sums, capacity * sizeof(cl_float)) == 0);
+      for (j = (out_offset + capacity) * sizeof(cl_float); j < out_size * sizeof(cl_float); ++j)
+        if (got[j] != poison_byte) break;
+      CHECK(j == out_size * sizeof(cl_float));
+    }
+    if (done) clReleaseEvent(done);
+    EXPECT_FAILURE("inclusive: an output capacity",
+                   clscan_inclusive(queue, k, ko, n, CLSCAN_TYPE_INT32, &bounded, &event),
+                   CLSCAN_INVALID_ARGUMENT, "only clscan_reduce_by_key takes an output capacity");
+  }
+
   EXPECT_FAILURE("reduce_by_key: outputs overlap",
                  clscan_reduce_by_key(queue, k, CLSCAN_TYPE_INT32, v, CLSCAN_TYPE_FLOAT32, ko, ko, count, 0,
                                       n, NULL, &event),
