@@ -5,8 +5,9 @@
 //
 // Every case draws, from its own seeded generator: n (0, 1, small, 1 to 3 tiles +-2 of the launch
 // shape the call runs in, log-uniform up to 2^14, and now and then up to 2^20), offsets (multiples of
-// 16 or unaligned), the flags' and the count's offsets, whether input and output are two buffers or two
-// ranges of one (and for the scans by key, in place), an initial value or none (by key), whether the
+// 16 or unaligned), the flags' and the count's offsets, whether input and output are two buffers, two
+// ranges of one, or one range (in place), for the selections an output capacity below n now and then
+// (select_options::out_capacity), an initial value or none (by key), whether the
 // call waits on uploads made on another queue (wait_list), the algorithm that asks for the family's
 // way of chaining tiles (below), and the data: for the selections, a selectivity of none, few, half,
 // most or all, small integers, or special values (NaN of both signs, infinities, +-0, extremes) for
@@ -207,6 +208,8 @@ struct primitive_case {
   std::size_t in_offset = 0, out_offset = 0, back_guard = 0;
   std::size_t buffer_elements = 0; // one_buffer: the size of the one buffer
   std::size_t flags_offset = 0, count_offset = 0;
+  // Selections: the output's capacity (select_options::out_capacity); none: n.
+  std::optional<std::size_t> capacity;
   bool has_initial = false;
   bool wait_on_upload_queue = false;
   // Data: selectivity (selections, flags), run length (unique, keys), value kind.
@@ -256,6 +259,7 @@ std::string describe(const primitive_case& c) {
   if (c.call == call_id::select_flagged)
     out << ", flags_offset " << c.flags_offset << ", flags set with probability " << c.flag_keep;
   if (!by_key(c.call)) out << ", count_offset " << c.count_offset;
+  if (c.capacity) out << ", out_capacity " << *c.capacity;
   if (c.call == call_id::unique || by_key(c.call))
     out << ", runs of mean length " << c.mean_run << (c.few_values ? " of three values" : " of any value");
   if (c.call != call_id::select_flagged && c.call != call_id::unique) out << ", data: " << value_kind_name(c);
@@ -340,7 +344,7 @@ primitive_case draw_case(fuzz_state& state, const std::vector<family>& pool, std
   if (by_key(c.call))
     c.place = place < 4 ? placement::two_buffers : place < 8 ? placement::in_place : placement::one_buffer;
   else
-    c.place = place < 7 ? placement::two_buffers : placement::one_buffer;
+    c.place = place < 5 ? placement::two_buffers : place < 7 ? placement::in_place : placement::one_buffer;
   if (c.place == placement::in_place) c.in_offset = c.out_offset;
   if (c.place == placement::one_buffer) {
     // Two disjoint ranges, the output before or after the input, 0..4 elements apart (aligned: the
@@ -378,6 +382,8 @@ primitive_case draw_case(fuzz_state& state, const std::vector<family>& pool, std
     if (c.value_kind == 2) c.value_kind = 1;
   }
   c.data_seed = r.next();
+  // Drawn last, so that the draws above are what they were before selections had capacities.
+  if (!by_key(c.call) && r.next() % 4 == 0) c.capacity = r.next() % (c.n + 1);
   return c;
 }
 
@@ -562,6 +568,9 @@ template <typename T> outcome run_selection(fuzz_state& state, const primitive_c
   std::vector<T> result = kept;
   if (c.call == call_id::partition_if) result.insert(result.end(), rejected.begin(), rejected.end());
 
+  // With a capacity, only its first elements of the result are written.
+  if (c.capacity && result.size() > *c.capacity) result.resize(*c.capacity);
+
   images<T> im = lay_out(c, input);
   std::vector<T> out_expected = im.two() ? im.out : im.in;
   std::copy(result.begin(), result.end(), out_expected.begin() + static_cast<std::ptrdiff_t>(c.out_offset));
@@ -587,6 +596,7 @@ template <typename T> outcome run_selection(fuzz_state& state, const primitive_c
   opts.out_offset = c.out_offset;
   opts.count_offset = c.count_offset;
   opts.flags_offset = c.flags_offset;
+  opts.out_capacity = c.capacity;
   if (has_predicate(c.call)) opts.predicate = predicates[c.f.predicate];
   opts.wait_list = io.uploads;
   const bool unavailable =
