@@ -28,17 +28,9 @@
 
 #define SORT_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 #define SORT_RADIX 256
-// Rank rounds of 4 bits: 16 counters per work-item; with CLSCAN_SORT_PACKED 16-bit counters, two to a
-// word (bins b and b + 8), else a word each.
-#ifndef CLSCAN_SORT_PACKED
-#define CLSCAN_SORT_PACKED 1
-#endif
+// Rank rounds of 4 bits: 16 counters per work-item, of 16 bits, two to a word (bins b and b + 8).
 #define SORT_ROUND_BINS 16
-#if CLSCAN_SORT_PACKED
 #define SORT_ROUND_WORDS (SORT_ROUND_BINS / 2)
-#else
-#define SORT_ROUND_WORDS SORT_ROUND_BINS
-#endif
 // The rank counters' words (8 per work-item, one spare every 32; COUNTER_PAD).
 #define SORT_COUNTERS (SORT_ROUND_WORDS * CLSCAN_WG + SORT_ROUND_WORDS * CLSCAN_WG / 32)
 #if SORT_TILE > 65535
@@ -412,27 +404,16 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
     // and half the scan.
     for (uint b = 0; b < SORT_ROUND_WORDS; ++b)
       counters[COUNTER_PAD(b * CLSCAN_WG + lid)] = 0;
-#if CLSCAN_SORT_PACKED
     for (uint k = 0; k < CLSCAN_ITEMS; ++k)
       counters[COUNTER_PAD((nibbles[k] & 7) * CLSCAN_WG + lid)] += 1U << ((nibbles[k] >> 3) * 16);
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint low_total = scan_round_counters(counters, sums, 0) & 0xFFFF;
-#else
-    for (uint k = 0; k < CLSCAN_ITEMS; ++k)
-      ++counters[COUNTER_PAD(nibbles[k] * CLSCAN_WG + lid)];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    scan_round_counters(counters, sums, 0);
-#endif
     for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-#if CLSCAN_SORT_PACKED
       const uint high = (nibbles[k] >> 3) * 16;
       local uint* const counter = &counters[COUNTER_PAD((nibbles[k] & 7) * CLSCAN_WG + lid)];
       const uint word = *counter;
       *counter = word + (1U << high);
       const uint slot = ((word >> high) & 0xFFFF) + (high ? low_total : 0);
-#else
-      const uint slot = counters[COUNTER_PAD(nibbles[k] * CLSCAN_WG + lid)]++;
-#endif
       exchange[KEY_PAD(slot)] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
       positions[KEY_PAD(slot)] = from[k];
