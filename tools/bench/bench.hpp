@@ -26,10 +26,22 @@ constexpr std::size_t mib = std::size_t{1} << 20;
 enum class output_format { table, csv, json };
 
 // What is measured (--primitive): the scans, or one of the calls built on them.
-enum class primitive { scan, select, partition, unique, by_key, reduce, sort, sort_by_key, reduce_by_key };
+enum class primitive {
+  scan,
+  select,
+  partition,
+  unique,
+  by_key,
+  reduce,
+  sort,
+  sort_by_key,
+  reduce_by_key,
+  inclusive_segmented,
+  reduce_segmented
+};
 
 // --primitive's spelling, also the rows' "primitive" field: "scan", "select", "partition", "unique",
-// "by_key", "reduce", "sort", "sort_by_key", "reduce_by_key".
+// "by_key", "reduce", "sort", "sort_by_key", "reduce_by_key", "inclusive_segmented", "reduce_segmented".
 const char* primitive_name(primitive p);
 inline bool is_sort(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
 
@@ -40,6 +52,17 @@ const char* key_distribution_name(key_distribution d); // "uniform", "distinct7"
 
 // The predicate of select and partition (inputs.hpp: the share of the inputs that satisfies it).
 constexpr const char* select_predicate = "x > 0";
+
+// The segments of inclusive_segmented and reduce_segmented (--segment-length): `length` each (the last
+// cut at n), lengths drawn uniformly in [1, 2 * length - 1] (random), or one segment of all n (whole).
+struct segment_lengths {
+  std::size_t length = 100;
+  bool random = false;
+  bool whole = false;
+};
+
+// --segment-length's spelling: "N", "random:N" or "one".
+std::string segment_lengths_name(const segment_lengths& s);
 
 struct settings {
   std::vector<std::size_t> sizes;
@@ -53,6 +76,7 @@ struct settings {
   bool deterministic = false; // options::deterministic, for scan and by_key
   std::vector<key_distribution> key_distributions{key_distribution::uniform}; // --keys
   key_distribution keys = key_distribution::uniform;                          // the one a row measures
+  segment_lengths segments;                                                   // --segment-length
   std::size_t reps = 50;
   bool reps_given = false;
   output_format format = output_format::table;

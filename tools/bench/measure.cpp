@@ -2,6 +2,7 @@
 // one input's values and verified (the method is in the help text, tools/bench/options.cpp).
 #include "bench.hpp"
 #include "runs_workload.hpp"
+#include "segmented_workload.hpp"
 #include "workloads.hpp"
 
 #include "common/cli.hpp"
@@ -45,6 +46,11 @@ void describe_call(row& r, const settings& s, primitive p) {
     break;
   case primitive::reduce:
   case primitive::reduce_by_key: r.op = op_flag_name(s.operation); break;
+  case primitive::inclusive_segmented:
+  case primitive::reduce_segmented:
+    r.op = "sum";
+    r.kind = segment_lengths_name(s.segments);
+    break;
   case primitive::select:
   case primitive::partition: r.op = select_predicate; break;
   case primitive::unique: break;
@@ -205,7 +211,7 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
     r.copy_gbps = n ? moved / (r.copy_us * 1e3) : std::nan("");
     r.ratio = n ? r.copy_us / r.scan_us : std::nan("");
     if (is_sort(p) && n) r.keys_per_s = static_cast<double>(n) / (r.scan_us * 1e-6);
-    if (p == primitive::reduce) {
+    if (p == primitive::reduce || p == primitive::reduce_segmented) {
       // A reduce reads n elements and writes one: against a read of the same bytes, taken as half the
       // copy (which reads and writes them).
       r.scan_gbps = static_cast<double>(bytes) / (r.scan_us * 1e3);
@@ -277,6 +283,8 @@ row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clsca
     case primitive::by_key: return bench(by_key_workload<T>(s, algo, n));
     case primitive::reduce: return bench(reduce_workload<T>(s, algo, n));
     case primitive::reduce_by_key: return bench(reduce_by_key_workload<T>(s, algo, n));
+    case primitive::inclusive_segmented:
+    case primitive::reduce_segmented: return bench(segmented_workload<T>(s, p, algo, n));
     case primitive::sort:
     case primitive::sort_by_key: return bench(sort_workload<T>(s, p, algo, n));
     default: return bench(select_workload<T>(p, algo, n));

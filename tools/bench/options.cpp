@@ -38,6 +38,11 @@ options:
                                   values
                        reduce_by_key  clscan::reduce_by_key with --op: by_key's int keys and
                                   values of --type; outputs the runs' keys and reductions
+                       inclusive_segmented  clscan::inclusive_segmented, sums of --type in CSR
+                                  segments of cl_uint offsets (--segment-length)
+                       reduce_segmented  clscan::reduce_segmented, the same segments' sums
+  --segment-length L  the segmented calls' segments: N elements each (the last cut at n), random:N
+                     (lengths uniform in 1 to 2N - 1), or one (a single segment of all n). Default 100.
   --keys LIST        the sorts' keys, one name or a comma-separated list, each reported apart:
                        uniform    the scan's inputs (all bit patterns for integers, floats uniform
                                   in [-1, 1))
@@ -125,7 +130,8 @@ another primitive has its figures in the scan_* columns):
     process, median of 5 runs: std::inclusive_scan / std::exclusive_scan (sums only), std::copy_if,
     std::stable_partition (on a copy made outside the timing), std::unique_copy, for by_key a
     serial loop (sums only; the standard library has no scan by key), std::accumulate for reduce
-    (sums only), a serial loop for reduce_by_key (sums only), and std::stable_sort for the sorts (of a copy made outside the timing; of (key,
+    (sums only), a serial loop for reduce_by_key (sums only), a loop of std::inclusive_scan or
+    std::reduce per segment for the segmented calls, and std::stable_sort for the sorts (of a copy made outside the timing; of (key,
     value) pairs by key for sort_by_key).
   * Verified: the output of the last timed scan is read back and compared with the host reference:
     scan: std::inclusive_scan / std::exclusive_scan, exactly for integers (sums wrap around) and for
@@ -158,9 +164,17 @@ constexpr op_name op_names[] = {{"sum", clscan::op::sum},   {"min", clscan::op::
                                 {"max", clscan::op::max},   {"and", clscan::op::bit_and},
                                 {"or", clscan::op::bit_or}, {"xor", clscan::op::bit_xor}};
 
-constexpr primitive all_primitives[] = {primitive::scan,   primitive::select,      primitive::partition,
-                                        primitive::unique, primitive::by_key,      primitive::reduce,
-                                        primitive::sort,   primitive::sort_by_key, primitive::reduce_by_key};
+constexpr primitive all_primitives[] = {primitive::scan,
+                                        primitive::select,
+                                        primitive::partition,
+                                        primitive::unique,
+                                        primitive::by_key,
+                                        primitive::reduce,
+                                        primitive::sort,
+                                        primitive::sort_by_key,
+                                        primitive::reduce_by_key,
+                                        primitive::inclusive_segmented,
+                                        primitive::reduce_segmented};
 
 std::string primitive_names_text() {
   std::string text;
@@ -231,8 +245,15 @@ const char* primitive_name(primitive p) {
   case primitive::sort: return "sort";
   case primitive::sort_by_key: return "sort_by_key";
   case primitive::reduce_by_key: return "reduce_by_key";
+  case primitive::inclusive_segmented: return "inclusive_segmented";
+  case primitive::reduce_segmented: return "reduce_segmented";
   }
   return "?";
+}
+
+std::string segment_lengths_name(const segment_lengths& s) {
+  if (s.whole) return "one";
+  return (s.random ? "random:" : "") + std::to_string(s.length);
 }
 
 const char* key_distribution_name(key_distribution d) {
@@ -248,7 +269,8 @@ const char* op_flag_name(clscan::op operation) {
 settings parse_arguments(int argc, char** argv) {
   settings s;
   std::string sizes_text;
-  bool op_given = false, kind_given = false, keys_given = false, csv = false, json = false;
+  bool segments_given = false, op_given = false, kind_given = false, keys_given = false, csv = false,
+       json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&] { return clscan_tools::flag_value(argc, argv, i); };
@@ -263,6 +285,18 @@ settings parse_arguments(int argc, char** argv) {
       s.sizes_given = true;
     } else if (arg == "--primitive") {
       s.primitives = parse_primitives(arg, value());
+    } else if (arg == "--segment-length") {
+      const std::string text = value();
+      s.segments = {};
+      if (text == "one") {
+        s.segments.whole = true;
+      } else {
+        const bool random = text.rfind("random:", 0) == 0;
+        s.segments.random = random;
+        s.segments.length = static_cast<std::size_t>(
+            clscan_tools::parse_integer(arg, random ? text.substr(7) : text, 1, max_size));
+      }
+      segments_given = true;
     } else if (arg == "--keys") {
       s.key_distributions = parse_key_distributions(arg, value());
       keys_given = true;
@@ -324,6 +358,9 @@ settings parse_arguments(int argc, char** argv) {
   if (op_given && !scans && !measures(primitive::reduce) && !measures(primitive::reduce_by_key))
     throw usage_error("--op applies to --primitive scan, by_key, reduce and reduce_by_key only");
   if (kind_given && !scans) throw usage_error("--kind applies to --primitive scan and by_key only");
+  if (segments_given && !measures(primitive::inclusive_segmented) && !measures(primitive::reduce_segmented))
+    throw usage_error(
+        "--segment-length applies to --primitive inclusive_segmented and reduce_segmented only");
   if (keys_given && !measures(primitive::sort) && !measures(primitive::sort_by_key))
     throw usage_error("--keys applies to --primitive sort and sort_by_key only");
   if (s.deterministic && !scans)

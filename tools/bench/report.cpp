@@ -28,6 +28,8 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
   case primitive::by_key: return "scan-by-key loop";
   case primitive::reduce: return "std::accumulate";
   case primitive::reduce_by_key: return "reduce-by-key loop";
+  case primitive::inclusive_segmented: return "std::inclusive_scan per segment";
+  case primitive::reduce_segmented: return "std::reduce per segment";
   case primitive::sort:
   case primitive::sort_by_key: return "std::stable_sort";
   }
@@ -37,18 +39,20 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
 void print_table_header(primitive p, clscan::scan_kind kind) {
   // The time of a call other than a scan goes in the scan columns too; its header says what it is.
   const char* const time = p == primitive::scan ? "scan_us" : "call_us";
-  const char* const rate = p == primitive::scan     ? "scan_GB/s"
-                           : p == primitive::reduce ? "read_GB/s"
-                                                    : "call_GB/s";
+  const char* const rate = p == primitive::scan                                         ? "scan_GB/s"
+                           : p == primitive::reduce || p == primitive::reduce_segmented ? "read_GB/s"
+                                                                                        : "call_GB/s";
   // reduce's ratio is to a read of its input: half the copy's time.
   std::printf("%-10s %-6s %-5s %-12s %5s %12s %12s %9s %9s %7s %9s  %s\n", "n", "type",
               p == primitive::select || p == primitive::partition ? "pred" : "op", "algorithm", "reps", time,
-              "copy_us", rate, "copy_GB/s", p == primitive::reduce ? "vs_read" : "ratio", "host_us",
+              "copy_us", rate, "copy_GB/s",
+              p == primitive::reduce || p == primitive::reduce_segmented ? "vs_read" : "ratio", "host_us",
               "verified");
   std::printf("%-10s (std_us: serial %s of the same input on this host's CPU%s)\n", "",
               std_reference_name(p, kind),
               p == primitive::scan || p == primitive::by_key || p == primitive::reduce ||
-                      p == primitive::reduce_by_key
+                      p == primitive::reduce_by_key || p == primitive::inclusive_segmented ||
+                      p == primitive::reduce_segmented
                   ? ", sums only"
                   : "");
   std::fflush(stdout);

@@ -58,6 +58,16 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
     return std::string("reduce_by_key ") + op_flag_name(s.operation) + " of " + type +
            " values (int keys, runs of " + std::to_string(average_segment) + " on average), " + mode +
            "; times are medians; " + bytes + " of the values, as for the copy";
+  case primitive::inclusive_segmented:
+  case primitive::reduce_segmented:
+    return std::string(p == primitive::reduce_segmented ? "reduce_segmented" : "inclusive_segmented") +
+           " sum of " + type + " in CSR segments (cl_uint offsets) of length " +
+           segment_lengths_name(s.segments) + ", " + mode + "; times are medians; " +
+           (p == primitive::reduce_segmented
+                ? "read_GB/s counts the bytes read (n * " + std::to_string(element_size) +
+                      "); vs_read = read time / call time, a read being half a clEnqueueCopyBuffer of the "
+                      "same bytes"
+                : bytes + " of the values, as for the copy");
   case primitive::sort:
   case primitive::sort_by_key:
     return std::string(p == primitive::sort ? "sort" : "sort_by_key (uint values)") + " of " + type +
@@ -91,11 +101,14 @@ int run_benchmark(bench_env& env, const settings& s) {
   // Bytes per element beside the input, output and copy: by_key's keys; reduce_by_key's keys in and out
   // and the library's scanned values; the sorts' second key buffer (the library's), and sort_by_key's
   // values in, out and the library's second value buffer.
-  const std::size_t extra = measures(primitive::sort_by_key)     ? element_size + 3 * sizeof(cl_uint)
-                            : measures(primitive::sort)          ? element_size
-                            : measures(primitive::reduce_by_key) ? 2 * sizeof(cl_int) + element_size
-                            : measures(primitive::by_key)        ? sizeof(cl_int)
-                                                                 : 0;
+  const std::size_t extra =
+      measures(primitive::sort_by_key)     ? element_size + 3 * sizeof(cl_uint)
+      : measures(primitive::sort)          ? element_size
+      : measures(primitive::reduce_by_key) ? 2 * sizeof(cl_int) + element_size
+      : measures(primitive::by_key)        ? sizeof(cl_int)
+      : measures(primitive::inclusive_segmented) || measures(primitive::reduce_segmented)
+          ? 2 * sizeof(cl_uint) + element_size
+          : 0;
   std::vector<std::size_t> sizes = s.sizes_given ? s.sizes
                                    : s.smoke     ? smoke_sizes()
                                                  : default_sizes(env.dev, element_size, extra);
