@@ -14,7 +14,9 @@ namespace clscan::detail {
 // select_run_heads, select_run_tails: the selections that reduce_by_key, unique_by_key and
 // run_length_encode (runs.hpp) make of their values, by the keys of another buffer (key_type); no
 // public call of their own. segment_offsets: the program of the offsets' kernels of the segmented calls
-// (segmented.hpp: head flags, results of a reduction), keyed by the offsets' and the values' types.
+// (segmented.hpp: head flags), keyed by the offsets' and the values' types. segment_reduce: the program of
+// reduce_segmented (kernels/segment_reduce.cl), keyed by the offsets' type (key_type), the values' type
+// and the operator.
 enum class primitive {
   select_if,
   select_flagged,
@@ -25,7 +27,8 @@ enum class primitive {
   reduce,
   select_run_heads,
   select_run_tails,
-  segment_offsets
+  segment_offsets,
+  segment_reduce
 };
 
 struct primitive_request {

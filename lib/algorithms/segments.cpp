@@ -1,7 +1,7 @@
-// The offsets' kernels of the segmented calls (kernels/segmented.cl): a head flag per segment start,
-// and a reduction's results picked from the scan by key. Neither has a launch shape of its own: the
+// The offsets' kernels of the segmented scans (kernels/segmented.cl: a head flag per segment start) and
+// reduce_segmented's kernels (kernels/segment_reduce.cl). None has a launch shape of its own: the
 // implementation chooses the work-groups, and a launch has at most max_work_items work-items, each
-// striding over the offsets.
+// striding over the offsets or chunks.
 #include "algorithms/segments.hpp"
 
 #include "element.hpp"
@@ -22,8 +22,7 @@ std::size_t local_memory_bytes(const tuning& /*shape*/, const device_capabilitie
 }
 
 std::string prelude(const variant_key& key, const device_capabilities& /*caps*/) {
-  return std::string("#define CLSCAN_OFFSET_T ") + opencl_name(key.key_type) + "\n#define CLSCAN_BITS_T " +
-         opencl_name(key.type) + "\n";
+  return std::string("#define CLSCAN_OFFSET_T ") + opencl_name(key.key_type) + "\n";
 }
 
 std::string build_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) { return {}; }
@@ -35,19 +34,15 @@ void enqueue(workspace& /*ws*/, temporaries& /*temps*/, const compiled_variant& 
 
 } // namespace
 
-const algorithm_unit segments_unit = {algorithm::three_stage,
-                                      "segmented.cl",
-                                      {"segment_heads", "segment_results", "clear_heads"},
-                                      local_memory_bytes,
-                                      prelude,
-                                      build_options,
-                                      enqueue};
+const algorithm_unit segments_unit = {
+    algorithm::three_stage, "segmented.cl", {"segment_heads", "clear_heads"}, local_memory_bytes, prelude,
+    build_options,          enqueue};
 
-variant_key segments_variant(element_type offset_type, element_type value_type) {
+variant_key segments_variant(element_type offset_type) {
   variant_key key;
   key.call = primitive::segment_offsets;
   key.key_type = offset_type;
-  key.type = size_of(value_type) == 8 ? element_type::uint64 : element_type::uint32;
+  key.type = element_type::uint32; // the flags' type; the values are never read
   // No compiled work-group size (build_variant's rebuild never applies) and no tile.
   key.work_group_size = 0;
   key.items_per_thread = 1;
@@ -56,12 +51,11 @@ variant_key segments_variant(element_type offset_type, element_type value_type) 
 }
 
 void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
-                           std::size_t offsets_offset, std::size_t count, std::size_t n, bool nonempty_only,
-                           cl_mem heads, std::size_t heads_offset, cl_uint value) {
+                           std::size_t offsets_offset, std::size_t count, std::size_t n, cl_mem heads,
+                           std::size_t heads_offset, cl_uint value) {
   cl_kernel k = kernels.kernels[segment_heads_kernel]();
   launch.args(k, 0, offsets, static_cast<cl_ulong>(offsets_offset), static_cast<cl_ulong>(count),
-              static_cast<cl_ulong>(n), static_cast<cl_int>(nonempty_only ? 1 : 0), heads,
-              static_cast<cl_ulong>(heads_offset), value);
+              static_cast<cl_ulong>(n), heads, static_cast<cl_ulong>(heads_offset), value);
   launch.run_any_shape(k, std::min(count, max_work_items));
 }
 
@@ -72,15 +66,68 @@ void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launc
   launch.run_any_shape(k, std::min(count, max_work_items));
 }
 
-void enqueue_segment_results(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
-                             std::size_t offsets_offset, std::size_t segments, std::size_t n, cl_mem scanned,
-                             cl_mem out, std::size_t out_offset, const element_value& empty,
-                             std::size_t value_size) {
-  cl_kernel k = kernels.kernels[segment_results_kernel]();
-  launch.args(k, 0, offsets, static_cast<cl_ulong>(offsets_offset), static_cast<cl_ulong>(segments),
-              static_cast<cl_ulong>(n), scanned, out, static_cast<cl_ulong>(out_offset),
-              bytes_arg{value_size, empty.bytes});
-  launch.run_any_shape(k, std::min(segments, max_work_items));
+namespace {
+
+constexpr std::size_t segment_chunks_kernel = 0, segment_totals_kernel = 1;
+
+std::string reduce_prelude(const variant_key& key, const device_capabilities& /*caps*/) {
+  std::string lines = std::string("#define CLSCAN_OFFSET_T ") + opencl_name(key.key_type) + "\n";
+  // Only the built-in operators are known to be commutative (the interleaved accumulators need it).
+  if (key.operation != op::custom) lines += "#define CLSCAN_REDUCE_COMMUTATIVE 1\n";
+  return lines;
+}
+
+std::string reduce_build_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) {
+  return " -DCLSCAN_SEGMENT_CHUNK=" + std::to_string(segment_chunk);
+}
+
+} // namespace
+
+const algorithm_unit segment_reduce_unit = {algorithm::three_stage,
+                                            "segment_reduce.cl",
+                                            {"segment_chunks", "segment_totals"},
+                                            local_memory_bytes,
+                                            reduce_prelude,
+                                            reduce_build_options,
+                                            enqueue};
+
+variant_key segment_reduce_variant(workspace& ws, element_type offset_type, const scan_request& request) {
+  variant_key key;
+  key.call = primitive::segment_reduce;
+  key.key_type = offset_type;
+  key.type = request.type;
+  key.operation = request.operation;
+  if (request.operation == op::custom) {
+    key.custom_op = ws.intern(*request.custom_op);
+    key.custom_identity = request.custom_identity;
+  }
+  key.parameter_count = request.parameters ? request.parameters->size() : 0;
+  for (std::size_t p = 0; p < key.parameter_count; ++p) {
+    const parameter& given = (*request.parameters)[p];
+    key.parameters[p] = {ws.intern(given.name), static_cast<element_type>(given.value.index())};
+  }
+  key.work_group_size = 0;
+  key.items_per_thread = 1;
+  key.vector_width = 1;
+  return key;
+}
+
+void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& launch,
+                            const segment_reduce_operands& op) {
+  const std::size_t chunks = op.n / segment_chunk;
+  if (chunks) {
+    cl_kernel k = kernels.kernels[segment_chunks_kernel]();
+    launch.args(k, 0, op.in, static_cast<cl_ulong>(op.in_offset), static_cast<cl_ulong>(op.n), op.offsets,
+                static_cast<cl_ulong>(op.offsets_offset), static_cast<cl_ulong>(op.segments), op.totals,
+                op.covered);
+    launch.run_any_shape(k, std::min(chunks, max_work_items));
+  }
+  cl_kernel k = kernels.kernels[segment_totals_kernel]();
+  launch.args(k, 0, op.in, static_cast<cl_ulong>(op.in_offset), static_cast<cl_ulong>(op.n), op.offsets,
+              static_cast<cl_ulong>(op.offsets_offset), static_cast<cl_ulong>(op.segments), op.totals,
+              op.covered, op.out, static_cast<cl_ulong>(op.out_offset),
+              static_cast<cl_int>(op.has_initial ? 1 : 0), bytes_arg{op.value_size, op.initial.bytes});
+  launch.run_any_shape(k, std::min(op.segments, max_work_items));
 }
 
 } // namespace clscan::detail

@@ -4,33 +4,56 @@
 
 namespace clscan::detail {
 
-// The offsets' kernels of the segmented calls (kernels/segmented.cl): a program per offset type
-// (variant_key::key_type) and values' size (variant_key::type: uint32 or uint64, their bits). Its
+// The offsets' kernels of the segmented scans (kernels/segmented.cl): a program per offset type
+// (variant_key::key_type), whatever the values' type. Its
 // kernels are enqueued by lib/api/segmented.cpp through the functions below, not through
 // algorithm_unit::enqueue.
 extern const algorithm_unit segments_unit;
 
 // kernels[] slots of segments_unit.
-constexpr std::size_t segment_heads_kernel = 0, segment_results_kernel = 1, clear_heads_kernel = 2;
+constexpr std::size_t segment_heads_kernel = 0, clear_heads_kernel = 1;
 
-// The variant of the offsets' kernels for offsets of `offset_type` and values of `value_type`.
-variant_key segments_variant(element_type offset_type, element_type value_type);
+// The variant of the offsets' kernels for offsets of `offset_type`.
+variant_key segments_variant(element_type offset_type);
 
-// Sets heads[heads_offset + b] = value for each begin b < n among offsets[offsets_offset + s], s < count
-// (nonempty_only: s < count segments, and only where the segment is not empty).
+// Sets heads[heads_offset + b] = value for each begin b < n among offsets[offsets_offset + s], s < count.
 void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
-                           std::size_t offsets_offset, std::size_t count, std::size_t n, bool nonempty_only,
-                           cl_mem heads, std::size_t heads_offset, cl_uint value);
+                           std::size_t offsets_offset, std::size_t count, std::size_t n, cl_mem heads,
+                           std::size_t heads_offset, cl_uint value);
 
 // Sets heads[i] = 0 for i < count.
 void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem heads,
                          std::size_t count);
 
-// out[out_offset + s], s < segments: the inclusive scan by key `scanned` at the segment's last element,
-// or `empty` (value_size bytes) where the segment is empty.
-void enqueue_segment_results(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
-                             std::size_t offsets_offset, std::size_t segments, std::size_t n, cl_mem scanned,
-                             cl_mem out, std::size_t out_offset, const element_value& empty,
-                             std::size_t value_size);
+// reduce_segmented's program (kernels/segment_reduce.cl): per offset type (variant_key::key_type), values'
+// type and operator (with the caller's parameters). Enqueued through enqueue_segment_reduce.
+extern const algorithm_unit segment_reduce_unit;
+
+// Elements per chunk of segment_reduce.cl (CLSCAN_SEGMENT_CHUNK): the chunk totals hold n / segment_chunk
+// values and as many flags.
+constexpr std::size_t segment_chunk = 4096;
+
+// The variant of reduce_segmented for offsets of `offset_type` and the request's values and operator.
+variant_key segment_reduce_variant(workspace& ws, element_type offset_type, const scan_request& request);
+
+// reduce_segmented's two kernels: the chunk totals (skipped where n < segment_chunk), then out[out_offset
+// + s], s < segments. totals and covered hold n / segment_chunk entries (at least one each).
+struct segment_reduce_operands {
+  cl_mem in = nullptr;
+  std::size_t in_offset = 0;
+  std::size_t n = 0;
+  cl_mem offsets = nullptr;
+  std::size_t offsets_offset = 0;
+  std::size_t segments = 0;
+  cl_mem totals = nullptr;
+  cl_mem covered = nullptr;
+  cl_mem out = nullptr;
+  std::size_t out_offset = 0;
+  bool has_initial = false;
+  element_value initial;
+  std::size_t value_size = 0;
+};
+void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& launch,
+                            const segment_reduce_operands& op);
 
 } // namespace clscan::detail

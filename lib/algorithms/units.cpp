@@ -34,6 +34,7 @@ const algorithm_unit& unit_of(const variant_key& key) {
   case primitive::exclusive_by_key: return by_key_unit;
   case primitive::reduce: return reduce_unit;
   case primitive::segment_offsets: return segments_unit;
+  case primitive::segment_reduce: return segment_reduce_unit;
   }
   throw error("clscan internal error: no algorithm unit for this call");
 }

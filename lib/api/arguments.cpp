@@ -204,7 +204,8 @@ const char* call_name(primitive kind) {
   case primitive::reduce: return "reduce";
   case primitive::select_run_heads: return "unique_by_key";
   case primitive::select_run_tails: return "reduce_by_key";
-  case primitive::segment_offsets: return "reduce_segmented";
+  case primitive::segment_offsets:
+  case primitive::segment_reduce: return "reduce_segmented";
   }
   return "?";
 }

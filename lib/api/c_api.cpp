@@ -139,7 +139,8 @@ const char* c_name_of(clscan::detail::primitive kind) noexcept {
   case clscan::detail::primitive::reduce: return "clscan_reduce";
   case clscan::detail::primitive::select_run_heads: return "clscan_unique_by_key";
   case clscan::detail::primitive::select_run_tails: return "clscan_reduce_by_key";
-  case clscan::detail::primitive::segment_offsets: return "clscan_reduce_segmented";
+  case clscan::detail::primitive::segment_offsets:
+  case clscan::detail::primitive::segment_reduce: return "clscan_reduce_segmented";
   }
   return "clscan";
 }

@@ -28,8 +28,9 @@ namespace clscan::detail {
 namespace {
 
 // Scratch slots of a temporaries set (temporaries::scratch): the scans use the low ones, the sort 16 to
-// 23, the calls on runs 24 and 25, a selection's input copy 26, the head flags 27 (head_flags_slot).
-constexpr std::size_t scanned_slot = 28;
+// 23, the calls on runs 24 and 25, a selection's input copy 26, the head flags 27 (head_flags_slot);
+// reduce_segmented's chunk totals and their flags 28 and 29.
+constexpr std::size_t chunk_totals_slot = 28, chunk_covered_slot = 29;
 
 // The scan by key's key_equal over the head flags: element b continues the segment of the one before it
 // unless a segment starts at b. An expression as a caller's key_equal is (variant_key::key_equal), which
@@ -102,6 +103,40 @@ checked_segmented check_segmented_arguments(const cl::CommandQueue& queue, const
   return checked;
 }
 
+// reduce_segmented (kernels/segment_reduce.cl): chunk totals where a segment covers a chunk, then each
+// segment's reduction from its head, those totals and its tail; n > 0 and num_segments > 0.
+cl::Event enqueue_reduce(const cl::CommandQueue& queue, const checked_call& call, const cl::Buffer& in,
+                         const cl::Buffer& out, std::size_t n, const cl::Buffer& offsets,
+                         std::size_t num_segments, const segmented_request& request) {
+  const scan_request& scan = request.scan;
+  const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
+  workspace& ws = *held;
+  std::unique_lock<std::mutex> lock(ws.mutex);
+  const compiled_variant kernels = ws.variant(segment_reduce_variant(ws, request.offset_type, scan));
+  temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
+  // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
+  const std::size_t value_size = size_of(scan.type);
+  const std::size_t chunks = std::max<std::size_t>(1, n / segment_chunk);
+  segment_reduce_operands op;
+  op.totals = temps.scratch(ws.context, chunk_totals_slot, chunks * value_size)();
+  op.covered = temps.scratch(ws.context, chunk_covered_slot, chunks * sizeof(cl_uint))();
+  op.in = in();
+  op.in_offset = scan.in_offset;
+  op.n = n;
+  op.offsets = offsets();
+  op.offsets_offset = request.offsets_offset;
+  op.segments = num_segments;
+  op.out = out();
+  op.out_offset = scan.out_offset;
+  op.has_initial = scan.has_initial;
+  op.initial = scan.has_initial ? scan.initial : identity_of(scan.type, scan.operation, scan.custom_identity);
+  op.value_size = value_size;
+  return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool /*pending*/) {
+    launch.user_parameters(scan.parameters, false);
+    enqueue_segment_reduce(kernels, launch, op);
+  });
+}
+
 struct by_key_pass {
   primitive_request request;
   scan_operands operands;
@@ -142,38 +177,35 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
     return cl::Event(done);
   }
 
+  if (reduce) return enqueue_reduce(queue, call, in, out, n, offsets, num_segments, request);
+
   const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
   workspace& ws = *held;
   const std::size_t in_offset = scan.in_offset;
 
   // The scan by key: of the input, by the head flags (a temporary, at the input's offset, as the by-key
-  // kernels read keys and values at one offset), into the output, or for a reduction into a temporary
-  // from its start. Both temporaries are named once the set of temporaries is taken.
+  // kernels read keys and values at one offset), into the output. The flags are named once the set of
+  // temporaries is taken.
   by_key_pass pass;
   pass.request.kind =
       request.kind == segmented_call::exclusive ? primitive::exclusive_by_key : primitive::inclusive_by_key;
   pass.request.scan = scan;
   pass.request.scan.key_equal = &continues_segment();
   pass.request.key_type = element_type::uint32;
-  if (reduce) {
-    pass.request.scan.kind = scan_kind::inclusive;
-    pass.request.scan.out_offset = 0;
-  }
   scan_operands& op = pass.operands;
   op.in = in();
-  op.out = reduce ? nullptr : out();
+  op.out = out();
   op.n = n;
   op.in_offset = in_offset;
   op.out_offset = pass.request.scan.out_offset;
   op.request = &pass.request.scan;
   op.call = &pass.request;
   op.identity = identity_of(scan.type, scan.operation, scan.custom_identity);
-  // The values are read and the output written in vectors where their addresses allow it (a reduction's
-  // temporary starts at the implementation's aligned base); the flags only element by element.
+  // The values are read and the output written in vectors where their addresses allow it; the flags only
+  // element by element.
   const std::size_t alignment =
       std::min(address_alignment(call.in, in_offset * value_size, ws.base_alignment),
-               reduce ? ws.base_alignment
-                      : address_alignment(call.out, scan.out_offset * value_size, ws.base_alignment));
+               address_alignment(call.out, scan.out_offset * value_size, ws.base_alignment));
 
   std::unique_lock<std::mutex> lock(ws.mutex);
   // Planned (qualifying the device for the type first where the plan needs a verdict it does not have
@@ -195,15 +227,13 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
   // Copies, each holding its own references: building the second program may release the first over the
   // program cache limit.
   pass.kernels = ws.variant(pass.plan->key);
-  const compiled_variant offsets_kernels = ws.variant(segments_variant(request.offset_type, scan.type));
+  const compiled_variant offsets_kernels = ws.variant(segments_variant(request.offset_type));
 
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
   // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
   const std::size_t heads_bytes = (in_offset + n) * sizeof(cl_uint);
   const cl_mem heads = temps.scratch(ws.context, head_flags_slot, heads_bytes)();
-  const cl_mem scanned = reduce ? temps.scratch(ws.context, scanned_slot, n * value_size)() : nullptr;
   op.aux = heads;
-  if (reduce) op.out = scanned;
 
   return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
     // The flags are all zero between calls: cleared whole once where the buffer is new (or was never
@@ -214,22 +244,18 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
       enqueue_clear_heads(offsets_kernels, launch, heads, in_offset + n);
       temps.head_flags_zeroed = heads_bytes;
     }
-    // The scans: every entry, the last one too, starts a segment; a reduction: each non-empty segment's
-    // begin.
-    const std::size_t entries = reduce ? num_segments : num_segments + 1;
-    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset, entries, n, reduce,
-                          heads, in_offset, 1);
+    // Every entry, the last one too, starts a segment.
+    const std::size_t entries = num_segments + 1;
+    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset, entries, n, heads,
+                          in_offset, 1);
     launch.forget_buffers();
     launch.user_parameters(scan.parameters, false);
     op.waits_pending = pass.plan->algo == algorithm::single_pass && pending;
     unit_of(pass.plan->key).enqueue(ws, temps, pass.kernels, op, launch);
     launch.forget_buffers();
     launch.user_parameters(nullptr, false);
-    if (reduce)
-      enqueue_segment_results(offsets_kernels, launch, offsets(), request.offsets_offset, num_segments, n,
-                              scanned, out(), scan.out_offset, empty, value_size);
-    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset, entries, n, reduce,
-                          heads, in_offset, 0);
+    enqueue_segment_heads(offsets_kernels, launch, offsets(), request.offsets_offset, entries, n, heads,
+                          in_offset, 0);
   });
 }
 

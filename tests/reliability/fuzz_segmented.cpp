@@ -223,8 +223,6 @@ std::vector<T> reference(const segmented_case& c, const std::vector<T>& in, cons
     return std::make_pair(static_cast<std::uint64_t>(offsets[s]),
                           std::min<std::uint64_t>(n, static_cast<std::uint64_t>(offsets[s + 1])));
   };
-  for (std::size_t s = 0; s < segments; ++s)
-    if (const auto [b, e] = range(s); b < e) heads[static_cast<std::size_t>(b)] = true;
   std::vector<T> out(segments);
   for (std::size_t s = 0; s < segments; ++s) {
     const auto [b, e] = range(s);
@@ -232,11 +230,8 @@ std::vector<T> reference(const segmented_case& c, const std::vector<T>& in, cons
       out[s] = initial ? *initial : identity;
       continue;
     }
-    std::size_t h = static_cast<std::size_t>(e - 1);
-    while (!heads[h])
-      --h;
-    T total = in[h];
-    for (std::size_t i = h + 1; i < e; ++i)
+    T total = in[static_cast<std::size_t>(b)];
+    for (std::size_t i = static_cast<std::size_t>(b) + 1; i < e; ++i)
       total = f(total, in[i]);
     out[s] = initial ? f(*initial, total) : total;
   }

@@ -91,8 +91,7 @@ std::vector<T> reference_scan(call_kind kind, const std::vector<T>& in, const st
 }
 
 // result[s]: the identity (or initial) for an empty [b, e), b = offsets[s], e = min(n, offsets[s + 1]);
-// else in[h] op ... op in[e - 1], h the last begin of a non-empty segment in [b, e) (b itself for
-// ranges that do not overlap).
+// else (initial op) in[b] op ... op in[e - 1], whatever the other ranges.
 template <typename T, typename O>
 std::vector<T> reference_reduce(const std::vector<T>& in, const std::vector<O>& offsets,
                                 const operation<T>& f, std::optional<T> initial) {
@@ -101,9 +100,6 @@ std::vector<T> reference_reduce(const std::vector<T>& in, const std::vector<O>& 
     const std::uint64_t b = offsets[s], e = std::min<std::uint64_t>(n, offsets[s + 1]);
     return std::make_pair(b, e);
   };
-  std::vector<bool> begins(n, false);
-  for (std::size_t s = 0; s < segments; ++s)
-    if (const auto [b, e] = range(s); b < e) begins[static_cast<std::size_t>(b)] = true;
   std::vector<T> out(segments);
   for (std::size_t s = 0; s < segments; ++s) {
     const auto [b, e] = range(s);
@@ -111,11 +107,8 @@ std::vector<T> reference_reduce(const std::vector<T>& in, const std::vector<O>& 
       out[s] = initial ? *initial : f.identity();
       continue;
     }
-    std::size_t h = static_cast<std::size_t>(e - 1);
-    while (!begins[h])
-      --h;
-    T total = in[h];
-    for (std::size_t i = h + 1; i < e; ++i)
+    T total = in[static_cast<std::size_t>(b)];
+    for (std::size_t i = static_cast<std::size_t>(b) + 1; i < e; ++i)
       total = f.combine(total, in[i]);
     out[s] = initial ? f.combine(*initial, total) : total;
   }
@@ -449,6 +442,86 @@ TEST_CASE("segmented: n == 0 and num_segments == 0", "[segmented]") {
     check_all_calls(values, std::vector<cl_uint>{first}, sum, std::nullopt, algorithm::automatic, shifted);
 }
 
+namespace {
+
+// reduce_segmented reads whole chunks of this many elements through their totals where a segment covers
+// them (kernels/segment_reduce.cl CLSCAN_SEGMENT_CHUNK, lib/algorithms/segments.hpp segment_chunk).
+constexpr std::size_t chunk = 4096;
+
+// Offsets over n elements, around chunk edges: (sorted) one segment of all n; lengths chunk - 1, chunk,
+// chunk + 1, 2 chunk - 1, 3 chunk + 5, 1 and 0 in turn (ends before, at and after the edges; several
+// whole chunks); segments that start and end exactly on edges; and (unsorted) the same edge-aligned
+// ranges backwards with overlapping ranges that cover the same chunks and ranges past n; and two cases
+// whose chunks the chunks' binary search cannot find (it lands on [1, 2)), so that [5, n) and [chunk, n)
+// read their chunks themselves, through the head and the loop over chunks.
+template <typename O> std::vector<std::vector<O>> chunk_offsets(std::size_t n) {
+  std::vector<std::vector<O>> cases;
+  cases.push_back({0, static_cast<O>(n)});
+  std::vector<O> around = {0};
+  const std::size_t lengths[] = {chunk - 1, chunk, chunk + 1, 2 * chunk - 1, 3 * chunk + 5, 1, 0};
+  for (std::size_t at = 0, k = 0; at < n; ++k)
+    around.push_back(static_cast<O>(at = std::min(n, at + lengths[k % 7])));
+  cases.push_back(around);
+  std::vector<O> edges = {0};
+  for (std::size_t at = 0, k = 1; at < n; ++k)
+    edges.push_back(static_cast<O>(at = std::min(n, at + k * chunk)));
+  cases.push_back(edges);
+  std::vector<O> backwards;
+  for (std::size_t s = edges.size(); s-- > 1;) {
+    backwards.push_back(edges[s - 1]);
+    backwards.push_back(edges[s]);
+  }
+  const O past = std::numeric_limits<O>::max();
+  for (const O o : {O{0}, static_cast<O>(n), O{5}, static_cast<O>(n - 3), static_cast<O>(chunk),
+                    static_cast<O>(3 * chunk), static_cast<O>(chunk - 7), past, O{1}})
+    backwards.push_back(o);
+  cases.push_back(backwards);
+  cases.push_back({3, 4, 5, static_cast<O>(n), 1, 2});
+  cases.push_back({1, 2, static_cast<O>(chunk), static_cast<O>(n), 1, 2});
+  return cases;
+}
+
+template <typename T, typename O> void check_chunks(const operation<T>& f, std::optional<T> initial) {
+  if (!device_supports<T>()) {
+    WARN("skipped: no fp64");
+    return;
+  }
+  for (const std::size_t n : {chunk, 2 * chunk - 1, 10 * chunk + 123}) {
+    std::uint64_t seed = data_seed + 13;
+    for (const std::vector<O>& offsets : chunk_offsets<O>(n)) {
+      // Other values for each case: a chunk total left from the call before is never right by chance.
+      const std::vector<T> values = make_values<T>(n, ++seed);
+      check_call(call_kind::reduce, values, offsets, f, initial, algorithm::automatic, at_zero);
+      check_call(call_kind::reduce, values, offsets, f, initial, algorithm::automatic, shifted);
+    }
+  }
+}
+
+} // namespace
+
+// reduce_segmented's chunks: segments inside one chunk, across edges, over many whole chunks, a huge one;
+// unsorted and overlapping ranges over chunks; the built-in operators (interleaved accumulators) and a
+// custom one that is not commutative (in order only).
+TEST_CASE("segmented: reduce_segmented over whole chunks, sorted or not", "[segmented]") {
+  check_chunks<cl_int, cl_uint>(operation<cl_int>(), std::nullopt);
+  check_chunks<cl_ulong, cl_ulong>(operation<cl_ulong>(), std::optional<cl_ulong>(9));
+  check_chunks<cl_float, cl_uint>(operation<cl_float>(), std::optional<cl_float>(2.0f));
+  check_chunks<cl_double, cl_ulong>(operation<cl_double>(), std::nullopt);
+  operation<cl_int> largest;
+  largest.op = clscan::op::max;
+  check_chunks<cl_int, cl_ulong>(largest, std::nullopt);
+  // The last non-zero element: associative, identity 0, not commutative; values of 0 to 99 make it the
+  // last non-zero of each range.
+  operation<cl_uint> last;
+  last.op = clscan::op::custom;
+  last.custom_op = "b != skip ? b : a";
+  last.custom_identity = 0;
+  last.parameters = {{"skip", cl_uint{0}}};
+  last.custom = [](cl_uint a, cl_uint b) { return b != 0 ? b : a; };
+  check_chunks<cl_uint, cl_uint>(last, std::nullopt);
+  check_chunks<cl_uint, cl_uint>(last, std::optional<cl_uint>(77));
+}
+
 // A smaller call after a larger one on the same storage (the head flags the first set and cleared are the
 // second's). That repeats build and allocate nothing is the hot-path test's (tests/programs/hot_path.cpp).
 TEST_CASE("segmented: a smaller call after a larger one on the same storage", "[segmented]") {
@@ -482,6 +555,16 @@ TEST_CASE("segmented: small inputs for Oclgrind", "[.][segmented-oclgrind]") {
                    std::nullopt, algo, shifted);
       });
     }
+  // reduce_segmented's chunk totals (two whole chunks and a part): segments around the edges, then the
+  // same ranges unsorted, where the segments read chunks the chunks' search did not find.
+  const std::size_t n = 2 * chunk + 77;
+  const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 14);
+  const std::vector<std::vector<cl_uint>> cases = chunk_offsets<cl_uint>(n);
+  in_own_context([&] {
+    for (const std::size_t c : {std::size_t{1}, std::size_t{3}})
+      check_call(call_kind::reduce, values, cases[c], sum, std::optional<cl_int>(2), algorithm::automatic,
+                 shifted);
+  });
 }
 
 // On an out-of-order queue each pass waits for the one before (the head flags, the scan by key, the

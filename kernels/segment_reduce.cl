@@ -1,0 +1,152 @@
+// The segmented reduction over offsets (clscan::reduce_segmented, include/clscan/segmented.hpp): out[s]
+// = the reduction of in[b, e), b = offsets[s], e = min(n, offsets[s + 1]), for any offsets. Two kernels,
+// neither writing anything of n elements:
+//   segment_chunks  one work-item per whole chunk of CLSCAN_SEGMENT_CHUNK elements (the grid comes from
+//                   n alone): where a segment covers the chunk whole, its total, for the segments'
+//                   kernel to take instead of reading the chunk; and whether it did (covered[c]).
+//   segment_totals  one work-item per segment: the segment's head (up to its first chunk boundary), the
+//                   chunk totals of the chunks inside it, its tail, in element order.
+// So each element is read once where the offsets are non-decreasing (CSR), whatever the segments'
+// lengths: a short segment is read by its own work-item, a long one mostly through the chunk totals,
+// computed in parallel. A huge segment costs its work-item one combination per chunk (n /
+// CLSCAN_SEGMENT_CHUNK of them at most).
+//
+// Where the offsets are not sorted, the binary search of segment_chunks may miss a segment covering a
+// chunk; it never claims one that does not (its answer is checked against the segment found). The
+// segments' kernel then reads the chunk itself: every result stays the reduction of its range, only
+// slower. A chunk covered by several overlapping segments is reduced once, and each takes its total.
+//
+// The order of combination is fixed by n, the offsets and CLSCAN_SEGMENT_CHUNK (and for the commutative
+// built-in operators CLSCAN_SEGMENT_LANES): the same call gives the same bits every run.
+
+#include "prelude.cl"
+
+#ifndef CLSCAN_OFFSET_T
+#define CLSCAN_OFFSET_T uint
+#endif
+typedef CLSCAN_OFFSET_T offset_t;
+
+// Elements per chunk. The host sizes the chunk totals from it, so it sets it (the default only makes
+// this file compile on its own).
+#ifndef CLSCAN_SEGMENT_CHUNK
+#define CLSCAN_SEGMENT_CHUNK 4096
+#endif
+// Interleaved accumulators of a commutative operator (CLSCAN_REDUCE_COMMUTATIVE, the built-in ones): a
+// run of dependent combinations is latency-bound, several in flight are not (and integer lanes
+// vectorize).
+#ifndef CLSCAN_SEGMENT_LANES
+#define CLSCAN_SEGMENT_LANES 8
+#endif
+
+// The reduction of src[first, end), first < end: in element order, or for a commutative operator in
+// CLSCAN_SEGMENT_LANES interleaved accumulators combined in lane order, then the elements left over.
+inline elem_t reduce_run(const global elem_t* src, ulong first, ulong end CLSCAN_USER_PARAMS) {
+#if defined(CLSCAN_REDUCE_COMMUTATIVE) && CLSCAN_SEGMENT_LANES > 1
+  if (end - first >= 2 * CLSCAN_SEGMENT_LANES) {
+    elem_t acc[CLSCAN_SEGMENT_LANES];
+#pragma unroll
+    for (int k = 0; k < CLSCAN_SEGMENT_LANES; ++k)
+      acc[k] = src[first + k];
+    ulong i = first + CLSCAN_SEGMENT_LANES;
+    for (; i + CLSCAN_SEGMENT_LANES <= end; i += CLSCAN_SEGMENT_LANES) {
+#pragma unroll
+      for (int k = 0; k < CLSCAN_SEGMENT_LANES; ++k)
+        acc[k] = combine(acc[k], src[i + k] CLSCAN_USER_ARGS);
+    }
+    elem_t total = acc[0];
+#pragma unroll
+    for (int k = 1; k < CLSCAN_SEGMENT_LANES; ++k)
+      total = combine(total, acc[k] CLSCAN_USER_ARGS);
+    for (; i < end; ++i)
+      total = combine(total, src[i] CLSCAN_USER_ARGS);
+    return total;
+  }
+#endif
+  elem_t total = src[first];
+  for (ulong i = first + 1; i < end; ++i)
+    total = combine(total, src[i] CLSCAN_USER_ARGS);
+  return total;
+}
+
+// Whether some segment covers chunk c (elements [c, c + 1) * CLSCAN_SEGMENT_CHUNK) whole: the last
+// segment whose begin is at or before the chunk's first element, as a binary search over non-decreasing
+// offsets finds it, checked to begin there and to end at or past the chunk's end.
+inline bool chunk_covered(const global offset_t* offsets, ulong segments, ulong n, ulong c) {
+  const ulong first = c * CLSCAN_SEGMENT_CHUNK;
+  ulong lo = 0, hi = segments; // the first s with offsets[s] > first, were they sorted
+  while (lo < hi) {
+    const ulong mid = lo + (hi - lo) / 2;
+    if ((ulong)offsets[mid] <= first)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) return false;
+  const ulong s = lo - 1;
+  return (ulong)offsets[s] <= first && min((ulong)offsets[s + 1], n) >= first + CLSCAN_SEGMENT_CHUNK;
+}
+
+// in from in_offset, offsets from offsets_offset (segments + 1 entries); totals and covered: n /
+// CLSCAN_SEGMENT_CHUNK entries each (the whole chunks; a last partial chunk is always read by the
+// segments).
+kernel void segment_chunks(const global elem_t* in, ulong in_offset, ulong n, const global offset_t* offsets,
+                           ulong offsets_offset, ulong segments, global elem_t* totals,
+                           global uint* covered CLSCAN_USER_PARAMS) {
+  in += in_offset;
+  offsets += offsets_offset;
+  const ulong chunks = n / CLSCAN_SEGMENT_CHUNK;
+  for (ulong c = get_global_id(0); c < chunks; c += get_global_size(0)) {
+    const bool whole = chunk_covered(offsets, segments, n, c);
+    covered[c] = whole ? 1u : 0u;
+    if (whole) {
+      const ulong first = c * CLSCAN_SEGMENT_CHUNK;
+      totals[c] = reduce_run(in, first, first + CLSCAN_SEGMENT_CHUNK CLSCAN_USER_ARGS);
+    }
+  }
+}
+
+// out[out_offset + s] for s < segments: the identity (or `initial`, has_initial) for an empty range,
+// otherwise (initial op) the range's reduction.
+kernel void segment_totals(const global elem_t* in, ulong in_offset, ulong n, const global offset_t* offsets,
+                           ulong offsets_offset, ulong segments, const global elem_t* totals,
+                           const global uint* covered, global elem_t* out, ulong out_offset, int has_initial,
+                           elem_t initial CLSCAN_USER_PARAMS) {
+  in += in_offset;
+  offsets += offsets_offset;
+  out += out_offset;
+  for (ulong s = get_global_id(0); s < segments; s += get_global_size(0)) {
+    const ulong b = offsets[s];
+    const ulong e = min((ulong)offsets[s + 1], n);
+    if (b >= e) {
+      out[s] = has_initial ? initial : CLSCAN_IDENTITY;
+      continue;
+    }
+    // The whole chunks inside [b, e): [first_chunk, end_chunk).
+    const ulong first_chunk = (b + CLSCAN_SEGMENT_CHUNK - 1) / CLSCAN_SEGMENT_CHUNK;
+    const ulong end_chunk = e / CLSCAN_SEGMENT_CHUNK;
+    elem_t total;
+    if (first_chunk >= end_chunk) {
+      total = reduce_run(in, b, e CLSCAN_USER_ARGS);
+    } else {
+      const ulong head_end = first_chunk * CLSCAN_SEGMENT_CHUNK;
+      ulong c = first_chunk;
+      if (b < head_end) {
+        total = reduce_run(in, b, head_end CLSCAN_USER_ARGS);
+      } else {
+        total = covered[c] ? totals[c]
+                           : reduce_run(in, head_end, head_end + CLSCAN_SEGMENT_CHUNK CLSCAN_USER_ARGS);
+        ++c;
+      }
+      for (; c < end_chunk; ++c) {
+        const ulong first = c * CLSCAN_SEGMENT_CHUNK;
+        total =
+            combine(total, covered[c] ? totals[c]
+                                      : reduce_run(in, first, first + CLSCAN_SEGMENT_CHUNK CLSCAN_USER_ARGS)
+                                            CLSCAN_USER_ARGS);
+      }
+      const ulong tail = end_chunk * CLSCAN_SEGMENT_CHUNK;
+      if (tail < e) total = combine(total, reduce_run(in, tail, e CLSCAN_USER_ARGS) CLSCAN_USER_ARGS);
+    }
+    out[s] = has_initial ? combine(initial, total CLSCAN_USER_ARGS) : total;
+  }
+}
