@@ -371,14 +371,14 @@ CLSCAN_C_API clscan_status clscan_run_length_encode(cl_command_queue queue, cl_m
  *     some s <= num_segments: entries at or past n start nothing, and their order does not matter.
  *   reduce_segmented: out[out_offset + s] for s < num_segments, the reduction of in[b, e) with b =
  *     offsets[s], e = min(n, offsets[s + 1]) (`initial` in front where has_initial is set), or `initial`
- *     (else the identity) where b >= e. Exact whenever no other non-empty segment begins inside (b, e)
- *     (CSR offsets; non-overlapping ranges in any order).
+ *     (else the identity) where b >= e: each range on its own, whatever the others (CUB's
+ *     DeviceSegmentedReduce).
  *
  * `options` as for the scans by key (operators, custom operators, parameters, initial, deterministic,
  * algorithm, in_offset, out_offset, wait list); key_equal and transform are refused. in == out with equal
- * offsets scans in place. The output may not overlap the offsets. They run in passes inside the one
- * call: head flags from the offsets, the scan by key over them, and the reduction's results picked from
- * that scan. */
+ * offsets scans in place. The output may not overlap the offsets. The scans run in passes inside the one
+ * call (head flags from the offsets, the scan by key over them); the reduction reads the input once, in
+ * chunk totals and one work-item per segment. */
 CLSCAN_C_API clscan_status clscan_inclusive_segmented(cl_command_queue queue, cl_mem in, cl_mem out, size_t n,
                                                       clscan_type type, cl_mem offsets,
                                                       clscan_type offset_type, size_t offsets_offset,

@@ -18,11 +18,10 @@
 //   out[i] = initial op in[h] op ... op in[i], exclusive out[h] = initial), as in the scans by key.
 // - reduce_segmented writes out[out_offset + s] for s in [0, num_segments): with b = offsets[s] and
 //   e = min(n, offsets[s + 1]), the identity (or `initial`) when b >= e (an empty segment, one past n,
-//   or offsets[s + 1] <= offsets[s]); otherwise `initial` (if set) op in[h] op ... op in[e - 1], where h
-//   is the last begin of a non-empty segment in [b, e). h == b, so the result is the reduction of the
-//   whole range, whenever no other non-empty segment begins inside (b, e): always for CSR offsets, and
-//   for non-empty ranges that do not overlap, in any order. (Overlapping ranges: h is the last of their
-//   begins before e.)
+//   or offsets[s + 1] <= offsets[s]); otherwise `initial` (if set) op in[b] op ... op in[e - 1]: each
+//   range on its own, as CUB's DeviceSegmentedReduce defines it, whatever the other ranges (unsorted,
+//   overlapping, nested). Floating-point results are combined in an order fixed by n and the offsets
+//   (below), so the same call gives the same bits every run.
 //
 // The options are those of the scans by key (by_key.hpp): operators, custom operators with their
 // identity, named parameters, `initial`, deterministic, algorithm, in_offset, out_offset, wait list;
@@ -36,20 +35,32 @@
 // result. num_segments == 0: reduce_segmented enqueues a marker; the scans read offsets[0] only.
 //
 // How they run, inside the one call, chained by events, on device memory of clscan's per-(context,
-// device) storage beside the user's buffers (kept for later calls, as the scans' temporaries are):
-//   1. a kernel of one work-item per offset sets the cl_uint head flag of each segment start
-//      (reduce_segmented: of each non-empty segment's begin) in a temporary of in_offset + n flags (the
-//      first in_offset never used), which is all zeros between calls: cleared whole once when it is
-//      allocated, and cleared again by the call's last kernel, which resets the flags the call set;
+// device) storage beside the user's buffers (kept for later calls, as the scans' temporaries are).
+// The scans (inclusive_segmented, exclusive_segmented):
+//   1. a kernel of one work-item per offset sets the cl_uint head flag of each segment start in a
+//      temporary of in_offset + n flags (the first in_offset never used), which is all zeros between
+//      calls: cleared whole once when it is allocated, and cleared again by the call's last kernel, which
+//      resets the flags the call set;
 //   2. the scan by key (kernels/by_key.cl) of the input with those flags as keys, an element continuing
-//      its segment where its flag is 0, on its look-back or three-stage paths as `algorithm` asks: into
-//      `out` for the scans; for reduce_segmented, inclusive into a temporary of n elements;
-//   3. reduce_segmented only: a kernel of one work-item per segment that writes out[s] from the
-//      temporary's element e - 1 (or the empty segment's value).
-// Work is O(n + num_segments) whatever the segments' lengths: many tiny segments and a few huge ones
-// run alike. A call reads the input and 4 bytes of flags per element once, and the offsets two or three
-// times. The offsets must not change while the call runs (they are an input, as `in` is): flags set
-// from them and not cleared would start segments in later calls on the same storage.
+//      its segment where its flag is 0, into `out`, on its look-back or three-stage paths as `algorithm`
+//      asks.
+//   They read the input and 4 bytes of flags per element once, and the offsets three times.
+// reduce_segmented (kernels/segment_reduce.cl; `algorithm` and `deterministic` change nothing: its
+// order is always fixed), the input cut into chunks of C = 4096 elements:
+//   1. a kernel of one work-item per whole chunk (n / C of them): a binary search of the offsets for a
+//      segment that covers the chunk whole; where it finds one, the chunk's total (in element order, or
+//      for the built-in operators in 8 interleaved accumulators combined in order) and a flag saying so;
+//   2. a kernel of one work-item per segment: the reduction of its head (to its first chunk edge), the
+//      totals of the whole chunks inside it (a chunk whose flag is not set, which can happen only with
+//      unsorted offsets, it reads itself), and its tail, in element order; `initial` in front.
+//   With CSR offsets each element is read once: a short segment by its own work-item, a long one mostly
+//   by the chunks' kernel in parallel; a segment of all n costs its work-item n / C combinations. Nothing
+//   of n elements is written: the temporaries are n / C totals and n / C cl_uint flags. Unsorted or
+//   overlapping offsets give the same results, some chunks then read more than once.
+// Work is O(n + num_segments) whatever the segments' lengths (reduce_segmented adds n / C searches of
+// log2(num_segments) steps): many tiny segments and a few huge ones run alike. The offsets must not change
+// while a call runs (they are an input, as `in` is): flags set from them and not cleared would start segments
+// in later scans on the same storage.
 #pragma once
 
 #include <clscan/primitives.hpp>

@@ -136,8 +136,9 @@ set_tests_properties(oclgrind-runs PROPERTIES LABELS "oclgrind" TIMEOUT 900
     ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-runs;CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
 
 # The segmented calls over offsets (kernels/segmented.cl: head flags written atomically, cleared by the
-# call; the scan by key over them) on small inputs in the GPU layout: `clscan-tests "[segmented-oclgrind]"`
-# (tests/unit/segmented.cpp), with the options of oclgrind-runs.
+# call; the scan by key over them; kernels/segment_reduce.cl's chunk totals) on small inputs in the GPU
+# layout: `clscan-tests "[segmented-oclgrind]"` (tests/unit/segmented.cpp), with the options of
+# oclgrind-runs.
 add_test(NAME oclgrind-segmented
          COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-segmented.log
                  -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake

@@ -501,8 +501,9 @@ template <typename T, typename O> void check_chunks(const operation<T>& f, std::
 
 // reduce_segmented's chunks: segments inside one chunk, across edges, over many whole chunks, a huge one;
 // unsorted and overlapping ranges over chunks; the built-in operators (interleaved accumulators) and a
-// custom one that is not commutative (in order only).
-TEST_CASE("segmented: reduce_segmented over whole chunks, sorted or not", "[segmented]") {
+// custom one that is not commutative (in order only). In segmented-gpu-shape too: the launches' shapes
+// are the implementation's, whatever the device's limits.
+TEST_CASE("segmented: reduce_segmented over whole chunks, sorted or not", "[segmented][segmented-gpu]") {
   check_chunks<cl_int, cl_uint>(operation<cl_int>(), std::nullopt);
   check_chunks<cl_ulong, cl_ulong>(operation<cl_ulong>(), std::optional<cl_ulong>(9));
   check_chunks<cl_float, cl_uint>(operation<cl_float>(), std::optional<cl_float>(2.0f));
@@ -536,7 +537,8 @@ TEST_CASE("segmented: a smaller call after a larger one on the same storage", "[
 
 // The kernels under Oclgrind (oclgrind-segmented, tests/cmake/reliability.cmake): the head flags' atomic
 // stores of repeated begins (empty segments), their clearing by the call that set them (three calls in
-// one context), the scan by key over them and a reduction's results, in the GPU layout.
+// one context), the scan by key over them in the GPU layout, and reduce_segmented's two kernels (chunk
+// totals read only where their flags say they were written this call).
 TEST_CASE("segmented: small inputs for Oclgrind", "[.][segmented-oclgrind]") {
   REQUIRE_THAT(env().device_name, Catch::Matchers::Contains("Oclgrind"));
   const own_contexts in_own_context;

@@ -117,8 +117,8 @@ def reduce_segmented(ary, offsets, out=None, *, op="sum", custom_op=None, custom
 
         sums = clscan.reduce_segmented(values, row_ptr)     # sums[s], s < row_ptr.size - 1
 
-    For offsets that are not CSR (unsorted, overlapping ranges), segmented.hpp of the C++ library
-    defines the result: exact for every segment whose range holds no other non-empty segment's begin.
+    Each range is reduced on its own, whatever the others: offsets that are not CSR (unsorted,
+    overlapping ranges) give each segment the reduction of its own range.
 
     Args:
         ary, offsets, op, custom_op, custom_identity, initial, deterministic, algorithm, wait_for, queue,
