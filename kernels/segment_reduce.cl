@@ -17,7 +17,7 @@
 // slower. A chunk covered by several overlapping segments is reduced once, and each takes its total.
 //
 // The order of combination is fixed by n, the offsets and CLSCAN_SEGMENT_CHUNK (and for the commutative
-// built-in operators CLSCAN_SEGMENT_LANES): the same call gives the same bits every run.
+// built-in operators CLSCAN_VEC): the same call gives the same bits every run.
 
 #include "prelude.cl"
 
@@ -31,32 +31,51 @@ typedef CLSCAN_OFFSET_T offset_t;
 #ifndef CLSCAN_SEGMENT_CHUNK
 #define CLSCAN_SEGMENT_CHUNK 4096
 #endif
-// Interleaved accumulators of a commutative operator (CLSCAN_REDUCE_COMMUTATIVE, the built-in ones): a
-// run of dependent combinations is latency-bound, several in flight are not (and integer lanes
-// vectorize).
-#ifndef CLSCAN_SEGMENT_LANES
-#define CLSCAN_SEGMENT_LANES 8
+// A commutative operator (CLSCAN_REDUCE_COMMUTATIVE, the built-in ones) is applied lane by lane to
+// vectors of CLSCAN_VEC elements (the host sets CLSCAN_VEC): a run of dependent combinations is
+// latency-bound, a vector of them is not, and whole vectors are what CPUs' SIMD units load.
+#if defined(CLSCAN_REDUCE_COMMUTATIVE) && CLSCAN_VEC > 1
+inline vec_t combine_lanes(vec_t a, vec_t b) {
+#if defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
+  return fmin(a, b);
+#elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
+  return fmax(a, b);
+#elif defined(CLSCAN_OP_MIN)
+  return min(a, b);
+#elif defined(CLSCAN_OP_MAX)
+  return max(a, b);
+#elif defined(CLSCAN_OP_AND)
+  return a & b;
+#elif defined(CLSCAN_OP_OR)
+  return a | b;
+#elif defined(CLSCAN_OP_XOR)
+  return a ^ b;
+#elif defined(CLSCAN_WRAP_T)
+  // Signed sums wrap: added as the unsigned type of the same size, as prelude.cl's combine does.
+#define CLSCAN_WRAP_VEC CLSCAN_CAT(CLSCAN_WRAP_T, CLSCAN_VEC)
+  return CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC))(CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(a) +
+                                                           CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(b));
+#else
+  return a + b;
+#endif
+}
 #endif
 
-// The reduction of src[first, end), first < end: in element order, or for a commutative operator in
-// CLSCAN_SEGMENT_LANES interleaved accumulators combined in lane order, then the elements left over.
+// The reduction of src[first, end), first < end: in element order, or for a commutative operator lane
+// by lane over whole vectors, the lanes combined in order, then the elements left over.
 inline elem_t reduce_run(const global elem_t* src, ulong first, ulong end CLSCAN_USER_PARAMS) {
-#if defined(CLSCAN_REDUCE_COMMUTATIVE) && CLSCAN_SEGMENT_LANES > 1
-  if (end - first >= 2 * CLSCAN_SEGMENT_LANES) {
-    elem_t acc[CLSCAN_SEGMENT_LANES];
+#if defined(CLSCAN_REDUCE_COMMUTATIVE) && CLSCAN_VEC > 1
+  if (end - first >= 2 * CLSCAN_VEC) {
+    vec_t acc = CLSCAN_VLOAD(0, src + first);
+    ulong i = first + CLSCAN_VEC;
+    for (; i + CLSCAN_VEC <= end; i += CLSCAN_VEC)
+      acc = combine_lanes(acc, CLSCAN_VLOAD(0, src + i));
+    elem_t lanes[CLSCAN_VEC];
+    CLSCAN_VSTORE(acc, 0, lanes);
+    elem_t total = lanes[0];
 #pragma unroll
-    for (int k = 0; k < CLSCAN_SEGMENT_LANES; ++k)
-      acc[k] = src[first + k];
-    ulong i = first + CLSCAN_SEGMENT_LANES;
-    for (; i + CLSCAN_SEGMENT_LANES <= end; i += CLSCAN_SEGMENT_LANES) {
-#pragma unroll
-      for (int k = 0; k < CLSCAN_SEGMENT_LANES; ++k)
-        acc[k] = combine(acc[k], src[i + k] CLSCAN_USER_ARGS);
-    }
-    elem_t total = acc[0];
-#pragma unroll
-    for (int k = 1; k < CLSCAN_SEGMENT_LANES; ++k)
-      total = combine(total, acc[k] CLSCAN_USER_ARGS);
+    for (int k = 1; k < CLSCAN_VEC; ++k)
+      total = combine(total, lanes[k] CLSCAN_USER_ARGS);
     for (; i < end; ++i)
       total = combine(total, src[i] CLSCAN_USER_ARGS);
     return total;

@@ -49,7 +49,7 @@
 // order is always fixed), the input cut into chunks of C = 4096 elements:
 //   1. a kernel of one work-item per whole chunk (n / C of them): a binary search of the offsets for a
 //      segment that covers the chunk whole; where it finds one, the chunk's total (in element order, or
-//      for the built-in operators in 8 interleaved accumulators combined in order) and a flag saying so;
+//      for the built-in operators in vectors of 8 lanes, combined in lane order) and a flag saying so;
 //   2. a kernel of one work-item per segment: the reduction of its head (to its first chunk edge), the
 //      totals of the whole chunks inside it (a chunk whose flag is not set, which can happen only with
 //      unsorted offsets, it reads itself), and its tail, in element order; `initial` in front.

@@ -70,6 +70,9 @@ namespace {
 
 constexpr std::size_t segment_chunks_kernel = 0, segment_totals_kernel = 1;
 
+// Vector lanes of a commutative operator's accumulator (CLSCAN_VEC of segment_reduce.cl).
+constexpr std::size_t segment_lanes = 8;
+
 std::string reduce_prelude(const variant_key& key, const device_capabilities& /*caps*/) {
   std::string lines = std::string("#define CLSCAN_OFFSET_T ") + opencl_name(key.key_type) + "\n";
   // Only the built-in operators are known to be commutative (the interleaved accumulators need it).
@@ -106,9 +109,11 @@ variant_key segment_reduce_variant(workspace& ws, element_type offset_type, cons
     const parameter& given = (*request.parameters)[p];
     key.parameters[p] = {ws.intern(given.name), static_cast<element_type>(given.value.index())};
   }
+  // CLSCAN_VEC: the lanes of a commutative operator (segment_reduce.cl reduce_run); CLSCAN_ITEMS only
+  // satisfies the prelude's check (a multiple of it).
   key.work_group_size = 0;
-  key.items_per_thread = 1;
-  key.vector_width = 1;
+  key.items_per_thread = segment_lanes;
+  key.vector_width = segment_lanes;
   return key;
 }
 
