@@ -26,8 +26,9 @@
 #endif
 typedef CLSCAN_OFFSET_T offset_t;
 
-// Elements per chunk. The host sizes the chunk totals from it, so it sets it (the default only makes
-// this file compile on its own).
+// Elements per chunk. The host sizes the chunk totals from it, so it sets it (lib/algorithms/segments.cpp
+// segment_chunk: 4096 on GPUs, 1024 on other devices; the default only makes this file compile on its
+// own).
 #ifndef CLSCAN_SEGMENT_CHUNK
 #define CLSCAN_SEGMENT_CHUNK 4096
 #endif

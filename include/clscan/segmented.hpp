@@ -46,7 +46,7 @@
 //      asks.
 //   They read the input and 4 bytes of flags per element once, and the offsets three times.
 // reduce_segmented (kernels/segment_reduce.cl; `algorithm` and `deterministic` change nothing: its
-// order is always fixed), the input cut into chunks of C = 4096 elements:
+// order is always fixed), the input cut into chunks of C elements (4096 on GPUs, 1024 on other devices):
 //   1. a kernel of one work-item per whole chunk (n / C of them): a binary search of the offsets for a
 //      segment that covers the chunk whole; where it finds one, the chunk's total (in element order, or
 //      for the built-in operators in vectors of 8 lanes, combined in lane order) and a flag saying so;

@@ -80,8 +80,8 @@ std::string reduce_prelude(const variant_key& key, const device_capabilities& /*
   return lines;
 }
 
-std::string reduce_build_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) {
-  return " -DCLSCAN_SEGMENT_CHUNK=" + std::to_string(segment_chunk);
+std::string reduce_build_options(const variant_key& /*key*/, const device_capabilities& caps) {
+  return " -DCLSCAN_SEGMENT_CHUNK=" + std::to_string(segment_chunk(caps));
 }
 
 } // namespace
@@ -93,6 +93,8 @@ const algorithm_unit segment_reduce_unit = {algorithm::three_stage,
                                             reduce_prelude,
                                             reduce_build_options,
                                             enqueue};
+
+std::size_t segment_chunk(const device_capabilities& caps) { return caps.is_gpu() ? 4096 : 1024; }
 
 variant_key segment_reduce_variant(workspace& ws, element_type offset_type, const scan_request& request) {
   variant_key key;
@@ -119,7 +121,7 @@ variant_key segment_reduce_variant(workspace& ws, element_type offset_type, cons
 
 void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& launch,
                             const segment_reduce_operands& op) {
-  const std::size_t chunks = op.n / segment_chunk;
+  const std::size_t chunks = op.n / op.chunk;
   if (chunks) {
     cl_kernel k = kernels.kernels[segment_chunks_kernel]();
     launch.args(k, 0, op.in, static_cast<cl_ulong>(op.in_offset), static_cast<cl_ulong>(op.n), op.offsets,

@@ -29,15 +29,18 @@ void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launc
 // type and operator (with the caller's parameters). Enqueued through enqueue_segment_reduce.
 extern const algorithm_unit segment_reduce_unit;
 
-// Elements per chunk of segment_reduce.cl (CLSCAN_SEGMENT_CHUNK): the chunk totals hold n / segment_chunk
-// values and as many flags.
-constexpr std::size_t segment_chunk = 4096;
+// Elements per chunk of segment_reduce.cl (CLSCAN_SEGMENT_CHUNK) on a device: the chunk totals hold n /
+// chunk values and as many flags. GPUs 4096: a segment of all n costs its work-item n / 4096 dependent
+// combinations. Other devices 1024: a segment's head and tail, read by its own work-item, stay short
+// (segments of 10^4 elements ran 1.5 times faster on PoCL than with 4096), and a CPU's core combines
+// n / 1024 totals quickly.
+std::size_t segment_chunk(const device_capabilities& caps);
 
 // The variant of reduce_segmented for offsets of `offset_type` and the request's values and operator.
 variant_key segment_reduce_variant(workspace& ws, element_type offset_type, const scan_request& request);
 
-// reduce_segmented's two kernels: the chunk totals (skipped where n < segment_chunk), then out[out_offset
-// + s], s < segments. totals and covered hold n / segment_chunk entries (at least one each).
+// reduce_segmented's two kernels: the chunk totals (skipped where n < op.chunk), then out[out_offset + s],
+// s < segments. totals and covered hold n / op.chunk entries (at least one each).
 struct segment_reduce_operands {
   cl_mem in = nullptr;
   std::size_t in_offset = 0;
@@ -52,6 +55,7 @@ struct segment_reduce_operands {
   bool has_initial = false;
   element_value initial;
   std::size_t value_size = 0;
+  std::size_t chunk = 0; // segment_chunk of the device
 };
 void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& launch,
                             const segment_reduce_operands& op);

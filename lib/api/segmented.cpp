@@ -116,7 +116,8 @@ cl::Event enqueue_reduce(const cl::CommandQueue& queue, const checked_call& call
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
   // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
   const std::size_t value_size = size_of(scan.type);
-  const std::size_t chunks = std::max<std::size_t>(1, n / segment_chunk);
+  const std::size_t chunk = segment_chunk(ws.caps);
+  const std::size_t chunks = std::max<std::size_t>(1, n / chunk);
   segment_reduce_operands op;
   op.totals = temps.scratch(ws.context, chunk_totals_slot, chunks * value_size)();
   op.covered = temps.scratch(ws.context, chunk_covered_slot, chunks * sizeof(cl_uint))();
@@ -131,6 +132,7 @@ cl::Event enqueue_reduce(const cl::CommandQueue& queue, const checked_call& call
   op.has_initial = scan.has_initial;
   op.initial = scan.has_initial ? scan.initial : identity_of(scan.type, scan.operation, scan.custom_identity);
   op.value_size = value_size;
+  op.chunk = chunk;
   return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool /*pending*/) {
     launch.user_parameters(scan.parameters, false);
     enqueue_segment_reduce(kernels, launch, op);

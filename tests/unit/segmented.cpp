@@ -444,9 +444,10 @@ TEST_CASE("segmented: n == 0 and num_segments == 0", "[segmented]") {
 
 namespace {
 
-// reduce_segmented reads whole chunks of this many elements through their totals where a segment covers
-// them (kernels/segment_reduce.cl CLSCAN_SEGMENT_CHUNK, lib/algorithms/segments.hpp segment_chunk).
-constexpr std::size_t chunk = 4096;
+// reduce_segmented reads whole chunks through their totals where a segment covers them: 4096 elements on
+// GPUs, 1024 on other devices (kernels/segment_reduce.cl CLSCAN_SEGMENT_CHUNK, lib/algorithms/segments.hpp
+// segment_chunk). The cases below cut around the edges of both (a 4096 edge is a 1024 one too).
+constexpr std::size_t chunks_tried[] = {1024, 4096};
 
 // Offsets over n elements, around chunk edges: (sorted) one segment of all n; lengths chunk - 1, chunk,
 // chunk + 1, 2 chunk - 1, 3 chunk + 5, 1 and 0 in turn (ends before, at and after the edges; several
@@ -454,7 +455,7 @@ constexpr std::size_t chunk = 4096;
 // ranges backwards with overlapping ranges that cover the same chunks and ranges past n; and two cases
 // whose chunks the chunks' binary search cannot find (it lands on [1, 2)), so that [5, n) and [chunk, n)
 // read their chunks themselves, through the head and the loop over chunks.
-template <typename O> std::vector<std::vector<O>> chunk_offsets(std::size_t n) {
+template <typename O> std::vector<std::vector<O>> chunk_offsets(std::size_t n, std::size_t chunk) {
   std::vector<std::vector<O>> cases;
   cases.push_back({0, static_cast<O>(n)});
   std::vector<O> around = {0};
@@ -486,15 +487,17 @@ template <typename T, typename O> void check_chunks(const operation<T>& f, std::
     WARN("skipped: no fp64");
     return;
   }
-  for (const std::size_t n : {chunk, 2 * chunk - 1, 10 * chunk + 123}) {
-    std::uint64_t seed = data_seed + 13;
-    for (const std::vector<O>& offsets : chunk_offsets<O>(n)) {
-      // Other values for each case: a chunk total left from the call before is never right by chance.
-      const std::vector<T> values = make_values<T>(n, ++seed);
-      check_call(call_kind::reduce, values, offsets, f, initial, algorithm::automatic, at_zero);
-      check_call(call_kind::reduce, values, offsets, f, initial, algorithm::automatic, shifted);
+  for (const std::size_t chunk : chunks_tried)
+    for (const std::size_t n : {chunk, 2 * chunk - 1, 10 * chunk + 123}) {
+      CAPTURE(chunk);
+      std::uint64_t seed = data_seed + 13;
+      for (const std::vector<O>& offsets : chunk_offsets<O>(n, chunk)) {
+        // Other values for each case: a chunk total left from the call before is never right by chance.
+        const std::vector<T> values = make_values<T>(n, ++seed);
+        check_call(call_kind::reduce, values, offsets, f, initial, algorithm::automatic, at_zero);
+        check_call(call_kind::reduce, values, offsets, f, initial, algorithm::automatic, shifted);
+      }
     }
-  }
 }
 
 } // namespace
@@ -559,9 +562,9 @@ TEST_CASE("segmented: small inputs for Oclgrind", "[.][segmented-oclgrind]") {
     }
   // reduce_segmented's chunk totals (two whole chunks and a part): segments around the edges, then the
   // same ranges unsorted, where the segments read chunks the chunks' search did not find.
-  const std::size_t n = 2 * chunk + 77;
+  const std::size_t n = 2 * 4096 + 77;
   const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 14);
-  const std::vector<std::vector<cl_uint>> cases = chunk_offsets<cl_uint>(n);
+  const std::vector<std::vector<cl_uint>> cases = chunk_offsets<cl_uint>(n, 1024);
   in_own_context([&] {
     for (const std::size_t c : {std::size_t{1}, std::size_t{3}})
       check_call(call_kind::reduce, values, cases[c], sum, std::optional<cl_int>(2), algorithm::automatic,
