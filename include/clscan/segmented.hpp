@@ -20,8 +20,8 @@
 //   e = min(n, offsets[s + 1]), the identity (or `initial`) when b >= e (an empty segment, one past n,
 //   or offsets[s + 1] <= offsets[s]); otherwise `initial` (if set) op in[b] op ... op in[e - 1]: each
 //   range on its own, as CUB's DeviceSegmentedReduce defines it, whatever the other ranges (unsorted,
-//   overlapping, nested). Floating-point results are combined in an order fixed by n and the offsets
-//   (below), so the same call gives the same bits every run.
+//   overlapping, nested). Floating-point results are combined in an order fixed by the device, n and
+//   the offsets (below), so the same call gives the same bits every run.
 //
 // The options are those of the scans by key (by_key.hpp): operators, custom operators with their
 // identity, named parameters, `initial`, deterministic, algorithm, in_offset, out_offset, wait list;
@@ -51,12 +51,12 @@
 //      segment that covers the chunk whole; where it finds one, the chunk's total (in element order, or
 //      for the built-in operators in vectors of 8 lanes, combined in lane order) and a flag saying so;
 //   2. a kernel of one work-item per segment: the reduction of its head (to its first chunk edge), the
-//      totals of the whole chunks inside it (a chunk whose flag is not set, which can happen only with
-//      unsorted offsets, it reads itself), and its tail, in element order; `initial` in front.
+//      totals of the whole chunks inside it (it reads a chunk itself where the chunk's flag is not set,
+//      which only unsorted offsets cause), and its tail, in element order; `initial` in front.
 //   With CSR offsets each element is read once: a short segment by its own work-item, a long one mostly
 //   by the chunks' kernel in parallel; a segment of all n costs its work-item n / C combinations. Nothing
 //   of n elements is written: the temporaries are n / C totals and n / C cl_uint flags. Unsorted or
-//   overlapping offsets give the same results, some chunks then read more than once.
+//   overlapping offsets only cost more: some elements are then read more than once.
 // Work is O(n + num_segments) whatever the segments' lengths (reduce_segmented adds n / C searches of
 // log2(num_segments) steps): many tiny segments and a few huge ones run alike. The offsets must not change
 // while a call runs (they are an input, as `in` is): flags set from them and not cleared would start segments
