@@ -1,7 +1,8 @@
 // The offsets' kernels of the segmented scans (kernels/segmented.cl: a head flag per segment start) and
 // reduce_segmented's kernels (kernels/segment_reduce.cl). None has a launch shape of its own: the
-// implementation chooses the work-groups, and a launch has at most max_work_items work-items, each
-// striding over the offsets or chunks.
+// implementation chooses the work-groups, and a launch has at most max_work_items (the offsets' kernels)
+// or max_reduce_items (reduce_segmented's) work-items, each striding over the offsets, chunks or
+// segments.
 #include "algorithms/segments.hpp"
 
 #include "element.hpp"
@@ -70,6 +71,12 @@ namespace {
 
 constexpr std::size_t segment_chunks_kernel = 0, segment_totals_kernel = 1;
 
+// reduce_segmented's launches: a work-item per chunk and per segment up to this many, striding past it.
+// Far above max_work_items: on PoCL, 2^24 segments took 4.5 times as long with 2^20 work-items, each
+// striding 2^20 segments at a time (every step of a work-item a cache line and a page of its own), as
+// with one work-item per segment, which ran as fast as the serial loop.
+constexpr std::size_t max_reduce_items = std::size_t{1} << 30;
+
 // Vector lanes of a commutative operator's accumulator (CLSCAN_VEC of segment_reduce.cl).
 constexpr std::size_t segment_lanes = 8;
 
@@ -127,14 +134,14 @@ void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& la
     launch.args(k, 0, op.in, static_cast<cl_ulong>(op.in_offset), static_cast<cl_ulong>(op.n), op.offsets,
                 static_cast<cl_ulong>(op.offsets_offset), static_cast<cl_ulong>(op.segments), op.totals,
                 op.covered);
-    launch.run_any_shape(k, std::min(chunks, max_work_items));
+    launch.run_any_shape(k, std::min(chunks, max_reduce_items));
   }
   cl_kernel k = kernels.kernels[segment_totals_kernel]();
   launch.args(k, 0, op.in, static_cast<cl_ulong>(op.in_offset), static_cast<cl_ulong>(op.n), op.offsets,
               static_cast<cl_ulong>(op.offsets_offset), static_cast<cl_ulong>(op.segments), op.totals,
               op.covered, op.out, static_cast<cl_ulong>(op.out_offset),
               static_cast<cl_int>(op.has_initial ? 1 : 0), bytes_arg{op.value_size, op.initial.bytes});
-  launch.run_any_shape(k, std::min(op.segments, max_work_items));
+  launch.run_any_shape(k, std::min(op.segments, max_reduce_items));
 }
 
 } // namespace clscan::detail
