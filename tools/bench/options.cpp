@@ -363,6 +363,8 @@ settings parse_arguments(int argc, char** argv) {
   if (csv && json) throw usage_error("--csv and --json: one output format only");
   if (s.first_call && s.primitives != std::vector<primitive>{primitive::scan})
     throw usage_error("--first-call measures scans only (--primitive scan)");
+  if (s.first_call && s.transform != transform_kind::none)
+    throw usage_error("--first-call measures a plain scan: --transform does not apply");
   if (s.first_call && (s.sizes_given || s.reps_given || s.smoke || s.progress))
     throw usage_error("--first-call measures one scan of 2^16 elements: --sizes, --reps, --smoke and "
                       "--progress do not apply");

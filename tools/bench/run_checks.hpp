@@ -77,6 +77,21 @@ template <typename T> T apply_transform(transform_kind kind, T x, std::uint64_t 
   return x;
 }
 
+// body(f) with f(x, i) the transform `kind` of T, chosen once: a serial loop that calls f does not
+// switch per element (clscan-bench's std_us).
+template <typename T, typename Body> auto with_transform(transform_kind kind, Body body) {
+  switch (kind) {
+  case transform_kind::twice:
+    return body([](T x, std::uint64_t i) { return apply_transform(transform_kind::twice, x, i); });
+  case transform_kind::positive_flag:
+    return body([](T x, std::uint64_t i) { return apply_transform(transform_kind::positive_flag, x, i); });
+  case transform_kind::even_index:
+    return body([](T x, std::uint64_t i) { return apply_transform(transform_kind::even_index, x, i); });
+  case transform_kind::none: break;
+  }
+  return body([](T x, std::uint64_t) { return x; });
+}
+
 // f applied to every element of `in`, each with its index.
 template <typename T> std::vector<T> apply_transform(transform_kind kind, const std::vector<T>& in) {
   std::vector<T> out(in.size());

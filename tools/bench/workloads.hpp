@@ -138,15 +138,17 @@ public:
     if (transform_ != transform_kind::none) {
       // std::transform_inclusive_scan's work, with the index f takes.
       const bool inclusive = kind_ == clscan::scan_kind::inclusive;
-      return host_median_us([&] {
-        T running{};
-        for (std::size_t j = 0; j < in.size(); ++j) {
-          if (!inclusive) scanned[j] = running;
-          running = plus(running, apply_transform(transform_, in[j], j));
-          if (inclusive) scanned[j] = running;
-        }
-        volatile T keep = scanned.back();
-        (void)keep;
+      return with_transform<T>(transform_, [&](auto f) {
+        return host_median_us([&] {
+          T running{};
+          for (std::size_t j = 0; j < in.size(); ++j) {
+            if (!inclusive) scanned[j] = running;
+            running = plus(running, f(in[j], j));
+            if (inclusive) scanned[j] = running;
+          }
+          volatile T keep = scanned.back();
+          (void)keep;
+        });
       });
     }
     return host_median_us([&] {
@@ -398,12 +400,14 @@ public:
     if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
     const std::vector<T>& in = this->host_[0];
     if (transform_ != transform_kind::none)
-      return host_median_us([&] {
-        T total{};
-        for (std::size_t j = 0; j < in.size(); ++j)
-          total = clscan_reference::wrapping_sum(total, apply_transform(transform_, in[j], j));
-        volatile T keep = total;
-        (void)keep;
+      return with_transform<T>(transform_, [&](auto f) {
+        return host_median_us([&] {
+          T total{};
+          for (std::size_t j = 0; j < in.size(); ++j)
+            total = clscan_reference::wrapping_sum(total, f(in[j], j));
+          volatile T keep = total;
+          (void)keep;
+        });
       });
     return host_median_us([&] {
       volatile T keep = std::accumulate(in.begin(), in.end(), T{}, [](T a, T b) {
