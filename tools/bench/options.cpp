@@ -110,9 +110,11 @@ another primitive has its figures in the scan_* columns):
     for floating point. select and partition: each element is > 0 with probability 0.43 (1 to 2^20),
     else 0 or negative (0 for unsigned types). unique: each element repeats the one before with
     probability 1/2, else takes a new value below 2^20. by_key keys: int, numbering the segments.
-    sort keys as --keys says; sort_by_key values: random uint.
-  * The copy is of one input's values, n * sizeof(T) bytes (for by_key the values, not the keys; for
-    the sorts the keys).
+    sort keys as --keys says; sort_by_key values: random uint. reduce_by_key and unique_by_key: by_key's
+    keys and values; run_length_encode: by_key's runs (the same seeds), each run's key its number mod
+    2^20, of --type.
+  * The copy is of one input's values, n * sizeof(T) bytes (for by_key, reduce_by_key and
+    unique_by_key the values, not the keys; for the sorts and run_length_encode the keys).
   * Warm-up: 3 scans and 3 copies (the first call also builds or loads the kernels; its time is
     reported as "first call").
   * Timed: scans and copies alternate. A scan is timed from the end of a marker enqueued just before it

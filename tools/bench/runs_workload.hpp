@@ -122,7 +122,8 @@ private:
 // count. The copy the ratio compares with is of the values, as for by_key.
 template <typename T> class unique_by_key_workload : public keyed_workload<T> {
 public:
-  unique_by_key_workload(const settings&, clscan::algorithm algo, std::size_t n) : keyed_workload<T>(n) {
+  unique_by_key_workload(const settings& /*s*/, clscan::algorithm algo, std::size_t n)
+      : keyed_workload<T>(n) {
     opts_.algorithm = algo;
   }
   void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
@@ -180,7 +181,8 @@ private:
 // a count. The copy the ratio compares with is of the keys, the call's only input.
 template <typename T> class run_length_encode_workload : public value_workload<T> {
 public:
-  run_length_encode_workload(const settings&, clscan::algorithm algo, std::size_t n) : value_workload<T>(n) {
+  run_length_encode_workload(const settings& /*s*/, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n) {
     opts_.algorithm = algo;
   }
   std::size_t input_bytes() const { return this->value_bytes(); }
