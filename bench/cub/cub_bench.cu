@@ -31,7 +31,9 @@
 #include <type_traits>
 #include <vector>
 
-namespace {
+// A named namespace, its functions inline: build.sh compiles this file once per element type
+// (CUB_BENCH_PART) and once for main (CUB_BENCH_SPLIT), in parallel, and links them (bench_one below).
+namespace cub_bench_impl {
 
 const char* const help_text = R"(usage: cub_bench [options]
 
@@ -107,13 +109,13 @@ constexpr std::size_t max_rotation = 8;
 constexpr std::size_t first_spacer_bytes = 32 * mib;
 constexpr float min_spacer_us = 200;
 
-[[noreturn]] void usage_error(const std::string& message) {
+[[noreturn]] inline void usage_error(const std::string& message) {
   std::fprintf(stderr, "cub_bench: %s (see --help)\n", message.c_str());
   std::exit(2);
 }
 
 // Every CUDA call goes through check(): a failure ends the program with the call and CUDA's message.
-void check(cudaError_t status, const char* call) {
+inline void check(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return;
   std::fprintf(stderr, "cub_bench: %s failed: %s (%s)\n", call, cudaGetErrorString(status),
                cudaGetErrorName(status));
@@ -122,7 +124,7 @@ void check(cudaError_t status, const char* call) {
 #define CUDA_CHECK(call) check((call), #call)
 
 // A count: digits, or 2^N; 1 to INT_MAX (CUB is called with an int count, as most callers do).
-std::size_t parse_count(const std::string& text) {
+inline std::size_t parse_count(const std::string& text) {
   const std::optional<unsigned long long> value = bench::read_count(text);
   if (!value) usage_error("--sizes: '" + text + "' is not a count (a number or 2^N)");
   if (*value < 1 || *value > static_cast<unsigned long long>(INT_MAX))
@@ -130,7 +132,7 @@ std::size_t parse_count(const std::string& text) {
   return static_cast<std::size_t>(*value);
 }
 
-std::string count_text(std::size_t n) {
+inline std::string count_text(std::size_t n) {
   if (n & (n - 1)) return std::to_string(n);
   int e = 0;
   while ((std::size_t{1} << e) != n)
@@ -152,7 +154,7 @@ enum class primitive {
   inclusive_segmented
 };
 
-const char* primitive_name(primitive p) {
+inline const char* primitive_name(primitive p) {
   switch (p) {
   case primitive::select: return "select";
   case primitive::by_key: return "by_key";
@@ -182,7 +184,7 @@ constexpr primitive all_primitives[] = {primitive::scan,
 
 using clscan_bench::transform_kind;
 
-bool segmented(primitive p) {
+inline bool segmented(primitive p) {
   return p == primitive::reduce_segmented || p == primitive::inclusive_segmented;
 }
 
@@ -198,7 +200,7 @@ struct settings {
   bool segment_length_given = false;
 };
 
-settings parse_arguments(int argc, char** argv) {
+inline settings parse_arguments(int argc, char** argv) {
   settings s;
   for (int e = 10; e <= 26; e += 2)
     s.sizes.push_back(std::size_t{1} << e);
@@ -384,7 +386,8 @@ cudaError_t call_inclusive_segmented(void* temp, std::size_t& temp_bytes, const 
                                             ::cuda::std::equal_to<>{}, stream);
 }
 
-std::string mismatch(std::size_t i, std::size_t n, const std::string& expected, const std::string& actual) {
+inline std::string mismatch(std::size_t i, std::size_t n, const std::string& expected,
+                            const std::string& actual) {
   return "mismatch at " + std::to_string(i) + " of " + std::to_string(n) + ": expected " + expected +
          ", got " + actual;
 }
@@ -740,7 +743,7 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, transf
 }
 
 // A CSV field: quoted when it holds a comma or a quote.
-std::string csv_field(const std::string& text) {
+inline std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"") == std::string::npos) return text;
   std::string out = "\"";
   for (const char c : text)
@@ -755,9 +758,9 @@ const char* const csv_header =
     "device,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,"
     "copy_gbps,ratio,verified,error,primitive,keys_per_s,transform";
 
-bool sorts(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
+inline bool sorts(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
 
-void print_row(const settings& s, const device_info& dev, const row& r) {
+inline void print_row(const settings& s, const device_info& dev, const row& r) {
   if (s.csv) {
     // As clscan-bench's rows: reduce_by_key's op is its operator, unique_by_key's and
     // run_length_encode's op and kind are empty.
@@ -787,9 +790,42 @@ void print_row(const settings& s, const device_info& dev, const row& r) {
   std::fflush(stdout);
 }
 
-} // namespace
+// The rows of one element type each, declared here with the types main measures. With CUB_BENCH_PART=k
+// this file is only type k's instantiation (no main); with CUB_BENCH_SPLIT only main, which uses the
+// parts' instantiations instead of making its own. Neither: the whole program, as one nvcc call builds it.
+#define CUB_BENCH_ROW(T)                                                                                     \
+  row bench_one<T>(const device_info&, primitive, bool, transform_kind, std::size_t, cudaStream_t, void*,    \
+                   void*, std::size_t, std::size_t, std::size_t)
+#if defined(CUB_BENCH_SPLIT)
+extern template CUB_BENCH_ROW(std::int32_t);
+extern template CUB_BENCH_ROW(std::uint32_t);
+extern template CUB_BENCH_ROW(std::int64_t);
+extern template CUB_BENCH_ROW(std::uint64_t);
+extern template CUB_BENCH_ROW(float);
+extern template CUB_BENCH_ROW(double);
+#elif defined(CUB_BENCH_PART)
+#if CUB_BENCH_PART == 0
+template CUB_BENCH_ROW(std::int32_t);
+#elif CUB_BENCH_PART == 1
+template CUB_BENCH_ROW(std::uint32_t);
+#elif CUB_BENCH_PART == 2
+template CUB_BENCH_ROW(std::int64_t);
+#elif CUB_BENCH_PART == 3
+template CUB_BENCH_ROW(std::uint64_t);
+#elif CUB_BENCH_PART == 4
+template CUB_BENCH_ROW(float);
+#elif CUB_BENCH_PART == 5
+template CUB_BENCH_ROW(double);
+#else
+#error "CUB_BENCH_PART: 0 to 5 (int, uint, long, ulong, float, double)"
+#endif
+#endif
 
+} // namespace cub_bench_impl
+
+#if !defined(CUB_BENCH_PART)
 int main(int argc, char** argv) {
+  using namespace cub_bench_impl;
   const settings s = parse_arguments(argc, argv);
 
   CUDA_CHECK(cudaSetDevice(0));
@@ -925,3 +961,4 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cub_bench: %zu of %zu sizes FAILED verification\n", failed, s.sizes.size());
   return failed ? 1 : 0;
 }
+#endif
