@@ -405,6 +405,10 @@ elseif(MODE STREQUAL "cache-states")
   endwhile()
 
 elseif(MODE STREQUAL "selected")
+  # The tools' shared disk cache, where the registration gives one (tests/cmake/tools.cmake).
+  if(DEFINED ENV{CLSCAN_INFO_SHARED_CACHE})
+    set(ENV{CLSCAN_CACHE_DIR} "$ENV{CLSCAN_INFO_SHARED_CACHE}")
+  endif()
   run_info(--help)
   expect_rc(0)
   expect_match("\n  --selected ")

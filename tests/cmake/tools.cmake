@@ -119,6 +119,11 @@ if(TARGET clscan-info)
                      -P ${CMAKE_CURRENT_LIST_DIR}/info_check.cmake)
     set_tests_properties(info-${mode} PROPERTIES LABELS "tools" TIMEOUT 300)
   endforeach()
+  # --selected's self-test builds what info-self-test built for the same device: it runs after it, on
+  # its disk cache, instead of building every variant again.
+  set_property(TEST info-selected APPEND PROPERTY ENVIRONMENT
+               "CLSCAN_INFO_SHARED_CACHE=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  set_tests_properties(info-selected PROPERTIES DEPENDS info-self-test)
 endif()
 
 if(TARGET clscan-demo)
