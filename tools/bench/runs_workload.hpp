@@ -11,6 +11,34 @@
 
 namespace clscan_bench {
 
+// A cl_ulong count buffer, zeroed.
+inline cl::Buffer make_count(const cl::Context& context, const cl::CommandQueue& queue) {
+  cl::Buffer count = clscan_tools::make_buffer(context, sizeof(cl_ulong));
+  const cl_ulong zero = 0;
+  clscan_tools::check(queue.enqueueWriteBuffer(count, CL_TRUE, 0, sizeof zero, &zero),
+                      "clEnqueueWriteBuffer");
+  return count;
+}
+
+// keyed_workload's inputs and the outputs of a call that writes unique keys (int) and a count: keys_out
+// is touched by a copy of the keys, so that no timed call is its first use.
+template <typename T> class keyed_runs_workload : public keyed_workload<T> {
+public:
+  using keyed_workload<T>::keyed_workload;
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_keyed(context, queue);
+    const std::size_t bytes = this->key_alloc();
+    keys_out_ = clscan_tools::make_buffer(context, bytes);
+    clscan_tools::check(queue.enqueueCopyBuffer(this->key_buffers_[0], keys_out_, 0, 0, bytes),
+                        "clEnqueueCopyBuffer");
+    count_ = make_count(context, queue);
+  }
+
+protected:
+  cl::Buffer keys_out_;
+  cl::Buffer count_;
+};
+
 // The cl_ulong count a call wrote.
 inline cl_ulong read_count(const cl::CommandQueue& queue, const cl::Buffer& count) {
   cl_ulong value = 0;
@@ -19,27 +47,17 @@ inline cl_ulong read_count(const cl::CommandQueue& queue, const cl::Buffer& coun
   return value;
 }
 
-template <typename T> class reduce_by_key_workload : public keyed_workload<T> {
+template <typename T> class reduce_by_key_workload : public keyed_runs_workload<T> {
 public:
   reduce_by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
-      : keyed_workload<T>(n), operation_(s.operation) {
+      : keyed_runs_workload<T>(n), operation_(s.operation) {
     opts_.algorithm = algo;
     opts_.operation = s.operation;
     opts_.deterministic = s.deterministic;
   }
-  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
-    using clscan_tools::check;
-    this->upload_keyed(context, queue);
-    const std::size_t bytes = this->key_alloc();
-    keys_out_ = clscan_tools::make_buffer(context, bytes);
-    check(queue.enqueueCopyBuffer(this->key_buffers_[0], keys_out_, 0, 0, bytes), "clEnqueueCopyBuffer");
-    count_ = clscan_tools::make_buffer(context, sizeof(cl_ulong));
-    const cl_ulong zero = 0;
-    check(queue.enqueueWriteBuffer(count_, CL_TRUE, 0, sizeof zero, &zero), "clEnqueueWriteBuffer");
-  }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
-    return clscan::reduce_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], keys_out_,
-                                            this->output_, count_, this->n_, opts_);
+    return clscan::reduce_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], this->keys_out_,
+                                            this->output_, this->count_, this->n_, opts_);
   }
   // Sums only: a serial loop (the standard library has no reduce by key).
   double std_us() const {
@@ -80,16 +98,14 @@ public:
       }
       magnitude.back() += std::fabs(static_cast<long double>(in[j]));
     }
-    cl_ulong count = 0;
-    clscan_tools::check(queue.enqueueReadBuffer(count_, CL_TRUE, 0, sizeof count, &count),
-                        "clEnqueueReadBuffer");
+    const cl_ulong count = read_count(queue, this->count_);
     if (count != expected.size())
       return "count " + std::to_string(count) + ", expected " + std::to_string(expected.size()) + " of " +
              std::to_string(this->n_);
     std::vector<cl_int> got_keys(expected.size());
     if (count)
       clscan_tools::check(
-          queue.enqueueReadBuffer(keys_out_, CL_TRUE, 0, count * sizeof(cl_int), got_keys.data()),
+          queue.enqueueReadBuffer(this->keys_out_, CL_TRUE, 0, count * sizeof(cl_int), got_keys.data()),
           "clEnqueueReadBuffer");
     if (got_keys != expected_keys)
       return "keys_out differs (" + first_difference(expected_keys, got_keys, count, this->n_) + ")";
@@ -114,31 +130,19 @@ public:
 private:
   clscan::op operation_;
   clscan::reduce_by_key_options<T> opts_;
-  cl::Buffer keys_out_;
-  cl::Buffer count_;
 };
 
 // keyed_workload's inputs; outputs each run's first key (int) and the value of T beside it, and a
 // count. The copy the ratio compares with is of the values, as for by_key.
-template <typename T> class unique_by_key_workload : public keyed_workload<T> {
+template <typename T> class unique_by_key_workload : public keyed_runs_workload<T> {
 public:
   unique_by_key_workload(const settings& /*s*/, clscan::algorithm algo, std::size_t n)
-      : keyed_workload<T>(n) {
+      : keyed_runs_workload<T>(n) {
     opts_.algorithm = algo;
   }
-  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
-    using clscan_tools::check;
-    this->upload_keyed(context, queue);
-    const std::size_t bytes = this->key_alloc();
-    keys_out_ = clscan_tools::make_buffer(context, bytes);
-    check(queue.enqueueCopyBuffer(this->key_buffers_[0], keys_out_, 0, 0, bytes), "clEnqueueCopyBuffer");
-    count_ = clscan_tools::make_buffer(context, sizeof(cl_ulong));
-    const cl_ulong zero = 0;
-    check(queue.enqueueWriteBuffer(count_, CL_TRUE, 0, sizeof zero, &zero), "clEnqueueWriteBuffer");
-  }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
-    return clscan::unique_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], keys_out_,
-                                            this->output_, count_, this->n_, opts_);
+    return clscan::unique_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], this->keys_out_,
+                                            this->output_, this->count_, this->n_, opts_);
   }
   // A serial loop (the standard library has no unique by key).
   double std_us() const {
@@ -160,12 +164,12 @@ public:
   }
   // The count, the keys and the values exactly (run_checks.hpp).
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
-    const cl_ulong count = read_count(queue, count_);
+    const cl_ulong count = read_count(queue, this->count_);
     const std::size_t read = static_cast<std::size_t>(std::min<cl_ulong>(count, this->n_));
     std::vector<cl_int> got_keys(read);
     if (read)
       clscan_tools::check(
-          queue.enqueueReadBuffer(keys_out_, CL_TRUE, 0, read * sizeof(cl_int), got_keys.data()),
+          queue.enqueueReadBuffer(this->keys_out_, CL_TRUE, 0, read * sizeof(cl_int), got_keys.data()),
           "clEnqueueReadBuffer");
     return check_unique_by_key(this->keys_[i], this->host_[i], count, got_keys,
                                this->read_output(queue, read));
@@ -173,8 +177,6 @@ public:
 
 private:
   clscan::select_options<cl_int> opts_;
-  cl::Buffer keys_out_;
-  cl::Buffer count_;
 };
 
 // Keys of T in by_key's runs (fill_segment_runs); outputs each run's key (T), its length (cl_uint) and
@@ -199,9 +201,7 @@ public:
     const std::size_t bytes = std::max(this->n_ * sizeof(cl_uint), sizeof(cl_uint));
     lengths_ = clscan_tools::make_buffer(context, bytes);
     check(queue.enqueueCopyBuffer(this->inputs_[0], lengths_, 0, 0, bytes), "clEnqueueCopyBuffer");
-    count_ = clscan_tools::make_buffer(context, sizeof(cl_ulong));
-    const cl_ulong zero = 0;
-    check(queue.enqueueWriteBuffer(count_, CL_TRUE, 0, sizeof zero, &zero), "clEnqueueWriteBuffer");
+    count_ = make_count(context, queue);
   }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
     return clscan::run_length_encode<T, cl_uint>(queue, this->inputs_[i], this->output_, lengths_, count_,
