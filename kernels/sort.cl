@@ -25,6 +25,9 @@
 #ifndef CLSCAN_SORT_WIDE
 #define CLSCAN_SORT_WIDE 0
 #endif
+#ifndef CLSCAN_SORT_RANK_MATCH
+#define CLSCAN_SORT_RANK_MATCH 0
+#endif
 
 #define SORT_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 #define SORT_RADIX 256
@@ -374,6 +377,126 @@ inline void load_tile(const global key_bits* src, uint count, local key_bits* ex
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+#if CLSCAN_SORT_RANK_MATCH
+// Ranking in warps (NVIDIA, inline PTX; the host defines CLSCAN_SORT_RANK_MATCH only where the device
+// builds it): all 8 bits in one round. Warp w ranks the tile's keys [w * 32 * ITEMS, (w + 1) * 32 *
+// ITEMS), 32 at a time in tile order: the lanes holding a digit find each other (match.any, or 8
+// ballots with CLSCAN_SORT_RANK_MATCH=2), the highest of them adds their number to the warp's counter
+// of that digit, and each takes the counter's old value plus the lanes below it with its digit. Then
+// the warps' counters are scanned per digit, and the digits' totals across the digits.
+#define SORT_WARP 32
+#if CLSCAN_WG % SORT_WARP
+#error "CLSCAN_SORT_RANK_MATCH ranks in warps of 32 work-items: the work-group must be a multiple of 32"
+#endif
+#if SORT_COUNTERS < SORT_RADIX * (CLSCAN_WG / SORT_WARP)
+#error "CLSCAN_SORT_RANK_MATCH keeps 256 counters per warp in the rank counters"
+#endif
+
+inline uint warp_peers(uint digit) {
+  uint peers;
+#if CLSCAN_SORT_RANK_MATCH == 1
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(digit));
+#else
+  peers = 0xFFFFFFFFU;
+  for (uint bit = 0; bit < 8; ++bit) {
+    uint set;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\tvote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
+                 : "=r"(set)
+                 : "r"(digit & (1U << bit)));
+    peers &= (digit & (1U << bit)) ? set : ~set;
+  }
+#endif
+  return peers;
+}
+
+inline uint warp_lanes_below(void) {
+  uint lanes;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lanes));
+  return lanes;
+}
+
+inline uint warp_read_lane(uint value, uint lane) {
+  uint read;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(read) : "r"(value), "r"(lane));
+  return read;
+}
+
+inline uint warp_read_up(uint value, uint delta) {
+  uint read;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(read) : "r"(value), "r"(delta));
+  return read;
+}
+
+inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+
+inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
+                        local uint* sums, uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0), lane = lid % SORT_WARP, warp = lid / SORT_WARP;
+  local uint* const warp_counts = counters + warp * SORT_RADIX;
+  for (uint d = lane; d < SORT_RADIX; d += SORT_WARP)
+    warp_counts[d] = 0;
+  const uint first = warp * SORT_WARP * CLSCAN_ITEMS + lane;
+  key_bits keys[CLSCAN_ITEMS];
+  uint digits[CLSCAN_ITEMS], ranks[CLSCAN_ITEMS];
+  // Positions past the input take the last digit: they are last in the tile already, so they rank last.
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = first + k * SORT_WARP;
+    keys[k] = exchange[KEY_PAD(j)];
+    digits[k] = j < count ? digit_of(keys[k], descending, shift, mask) : SORT_RADIX - 1;
+  }
+  warp_sync();
+  const uint lanes_below = warp_lanes_below();
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint peers = warp_peers(digits[k]);
+    const uint leader = 31 - clz(peers);
+    uint before = 0;
+    if (lane == leader) {
+      before = warp_counts[digits[k]];
+      warp_counts[digits[k]] = before + popcount(peers);
+    }
+    ranks[k] = warp_read_lane(before, leader) + popcount(peers & lanes_below);
+    warp_sync();
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG) {
+    uint total = 0;
+    for (uint w = 0; w < CLSCAN_WG / SORT_WARP; ++w) {
+      const uint c = counters[w * SORT_RADIX + d];
+      counters[w * SORT_RADIX + d] = total;
+      total += c;
+    }
+    sums[d] = total;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (warp == 0) {
+    uint digit_totals[SORT_RADIX / SORT_WARP];
+    uint sum = 0;
+    for (uint q = 0; q < SORT_RADIX / SORT_WARP; ++q) {
+      digit_totals[q] = sums[lane * (SORT_RADIX / SORT_WARP) + q];
+      sum += digit_totals[q];
+    }
+    uint running = sum;
+    for (uint delta = 1; delta < SORT_WARP; delta <<= 1) {
+      const uint below = warp_read_up(running, delta);
+      if (lane >= delta) running += below;
+    }
+    running -= sum;
+    for (uint q = 0; q < SORT_RADIX / SORT_WARP; ++q) {
+      sums[lane * (SORT_RADIX / SORT_WARP) + q] = running;
+      running += digit_totals[q];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint slot = sums[digits[k]] + counters[warp * SORT_RADIX + digits[k]] + ranks[k];
+    exchange[KEY_PAD(slot)] = keys[k];
+#if CLSCAN_SORT_VALUE_SIZE
+    positions[KEY_PAD(slot)] = (ushort)(first + k * SORT_WARP);
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#else
 inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
                         local uint* sums, uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0);
@@ -433,6 +556,8 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
   }
 }
 
+#endif // CLSCAN_SORT_RANK_MATCH
+
 inline void rank_tile(const global key_bits* src, uint count, local key_bits* exchange SORT_POSITIONS_PARAM,
                       local uint* counters, local uint* sums, uint descending, uint shift, uint mask) {
   load_tile(src, count, exchange);
@@ -473,6 +598,12 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
 // The local memory of rank_tile and the scatter (kernel scope, where OpenCL C declares local arrays):
 // the tile's keys and, where values move, their tile positions (one spare entry every 16), the rank
 // counters, the counters' scan sums, and each digit's base.
+// The counters' scan sums; with CLSCAN_SORT_RANK_MATCH, the digits' starts in the ranked tile.
+#if CLSCAN_SORT_RANK_MATCH && CLSCAN_WG < SORT_RADIX
+#define SORT_SUMS SORT_RADIX
+#else
+#define SORT_SUMS CLSCAN_WG
+#endif
 #if CLSCAN_SORT_VALUE_SIZE
 #define SORT_RANK_POSITIONS local ushort positions[SORT_TILE + SORT_TILE / 16];
 #else
@@ -482,7 +613,7 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
   local key_bits exchange[SORT_TILE + SORT_TILE / 16];                                                       \
   SORT_RANK_POSITIONS                                                                                        \
   local uint counters[SORT_COUNTERS];                                                                        \
-  local uint sums[CLSCAN_WG];                                                                                \
+  local uint sums[SORT_SUMS];                                                                                \
   local offset_t bases[SORT_RADIX];
 
 // One digit pass over tile get_group_id(0): its keys ranked stably by digit in local memory

@@ -4,7 +4,10 @@
 #
 #   bench/cub/build.sh [OUTPUT]     default OUTPUT: ./cub_bench
 #
-# Environment: NVCC (default nvcc); CUDA_ARCH (e.g. sm_90; default: GPU 0's, from nvidia-smi).
+# Environment: NVCC (default nvcc); CUDA_ARCH (e.g. sm_90; default: GPU 0's, from nvidia-smi);
+# CUB_BENCH_JOBS (default 7): with more than 1, the six element types and main are compiled as seven
+# parallel nvcc calls (cub_bench.cu's CUB_BENCH_PART and CUB_BENCH_SPLIT) and linked, which takes about
+# the time of one type instead of six; 1: one nvcc call for the whole program.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${1:-cub_bench}
@@ -26,5 +29,24 @@ if [[ -z $arch ]]; then
     echo "build.sh: no GPU architecture from nvidia-smi; building for $arch (set CUDA_ARCH to choose)" >&2
   fi
 fi
-"$nvcc" "${flags[@]}" -arch="$arch" -o "$out" "$here/cub_bench.cu"
+if [[ ${CUB_BENCH_JOBS:-7} == 1 ]]; then
+  "$nvcc" "${flags[@]}" -arch="$arch" -o "$out" "$here/cub_bench.cu"
+else
+  objects=$(mktemp -d)
+  trap 'rm -rf "$objects"' EXIT
+  pids=()
+  for part in 0 1 2 3 4 5; do
+    "$nvcc" "${flags[@]}" -arch="$arch" -DCUB_BENCH_PART=$part -c -o "$objects/part$part.o" "$here/cub_bench.cu" &
+    pids+=($!)
+  done
+  "$nvcc" "${flags[@]}" -arch="$arch" -DCUB_BENCH_SPLIT -c -o "$objects/main.o" "$here/cub_bench.cu" &
+  pids+=($!)
+  failed=0
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  if [[ $failed == 1 ]]; then
+    echo "build.sh: a part of cub_bench did not compile (above); CUB_BENCH_JOBS=1 builds it in one call" >&2
+    exit 1
+  fi
+  "$nvcc" -arch="$arch" -o "$out" "$objects"/main.o "$objects"/part*.o
+fi
 echo "build.sh: built $out for $arch"

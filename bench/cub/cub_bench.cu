@@ -1,15 +1,20 @@
 // cub_bench: cub::DeviceScan::InclusiveSum, cub::DeviceSelect::If ("x > 0"),
-// cub::DeviceScan::InclusiveSumByKey, cub::DeviceReduce::Sum or cub::DeviceRadixSort::SortKeys /
-// SortPairs timed against cudaMemcpyAsync (device to
-// device) of the same input bytes, with clscan-bench's method and data (tools/bench/), so that
-// docs/PERFORMANCE.md can put CUB beside clscan measured in the same run. Not part of clscan's build
-// or CI: bench/cub/README.md.
+// cub::DeviceScan::InclusiveSumByKey, cub::DeviceReduce::Sum, cub::DeviceRadixSort::SortKeys /
+// SortPairs, cub::DeviceReduce::ReduceByKey, cub::DeviceRunLengthEncode::Encode,
+// cub::DeviceSelect::UniqueByKey, cub::DeviceSegmentedReduce::Sum, a segmented scan (InclusiveSumByKey
+// over segment numbers) or a scan or reduce of a transform (over thrust::transform_iterator) timed against
+// cudaMemcpyAsync (device to device) of the same input bytes, with clscan-bench's method and data
+// (tools/bench/), so that docs/PERFORMANCE.md can put CUB beside clscan measured in the same run. Not part of
+// clscan's build or CI: bench/cub/README.md.
 #include "../../tools/bench/inputs.hpp"
+#include "../../tools/bench/run_checks.hpp"
 #include "../common/arguments.hpp"
 
 #include <cub/cub.cuh>
 #include <cuda/std/functional>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <climits>
@@ -26,7 +31,9 @@
 #include <type_traits>
 #include <vector>
 
-namespace {
+// A named namespace, its functions inline: build.sh compiles this file once per element type
+// (CUB_BENCH_PART) and once for main (CUB_BENCH_SPLIT), in parallel, and links them (bench_one below).
+namespace cub_bench_impl {
 
 const char* const help_text = R"(usage: cub_bench [options]
 
@@ -44,6 +51,23 @@ options:
                    sort    cub::DeviceRadixSort::SortKeys, keys of --type (--keys)
                    sort_by_key  cub::DeviceRadixSort::SortPairs, keys of --type (--keys) and
                            random uint values
+                   reduce_by_key  cub::DeviceReduce::ReduceByKey (sum): by_key's int keys and
+                           values
+                   unique_by_key  cub::DeviceSelect::UniqueByKey: by_key's int keys and values
+                   run_length_encode  cub::DeviceRunLengthEncode::Encode (uint lengths): keys of
+                           --type in by_key's runs, each run's key its number mod 2^20
+                   reduce_segmented  cub::DeviceSegmentedReduce::Sum over CSR offsets s * N
+                           (--segment-length N), the last n, on the scan's inputs
+                   inclusive_segmented  the inclusive sum of each of those segments:
+                           cub::DeviceScan::InclusiveSumByKey with each element's segment
+                           number as its int key (CUB 3.0 has no DeviceSegmentedScan; it came
+                           in 3.3)
+  --transform F  scan and reduce: cub::DeviceScan::InclusiveSum / cub::DeviceReduce::Sum over a
+                 thrust::transform_iterator that applies F as each element is read, F one of
+                 clscan-bench's: 'x * 2' (integers wrap), 'x > 0 ? 1 : 0', 'i % 2 == 0 ? x : 0'
+                 (over a counting iterator, reading the input at i); blanks ignored.
+  --segment-length N  reduce_segmented and inclusive_segmented: the segments' length, 1 to
+                 2^31-1. Default 1000.
   --type T       int | uint | long | ulong | float | double (32, 32, 64, 64, 32, 64 bits): the
                  values (sort, sort_by_key: the keys). Default int.
   --keys K       sort and sort_by_key: uniform (the scan's random inputs: all bit patterns for
@@ -64,10 +88,15 @@ alternate; medians. The copy is of one input's values, n * sizeof(T) bytes (by_k
 call time; keys/s = n / call time. reduce reads n * sizeof(T)
 bytes and writes one element: its GB/s count n * sizeof(T) and its ratio ("vs_read") is
 (copy time / 2) / call time, as clscan-bench's reduce rows.
-The last call is verified: scan, by_key and reduce integers exactly (sums wrap), floats within
-16 * epsilon * (prefix sum of |x|, per segment for by_key); select: the count and the kept elements
-exactly against std::copy_if; sort and sort_by_key: keys (and values) exactly against
-std::stable_sort (the inputs hold no NaN, so CUB's order of floats is the standard one).
+The last call is verified: scan, by_key, inclusive_segmented and reduce integers exactly (sums wrap),
+floats within 16 * epsilon * (prefix sum of |x|, per segment for by_key and inclusive_segmented; per
+segment's sum for reduce_segmented and reduce_by_key); with --transform against f applied on the host
+first; select: the count and the kept elements exactly against std::copy_if; reduce_by_key,
+unique_by_key and run_length_encode: the count and the keys (and values or lengths) exactly against
+serial loops (tools/bench/run_checks.hpp, clscan-bench's); sort and sort_by_key: keys (and values)
+exactly against std::stable_sort (the inputs hold no NaN, so CUB's order of floats is the standard
+one). The copy the ratio compares with is of the values (by_key, reduce_by_key, unique_by_key,
+inclusive_segmented: not the keys), of the keys for run_length_encode and the sorts.
 
 Exit status: 0 when every row verified; 1 on a wrong result or a CUDA error; 2 on a bad command line.
 )";
@@ -80,13 +109,13 @@ constexpr std::size_t max_rotation = 8;
 constexpr std::size_t first_spacer_bytes = 32 * mib;
 constexpr float min_spacer_us = 200;
 
-[[noreturn]] void usage_error(const std::string& message) {
+[[noreturn]] inline void usage_error(const std::string& message) {
   std::fprintf(stderr, "cub_bench: %s (see --help)\n", message.c_str());
   std::exit(2);
 }
 
 // Every CUDA call goes through check(): a failure ends the program with the call and CUDA's message.
-void check(cudaError_t status, const char* call) {
+inline void check(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return;
   std::fprintf(stderr, "cub_bench: %s failed: %s (%s)\n", call, cudaGetErrorString(status),
                cudaGetErrorName(status));
@@ -95,7 +124,7 @@ void check(cudaError_t status, const char* call) {
 #define CUDA_CHECK(call) check((call), #call)
 
 // A count: digits, or 2^N; 1 to INT_MAX (CUB is called with an int count, as most callers do).
-std::size_t parse_count(const std::string& text) {
+inline std::size_t parse_count(const std::string& text) {
   const std::optional<unsigned long long> value = bench::read_count(text);
   if (!value) usage_error("--sizes: '" + text + "' is not a count (a number or 2^N)");
   if (*value < 1 || *value > static_cast<unsigned long long>(INT_MAX))
@@ -103,7 +132,7 @@ std::size_t parse_count(const std::string& text) {
   return static_cast<std::size_t>(*value);
 }
 
-std::string count_text(std::size_t n) {
+inline std::string count_text(std::size_t n) {
   if (n & (n - 1)) return std::to_string(n);
   int e = 0;
   while ((std::size_t{1} << e) != n)
@@ -111,17 +140,52 @@ std::string count_text(std::size_t n) {
   return "2^" + std::to_string(e);
 }
 
-enum class primitive { scan, select, by_key, reduce, sort, sort_by_key };
+enum class primitive {
+  scan,
+  select,
+  by_key,
+  reduce,
+  sort,
+  sort_by_key,
+  reduce_by_key,
+  unique_by_key,
+  run_length_encode,
+  reduce_segmented,
+  inclusive_segmented
+};
 
-const char* primitive_name(primitive p) {
+inline const char* primitive_name(primitive p) {
   switch (p) {
   case primitive::select: return "select";
   case primitive::by_key: return "by_key";
   case primitive::reduce: return "reduce";
   case primitive::sort: return "sort";
   case primitive::sort_by_key: return "sort_by_key";
+  case primitive::reduce_by_key: return "reduce_by_key";
+  case primitive::unique_by_key: return "unique_by_key";
+  case primitive::run_length_encode: return "run_length_encode";
+  case primitive::reduce_segmented: return "reduce_segmented";
+  case primitive::inclusive_segmented: return "inclusive_segmented";
   default: return "scan";
   }
+}
+
+constexpr primitive all_primitives[] = {primitive::scan,
+                                        primitive::select,
+                                        primitive::by_key,
+                                        primitive::reduce,
+                                        primitive::sort,
+                                        primitive::sort_by_key,
+                                        primitive::reduce_by_key,
+                                        primitive::unique_by_key,
+                                        primitive::run_length_encode,
+                                        primitive::reduce_segmented,
+                                        primitive::inclusive_segmented};
+
+using clscan_bench::transform_kind;
+
+inline bool segmented(primitive p) {
+  return p == primitive::reduce_segmented || p == primitive::inclusive_segmented;
 }
 
 struct settings {
@@ -130,30 +194,41 @@ struct settings {
   std::vector<std::size_t> sizes;
   std::size_t reps = 50;
   bool csv = false;
-  bool distinct_keys = false; // --keys distinct7
+  bool distinct_keys = false;                      // --keys distinct7
+  transform_kind transform = transform_kind::none; // --transform
+  std::size_t segment_length = 1000;               // --segment-length
+  bool segment_length_given = false;
 };
 
-settings parse_arguments(int argc, char** argv) {
+inline settings parse_arguments(int argc, char** argv) {
   settings s;
   for (int e = 10; e <= 26; e += 2)
     s.sizes.push_back(std::size_t{1} << e);
   bench::for_each_flag(argc, argv, help_text, usage_error, [&](const std::string& arg, const auto& value) {
     if (arg == "--primitive") {
       const std::string name = value();
-      if (name == "scan")
-        s.what = primitive::scan;
-      else if (name == "select")
-        s.what = primitive::select;
-      else if (name == "by_key")
-        s.what = primitive::by_key;
-      else if (name == "reduce")
-        s.what = primitive::reduce;
-      else if (name == "sort")
-        s.what = primitive::sort;
-      else if (name == "sort_by_key")
-        s.what = primitive::sort_by_key;
-      else
-        usage_error("--primitive: unknown '" + name + "' (scan, select, by_key, reduce, sort, sort_by_key)");
+      std::string names;
+      bool found = false;
+      for (const primitive p : all_primitives) {
+        names += std::string(names.empty() ? "" : ", ") + primitive_name(p);
+        if (name == primitive_name(p)) {
+          s.what = p;
+          found = true;
+        }
+      }
+      if (!found) usage_error("--primitive: unknown '" + name + "' (" + names + ")");
+    } else if (arg == "--transform") {
+      const std::string text = value();
+      const std::optional<transform_kind> kind = clscan_bench::parse_transform(text);
+      if (!kind) usage_error("--transform: unknown '" + text + "' (" + clscan_bench::transform_list() + ")");
+      s.transform = *kind;
+    } else if (arg == "--segment-length") {
+      const std::string text = value();
+      const std::optional<unsigned long long> length = bench::read_count(text);
+      if (!length || *length < 1 || *length > static_cast<unsigned long long>(INT_MAX))
+        usage_error("--segment-length: '" + text + "' is not a count from 1 to 2^31-1");
+      s.segment_length = static_cast<std::size_t>(*length);
+      s.segment_length_given = true;
     } else if (arg == "--keys") {
       const std::string name = value();
       if (name != "uniform" && name != "distinct7")
@@ -185,6 +260,10 @@ settings parse_arguments(int argc, char** argv) {
       usage_error("unknown option '" + arg + "'");
     }
   });
+  if (s.transform != transform_kind::none && s.what != primitive::scan && s.what != primitive::reduce)
+    usage_error("--transform applies to --primitive scan and reduce only");
+  if (s.segment_length_given && !segmented(s.what))
+    usage_error("--segment-length applies to --primitive reduce_segmented and inclusive_segmented only");
   return s;
 }
 
@@ -204,6 +283,7 @@ struct row {
 using clscan_bench::fill_distinct;
 using clscan_bench::fill_random;
 using clscan_bench::fill_segment_keys;
+using clscan_bench::fill_segment_runs;
 using clscan_bench::fill_selectable;
 using clscan_bench::keys_seed;
 using clscan_bench::values_seed;
@@ -213,7 +293,101 @@ struct greater_than_zero {
   template <typename T> __host__ __device__ bool operator()(const T& x) const { return x > T(0); }
 };
 
-std::string mismatch(std::size_t i, std::size_t n, const std::string& expected, const std::string& actual) {
+// --transform's expressions as CUB's callers write them: functors applied by a thrust::transform_iterator
+// (the host forms are clscan_bench::apply_transform's). Integer products wrap, computed unsigned.
+template <typename T> struct twice {
+  __host__ __device__ T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(x) * U{2}));
+    } else {
+      return x * T(2);
+    }
+  }
+};
+
+template <typename T> struct positive_flag {
+  __host__ __device__ T operator()(T x) const { return x > T(0) ? T(1) : T(0); }
+};
+
+// "i % 2 == 0 ? x : 0" needs the index: applied to a counting iterator, reading the input at i.
+template <typename T> struct even_index {
+  const T* in;
+  __host__ __device__ T operator()(std::int64_t i) const { return i % 2 == 0 ? in[i] : T(0); }
+};
+
+// InclusiveSum or Sum (reduce) of the elements `in` yields.
+template <typename T, typename Iterator>
+cudaError_t sum_of(bool reduce, void* temp, std::size_t& temp_bytes, Iterator in, T* out, int count,
+                   cudaStream_t stream) {
+  if (reduce) return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, count, stream);
+  return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, count, stream);
+}
+
+// The scan (or reduce) of f(x), f applied as each element is read.
+template <typename T>
+cudaError_t call_transformed(transform_kind kind, bool reduce, void* temp, std::size_t& temp_bytes,
+                             const T* in, T* out, int count, cudaStream_t stream) {
+  switch (kind) {
+  case transform_kind::twice:
+    return sum_of(reduce, temp, temp_bytes, thrust::make_transform_iterator(in, twice<T>{}), out, count,
+                  stream);
+  case transform_kind::positive_flag:
+    return sum_of(reduce, temp, temp_bytes, thrust::make_transform_iterator(in, positive_flag<T>{}), out,
+                  count, stream);
+  default:
+    return sum_of(
+        reduce, temp, temp_bytes,
+        thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), even_index<T>{in}), out,
+        count, stream);
+  }
+}
+
+// The calls on runs, each as its CUB caller writes it; the count is written as an 8-byte integer, as
+// clscan writes it.
+template <typename T>
+cudaError_t call_reduce_by_key(void* temp, std::size_t& temp_bytes, const std::int32_t* keys, const T* values,
+                               std::int32_t* keys_out, T* sums_out, unsigned long long* runs, int count,
+                               cudaStream_t stream) {
+  return cub::DeviceReduce::ReduceByKey(temp, temp_bytes, keys, keys_out, values, sums_out, runs,
+                                        ::cuda::std::plus<>{}, count, stream);
+}
+
+template <typename T>
+cudaError_t call_unique_by_key(void* temp, std::size_t& temp_bytes, const std::int32_t* keys, const T* values,
+                               std::int32_t* keys_out, T* values_out, unsigned long long* runs, int count,
+                               cudaStream_t stream) {
+  return cub::DeviceSelect::UniqueByKey(temp, temp_bytes, keys, values, keys_out, values_out, runs, count,
+                                        stream);
+}
+
+template <typename T>
+cudaError_t call_run_length_encode(void* temp, std::size_t& temp_bytes, const T* in, T* unique_out,
+                                   std::uint32_t* lengths_out, unsigned long long* runs, int count,
+                                   cudaStream_t stream) {
+  return cub::DeviceRunLengthEncode::Encode(temp, temp_bytes, in, unique_out, lengths_out, runs, count,
+                                            stream);
+}
+
+// Segment s is [offsets[s], offsets[s + 1]): CSR offsets, begin and end from the same array.
+template <typename T>
+cudaError_t call_reduce_segmented(void* temp, std::size_t& temp_bytes, const T* in, T* sums_out,
+                                  const int* offsets, int num_segments, cudaStream_t stream) {
+  return cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, sums_out, num_segments, offsets, offsets + 1,
+                                         stream);
+}
+
+// CUB 3.0 has no segmented scan over offsets (DeviceSegmentedScan came in CUB 3.3): a scan by key whose
+// keys are each element's segment number, made outside the timing.
+template <typename T>
+cudaError_t call_inclusive_segmented(void* temp, std::size_t& temp_bytes, const std::int32_t* segment_of,
+                                     const T* in, T* out, int count, cudaStream_t stream) {
+  return cub::DeviceScan::InclusiveSumByKey(temp, temp_bytes, segment_of, in, out, count,
+                                            ::cuda::std::equal_to<>{}, stream);
+}
+
+inline std::string mismatch(std::size_t i, std::size_t n, const std::string& expected,
+                            const std::string& actual) {
   return "mismatch at " + std::to_string(i) + " of " + std::to_string(n) + ": expected " + expected +
          ", got " + actual;
 }
@@ -282,7 +456,8 @@ template <typename T> std::string verify_total(const std::vector<T>& in, T got) 
 // (and its values), else the first difference. The inputs hold no NaN: operator< orders them as CUB does.
 template <typename T>
 std::string verify_sort(const std::vector<T>& in, const std::vector<T>& got,
-                        const std::vector<std::uint32_t>* values, const std::vector<std::uint32_t>& got_values) {
+                        const std::vector<std::uint32_t>* values,
+                        const std::vector<std::uint32_t>& got_values) {
   std::vector<std::size_t> order(in.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -312,15 +487,37 @@ std::string verify_select(const std::vector<T>& in, const std::vector<T>& got, u
   return {};
 }
 
+// An empty string when got[s] is the sum of segment s of `in` (segments of `length`, the last one
+// shorter), for every segment; else the first mismatch. Integers wrap; floats within 16 * epsilon * the
+// sum of |x| over the segment.
 template <typename T>
-row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaStream_t stream, void* spacer_src,
-              void* spacer_dst, std::size_t spacer_bytes, std::size_t n, std::size_t reps) {
+std::string verify_segment_sums(const std::vector<T>& in, std::size_t length, const std::vector<T>& got) {
+  for (std::size_t s = 0, begin = 0; begin < in.size(); ++s, begin += length) {
+    const std::size_t end = std::min(in.size(), begin + length);
+    const std::vector<T> segment(in.begin() + static_cast<std::ptrdiff_t>(begin),
+                                 in.begin() + static_cast<std::ptrdiff_t>(end));
+    if (std::string message = verify_total(segment, got[s]); !message.empty())
+      return "segment " + std::to_string(s) + ": " + message;
+  }
+  return {};
+}
+
+template <typename T>
+row bench_one(const device_info& dev, primitive what, bool distinct_keys, transform_kind transform,
+              std::size_t segment_length, cudaStream_t stream, void* spacer_src, void* spacer_dst,
+              std::size_t spacer_bytes, std::size_t n, std::size_t reps) {
   row r;
   r.n = n;
   r.reps = reps;
   const std::size_t bytes = n * sizeof(T);
   const bool pairs = what == primitive::sort_by_key;
-  const std::size_t key_bytes = what == primitive::by_key ? n * sizeof(std::int32_t) : 0;
+  // The calls with int keys beside their values (inclusive_segmented: each element's segment number).
+  const bool keyed = what == primitive::by_key || what == primitive::reduce_by_key ||
+                     what == primitive::unique_by_key || what == primitive::inclusive_segmented;
+  // The calls on runs, which write the runs' keys and their count.
+  const bool runs = what == primitive::reduce_by_key || what == primitive::unique_by_key ||
+                    what == primitive::run_length_encode;
+  const std::size_t key_bytes = keyed ? n * sizeof(std::int32_t) : 0;
   const std::size_t pair_bytes = pairs ? n * sizeof(std::uint32_t) : 0; // SortPairs' values
   const std::size_t input_bytes = bytes + key_bytes + pair_bytes;
   std::size_t k = std::min(max_rotation, std::max<std::size_t>(1, rotation_bytes / input_bytes));
@@ -329,8 +526,7 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
   r.buffers = k;
 
   std::vector<std::vector<T>> host(k, std::vector<T>(n));
-  std::vector<std::vector<std::int32_t>> host_keys(what == primitive::by_key ? k : 0,
-                                                   std::vector<std::int32_t>(n));
+  std::vector<std::vector<std::int32_t>> host_keys(keyed ? k : 0, std::vector<std::int32_t>(n));
   std::vector<T*> inputs(k, nullptr);
   std::vector<std::int32_t*> keys(host_keys.size(), nullptr);
   std::vector<std::vector<std::uint32_t>> host_values(pairs ? k : 0, std::vector<std::uint32_t>(n));
@@ -338,6 +534,8 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
   for (std::size_t i = 0; i < k; ++i) {
     if (what == primitive::select)
       fill_selectable(host[i], values_seed(n, i));
+    else if (what == primitive::run_length_encode)
+      fill_segment_runs(host[i], keys_seed(n, i)); // by_key's runs, as clscan-bench's
     else if (distinct_keys && (what == primitive::sort || pairs))
       fill_distinct(host[i], values_seed(n, i));
     else
@@ -346,7 +544,11 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
     CUDA_CHECK(cudaMemcpy(inputs[i], host[i].data(), bytes, cudaMemcpyHostToDevice));
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    fill_segment_keys(host_keys[i], keys_seed(n, i));
+    if (what == primitive::inclusive_segmented)
+      for (std::size_t j = 0; j < n; ++j)
+        host_keys[i][j] = static_cast<std::int32_t>(j / segment_length);
+    else
+      fill_segment_keys(host_keys[i], keys_seed(n, i));
     CUDA_CHECK(cudaMalloc(&keys[i], key_bytes));
     CUDA_CHECK(cudaMemcpy(keys[i], host_keys[i].data(), key_bytes, cudaMemcpyHostToDevice));
   }
@@ -366,12 +568,47 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
   CUDA_CHECK(cudaMemcpy(output, inputs[0], bytes, cudaMemcpyDeviceToDevice));
   CUDA_CHECK(cudaMemcpy(copy_dst, inputs[0], bytes, cudaMemcpyDeviceToDevice));
   CUDA_CHECK(cudaMemset(selected, 0, sizeof *selected));
+  // The calls on runs' other outputs: the runs' int keys, or run_length_encode's lengths.
+  std::int32_t* keys_out = nullptr;
+  std::uint32_t* lengths = nullptr;
+  CUDA_CHECK(cudaMalloc(&keys_out, runs ? n * sizeof(std::int32_t) : 1));
+  CUDA_CHECK(cudaMalloc(&lengths, what == primitive::run_length_encode ? n * sizeof(std::uint32_t) : 1));
+  if (runs) {
+    CUDA_CHECK(cudaMemset(keys_out, 0, n * sizeof(std::int32_t)));
+    CUDA_CHECK(cudaMemset(lengths, 0, what == primitive::run_length_encode ? n * sizeof(std::uint32_t) : 1));
+  }
+  // reduce_segmented's CSR offsets: s * segment_length, the last n; one array for every input.
+  const std::size_t num_segments = segmented(what) ? (n + segment_length - 1) / segment_length : 0;
+  std::vector<int> host_offsets(num_segments + 1);
+  for (std::size_t s = 0; s < num_segments; ++s)
+    host_offsets[s] = static_cast<int>(s * segment_length);
+  host_offsets[num_segments] = static_cast<int>(n);
+  int* offsets = nullptr;
+  CUDA_CHECK(cudaMalloc(&offsets, host_offsets.size() * sizeof(int)));
+  CUDA_CHECK(
+      cudaMemcpy(offsets, host_offsets.data(), host_offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
   const int count = static_cast<int>(n); // parse_count keeps n <= INT_MAX
   // The call on input i; with temp == nullptr, CUB's query of its temporary storage.
   const auto call = [&](std::size_t i) -> cudaError_t {
+    if (transform != transform_kind::none)
+      return call_transformed(transform, what == primitive::reduce, temp, temp_bytes, inputs[i], output,
+                              count, stream);
     switch (what) {
+    case primitive::reduce_by_key:
+      return call_reduce_by_key(temp, temp_bytes, keys[i], inputs[i], keys_out, output, selected, count,
+                                stream);
+    case primitive::unique_by_key:
+      return call_unique_by_key(temp, temp_bytes, keys[i], inputs[i], keys_out, output, selected, count,
+                                stream);
+    case primitive::run_length_encode:
+      return call_run_length_encode(temp, temp_bytes, inputs[i], output, lengths, selected, count, stream);
+    case primitive::reduce_segmented:
+      return call_reduce_segmented(temp, temp_bytes, inputs[i], output, offsets,
+                                   static_cast<int>(num_segments), stream);
+    case primitive::inclusive_segmented:
+      return call_inclusive_segmented(temp, temp_bytes, keys[i], inputs[i], output, count, stream);
     case primitive::select:
       return cub::DeviceSelect::If(temp, temp_bytes, inputs[i], output, selected, count, greater_than_zero{},
                                    stream);
@@ -383,8 +620,8 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
       return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, inputs[i], output, count, 0,
                                             static_cast<int>(8 * sizeof(T)), stream);
     case primitive::sort_by_key:
-      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, inputs[i], output, values[i], values_out, count,
-                                             0, static_cast<int>(8 * sizeof(T)), stream);
+      return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, inputs[i], output, values[i], values_out,
+                                             count, 0, static_cast<int>(8 * sizeof(T)), stream);
     default: return cub::DeviceScan::InclusiveSum(temp, temp_bytes, inputs[i], output, count, stream);
     }
   };
@@ -442,7 +679,35 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
 
   std::vector<T> got(n);
   CUDA_CHECK(cudaMemcpy(got.data(), output, bytes, cudaMemcpyDeviceToHost));
-  if (what == primitive::select) {
+  const std::vector<T>& last_input = host[last_scan_input];
+  if (transform != transform_kind::none) {
+    const std::vector<T> transformed = clscan_bench::apply_transform(transform, last_input);
+    r.message =
+        what == primitive::reduce ? verify_total(transformed, got[0]) : verify_sum(transformed, got, nullptr);
+  } else if (runs) {
+    unsigned long long found = 0;
+    CUDA_CHECK(cudaMemcpy(&found, selected, sizeof found, cudaMemcpyDeviceToHost));
+    const std::size_t read = static_cast<std::size_t>(std::min<unsigned long long>(found, n));
+    got.resize(read);
+    if (what == primitive::run_length_encode) {
+      std::vector<std::uint32_t> got_lengths(read);
+      if (read)
+        CUDA_CHECK(
+            cudaMemcpy(got_lengths.data(), lengths, read * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+      r.message = clscan_bench::check_run_length_encode(last_input, found, got, got_lengths);
+    } else {
+      std::vector<std::int32_t> got_keys(read);
+      if (read)
+        CUDA_CHECK(
+            cudaMemcpy(got_keys.data(), keys_out, read * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+      const std::vector<std::int32_t>& in_keys = host_keys[last_scan_input];
+      r.message = what == primitive::reduce_by_key
+                      ? clscan_bench::check_reduce_by_key_sum(in_keys, last_input, found, got_keys, got)
+                      : clscan_bench::check_unique_by_key(in_keys, last_input, found, got_keys, got);
+    }
+  } else if (what == primitive::reduce_segmented) {
+    r.message = verify_segment_sums(last_input, segment_length, got);
+  } else if (what == primitive::select) {
     unsigned long long kept = 0;
     CUDA_CHECK(cudaMemcpy(&kept, selected, sizeof kept, cudaMemcpyDeviceToHost));
     r.message = verify_select(host[last_scan_input], got, kept);
@@ -451,11 +716,10 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
   } else if (what == primitive::sort || pairs) {
     std::vector<std::uint32_t> got_values(pairs ? n : 0);
     if (pairs) CUDA_CHECK(cudaMemcpy(got_values.data(), values_out, pair_bytes, cudaMemcpyDeviceToHost));
-    r.message = verify_sort(host[last_scan_input], got, pairs ? &host_values[last_scan_input] : nullptr,
-                            got_values);
+    r.message =
+        verify_sort(host[last_scan_input], got, pairs ? &host_values[last_scan_input] : nullptr, got_values);
   } else {
-    r.message = verify_sum(host[last_scan_input], got,
-                           what == primitive::by_key ? &host_keys[last_scan_input] : nullptr);
+    r.message = verify_sum(host[last_scan_input], got, keyed ? &host_keys[last_scan_input] : nullptr);
   }
   r.status = r.message.empty() ? "ok" : "FAIL";
 
@@ -472,11 +736,14 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, cudaSt
   for (std::uint32_t* p : values)
     CUDA_CHECK(cudaFree(p));
   CUDA_CHECK(cudaFree(values_out));
+  CUDA_CHECK(cudaFree(keys_out));
+  CUDA_CHECK(cudaFree(lengths));
+  CUDA_CHECK(cudaFree(offsets));
   return r;
 }
 
 // A CSV field: quoted when it holds a comma or a quote.
-std::string csv_field(const std::string& text) {
+inline std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"") == std::string::npos) return text;
   std::string out = "\"";
   for (const char c : text)
@@ -489,21 +756,27 @@ std::string csv_field(const std::string& text) {
 // in clscan-bench's rows.
 const char* const csv_header =
     "device,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,"
-    "copy_gbps,ratio,verified,error,primitive,keys_per_s";
+    "copy_gbps,ratio,verified,error,primitive,keys_per_s,transform";
 
-bool sorts(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
+inline bool sorts(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
 
-void print_row(const settings& s, const device_info& dev, const row& r) {
+inline void print_row(const settings& s, const device_info& dev, const row& r) {
   if (s.csv) {
-    const char* const op_kind = s.what == primitive::select   ? "x > 0,"
-                                : s.what == primitive::reduce ? "sum,"
-                                : sorts(s.what)               ? (s.distinct_keys ? "ascending,distinct7"
-                                                                                 : "ascending,uniform")
-                                                              : "sum,inclusive";
-    std::printf("%s,%s,%zu,%s,%s,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s,%s,%.0f\n",
+    // As clscan-bench's rows: reduce_by_key's op is its operator, unique_by_key's and
+    // run_length_encode's op and kind are empty.
+    const char* const op_kind =
+        s.what == primitive::select ? "x > 0,"
+        : s.what == primitive::reduce || s.what == primitive::reduce_by_key ||
+                s.what == primitive::reduce_segmented
+            ? "sum,"
+        : s.what == primitive::unique_by_key || s.what == primitive::run_length_encode ? ","
+        : sorts(s.what) ? (s.distinct_keys ? "ascending,distinct7" : "ascending,uniform")
+                        : "sum,inclusive";
+    std::printf("%s,%s,%zu,%s,%s,cub,%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%s,%s,%.0f,%s\n",
                 csv_field(dev.name).c_str(), csv_field(dev.driver).c_str(), r.n, s.type.c_str(), op_kind,
                 r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio, r.status.c_str(),
-                csv_field(r.message).c_str(), primitive_name(s.what), r.keys_per_s);
+                csv_field(r.message).c_str(), primitive_name(s.what), r.keys_per_s,
+                clscan_bench::transform_text(s.transform));
   } else {
     std::printf("%-10s %-6s %5zu %7zu %12.1f %12.1f %9.2f %9.2f %7.3f  %s", count_text(r.n).c_str(),
                 s.type.c_str(), r.reps, r.buffers, r.scan_us, r.copy_us, r.scan_gbps, r.copy_gbps, r.ratio,
@@ -517,9 +790,42 @@ void print_row(const settings& s, const device_info& dev, const row& r) {
   std::fflush(stdout);
 }
 
-} // namespace
+// The rows of one element type each, declared here with the types main measures. With CUB_BENCH_PART=k
+// this file is only type k's instantiation (no main); with CUB_BENCH_SPLIT only main, which uses the
+// parts' instantiations instead of making its own. Neither: the whole program, as one nvcc call builds it.
+#define CUB_BENCH_ROW(T)                                                                                     \
+  row bench_one<T>(const device_info&, primitive, bool, transform_kind, std::size_t, cudaStream_t, void*,    \
+                   void*, std::size_t, std::size_t, std::size_t)
+#if defined(CUB_BENCH_SPLIT)
+extern template CUB_BENCH_ROW(std::int32_t);
+extern template CUB_BENCH_ROW(std::uint32_t);
+extern template CUB_BENCH_ROW(std::int64_t);
+extern template CUB_BENCH_ROW(std::uint64_t);
+extern template CUB_BENCH_ROW(float);
+extern template CUB_BENCH_ROW(double);
+#elif defined(CUB_BENCH_PART)
+#if CUB_BENCH_PART == 0
+template CUB_BENCH_ROW(std::int32_t);
+#elif CUB_BENCH_PART == 1
+template CUB_BENCH_ROW(std::uint32_t);
+#elif CUB_BENCH_PART == 2
+template CUB_BENCH_ROW(std::int64_t);
+#elif CUB_BENCH_PART == 3
+template CUB_BENCH_ROW(std::uint64_t);
+#elif CUB_BENCH_PART == 4
+template CUB_BENCH_ROW(float);
+#elif CUB_BENCH_PART == 5
+template CUB_BENCH_ROW(double);
+#else
+#error "CUB_BENCH_PART: 0 to 5 (int, uint, long, ulong, float, double)"
+#endif
+#endif
 
+} // namespace cub_bench_impl
+
+#if !defined(CUB_BENCH_PART)
 int main(int argc, char** argv) {
+  using namespace cub_bench_impl;
   const settings s = parse_arguments(argc, argv);
 
   CUDA_CHECK(cudaSetDevice(0));
@@ -578,7 +884,8 @@ int main(int argc, char** argv) {
     std::printf("device:   %s (sm_%d%d, %.0f MiB)\n", dev.name.c_str(), prop.major, prop.minor,
                 static_cast<double>(dev.memory) / mib);
     std::printf("versions: %s\n", dev.driver.c_str());
-    std::printf("spacer:   a copy of %zu MiB before each timed call, %.1f us\n", spacer_bytes / mib, spacer_us);
+    std::printf("spacer:   a copy of %zu MiB before each timed call, %.1f us\n", spacer_bytes / mib,
+                spacer_us);
     const char* const call =
         s.what == primitive::select ? "cub::DeviceSelect::If with \"x > 0\" (~43 % kept)"
         : s.what == primitive::by_key
@@ -590,7 +897,21 @@ int main(int argc, char** argv) {
         : s.what == primitive::sort_by_key
             ? (s.distinct_keys ? "cub::DeviceRadixSort::SortPairs (keys of 7 distinct values, uint values)"
                                : "cub::DeviceRadixSort::SortPairs (uniform random keys, uint values)")
-                                      : "cub::DeviceScan::InclusiveSum";
+        : s.what == primitive::reduce_by_key
+            ? "cub::DeviceReduce::ReduceByKey, sum (int keys, runs of 1000 on average)"
+        : s.what == primitive::unique_by_key
+            ? "cub::DeviceSelect::UniqueByKey (int keys, runs of 1000 on average)"
+        : s.what == primitive::run_length_encode
+            ? "cub::DeviceRunLengthEncode::Encode (runs of 1000 on average, uint lengths)"
+        : s.what == primitive::reduce_segmented ? "cub::DeviceSegmentedReduce::Sum (CSR offsets)"
+        : s.what == primitive::inclusive_segmented
+            ? "segmented inclusive sum: cub::DeviceScan::InclusiveSumByKey over each element's segment number"
+            : "cub::DeviceScan::InclusiveSum";
+    if (segmented(s.what))
+      std::printf("segments: %zu elements each, the last one shorter\n", s.segment_length);
+    if (s.transform != transform_kind::none)
+      std::printf("transform: f(x) = %s, through a thrust::transform_iterator\n",
+                  clscan_bench::transform_text(s.transform));
     if (sorts(s.what))
       std::printf("%s; times are medians; GB/s counts read + write bytes of the keys (2 * n * sizeof(T)), "
                   "as for the copy of the keys\n\n",
@@ -598,6 +919,10 @@ int main(int argc, char** argv) {
     else if (s.what == primitive::reduce)
       std::printf("%s; times are medians; call GB/s counts the bytes read (n * sizeof(T)), copy GB/s read + "
                   "write; vs_read = (copy time / 2) / call time\n\n",
+                  call);
+    else if (s.what == primitive::run_length_encode)
+      std::printf("%s; times are medians; GB/s counts read + write bytes of the keys (2 * n * sizeof(T)), "
+                  "as for the copy of the keys\n\n",
                   call);
     else
       std::printf("%s; times are medians; GB/s counts read + write bytes of the values (2 * n * sizeof(T)), "
@@ -613,8 +938,8 @@ int main(int argc, char** argv) {
   for (const std::size_t n : s.sizes) {
     row r;
     const auto run = [&](auto zero) {
-      r = bench_one<decltype(zero)>(dev, s.what, s.distinct_keys, stream, spacer_src, spacer_dst, spacer_bytes, n,
-                                    s.reps);
+      r = bench_one<decltype(zero)>(dev, s.what, s.distinct_keys, s.transform, s.segment_length, stream,
+                                    spacer_src, spacer_dst, spacer_bytes, n, s.reps);
     };
     // clscan's long and ulong are 64 bits (OpenCL C's), as std::int64_t and std::uint64_t here.
     // clang-format off
@@ -636,3 +961,4 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cub_bench: %zu of %zu sizes FAILED verification\n", failed, s.sizes.size());
   return failed ? 1 : 0;
 }
+#endif

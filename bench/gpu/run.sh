@@ -8,7 +8,8 @@
 # OUT_DIR defaults to $OUT, BUILD_DIR to build-gpu (built here: do not carry one made on another machine).
 # CLSCAN_GPU_SETUP: a script the GPU machine provides to make OpenCL usable there (an ICD loader, the
 # NVIDIA ICD registered); it runs first, with bash. Environment: REPS (20), SIZES (2^20,2^24,2^28),
-# STEPS (default "scan select-by_key reduce sort partition-unique deterministic": which steps run;
+# STEPS (default "scan select-by_key reduce sort partition-unique deterministic"; also runs, transform
+# and segmented: the calls on runs, transforms and segmented calls beside CUB's; which steps run;
 # about 12 minutes in all on an H100 without the sort, the build included), PARTS=1 also runs clscan-parts-bench and clscan-mpi-bench where two or
 # more GPUs are visible.
 # Exit status: non-zero when a step failed (its .err file says why); later steps still run.
@@ -62,6 +63,14 @@ wanted reduce && step reduce env PRIMITIVES=reduce TYPES="int float double" SIZE
   bench/cub/run-side-by-side.sh "$out/reduce" "$build"
 wanted sort && step sort env PRIMITIVES="sort sort_by_key" TYPES="int float long" SIZES="$sizes" \
   bench/cub/run-side-by-side.sh "$out/sort" "$build"
+# The calls on runs, scan and reduce of each transform beside the plain calls, the segmented calls
+# (steps left out by default).
+wanted runs && step runs env PRIMITIVES="reduce_by_key unique_by_key run_length_encode" TYPES="int float" \
+  SIZES="$sizes" bench/cub/run-side-by-side.sh "$out/runs" "$build"
+wanted transform && step transform env PRIMITIVES="scan reduce" TRANSFORMS="twice positive even" TYPES="int float" \
+  SIZES="$sizes" bench/cub/run-side-by-side.sh "$out/transform" "$build"
+wanted segmented && step segmented env PRIMITIVES="reduce_segmented inclusive_segmented" TYPES="int float" \
+  SIZES="$sizes" bench/cub/run-side-by-side.sh "$out/segmented" "$build"
 # Calls CUB has no counterpart for in bench/cub, and deterministic scans against the default.
 wanted partition-unique && for p in partition unique; do
   step "$p" "$build/tools/clscan-bench" --primitive "$p" --type int --sizes "$sizes" --reps "$reps" --csv

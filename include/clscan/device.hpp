@@ -34,7 +34,11 @@ struct device_capabilities {
   std::string acq_rel_cl_std;
   bool int32_global_atomics = false; // cl_khr_global_int32_base_atomics, or OpenCL >= 1.1
   bool subgroups = false;            // cl_khr_subgroups or cl_intel_subgroups
-  bool out_of_order_queues = false;  // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE in CL_DEVICE_QUEUE_PROPERTIES
+  // NVIDIA's warp instructions through inline PTX (vote.sync, shfl.sync, bar.warp.sync): NVIDIA's
+  // platform, compute capability 7.0 or later (cl_nv_device_attribute_query). The one-pass sort ranks
+  // with them (kernels/sort.cl, CLSCAN_SORT_RANK_MATCH).
+  bool nvidia_warp_ptx = false;
+  bool out_of_order_queues = false; // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE in CL_DEVICE_QUEUE_PROPERTIES
   // Every command of a call gets an event clscan holds until it ends (PoCL 3.1 aborts when a failure
   // reaches a command whose event nobody holds); false on NVIDIA's platform, where failures do not abort
   // and each event costs device time: only the commands that need one get an event there.
@@ -64,6 +68,7 @@ cl::Device select_device();
 //   no_out_of_order   no out-of-order queues (tests then make none)
 //   no_acq_rel        no release/acquire atomics (the OpenCL 1.2 fence protocol)
 //   few_events        event_per_command off: events only where a call needs them, as on NVIDIA
+//   no_warp_ptx       nvidia_warp_ptx off: the portable ranking on NVIDIA too
 // Anything else throws invalid_argument naming the variable and the text.
 device_capabilities capabilities(const cl::Device& device);
 

@@ -37,8 +37,8 @@
 //   + tiles * 256 * 16 + 8      one-pass passes instead: the look-back's status words, two slots of
 //                               8 bytes per tile and digit (the same buffer as the single-pass scans'
 //                               status words on that set, grown to the larger need); tiles of 6144
-//                               keys on GPUs for keys alone, 4096 with values (fewer where local
-//                               memory is small)
+//                               keys on GPUs for keys alone, 4096 with values (on NVIDIA, ranked in
+//                               warps: 8192 and 5120; fewer where local memory is small)
 //   + 8 * 256 * 4               one-pass passes: each pass's digit offsets
 //   + groups * passes * 256 * 4 the histogram's partial counts (groups: 4 per compute unit at most)
 //   + 32                        a flag per pass

@@ -73,11 +73,12 @@ std::size_t sort_local_bytes(const tuning& shape, element_type type, bool values
 
 // sort_onepass: sort_scatter's, then per digit where its run starts and the tile's count of it (two
 // arrays of 256 words), the look-back's state (four more, in the rank counters where these hold
-// 4 * 256 words) and the ticket and flags.
+// 4 * 256 words) and the ticket and flags; ranked in warps, sums of at least 256 words.
 std::size_t one_pass_local_bytes(const tuning& shape, element_type type, bool values_move, bool wide) {
   const std::size_t counters = 8 * shape.work_group_size + 8 * shape.work_group_size / 32;
   const std::size_t state = counters >= 4 * radix ? 0 : 4 * radix * 4;
-  return sort_local_bytes(shape, type, values_move, wide) + 2 * radix * 4 + state + 16;
+  const std::size_t digit_sums = (radix - std::min(radix, shape.work_group_size)) * 4;
+  return sort_local_bytes(shape, type, values_move, wide) + 2 * radix * 4 + state + digit_sums + 16;
 }
 
 // The units' bound, for any call (values moving, 64-bit offsets).
@@ -106,7 +107,11 @@ std::string prelude(const variant_key& key, const device_capabilities& /*caps*/)
 }
 
 std::string one_pass_prelude(const variant_key& key, const device_capabilities& caps) {
-  return prelude(key, caps) + lookback_prelude(key, caps) + "#define CLSCAN_SORT_ONE_PASS 1\n";
+  // Ballots rather than match.any (CLSCAN_SORT_RANK_MATCH=1), which took the 2^24 uint keys' one-pass
+  // kernel on the H100 from 766 µs (portable ranking) to 1293, where ballots took it to 681.
+  const char* const ranking =
+      sort_ranks_in_warps(caps, key.work_group_size) ? "#define CLSCAN_SORT_RANK_MATCH 2\n" : "";
+  return prelude(key, caps) + lookback_prelude(key, caps) + "#define CLSCAN_SORT_ONE_PASS 1\n" + ranking;
 }
 
 std::string no_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) { return {}; }

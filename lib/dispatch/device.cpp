@@ -122,11 +122,13 @@ void apply_limits(device_capabilities& caps, const std::string& text) {
       caps.acq_rel_cl_std.clear();
     } else if (field == "few_events") {
       caps.event_per_command = false;
+    } else if (field == "no_warp_ptx") {
+      caps.nvidia_warp_ptx = false;
     } else {
       std::string message = "CLSCAN_DEVICE_LIMITS='";
       message.append(text).append("': '").append(field);
       message.append("' is not one of gpu, cpu, wg=N, local=N, no_int64_atomics, no_fp64, no_out_of_order, "
-                     "no_acq_rel, few_events (N a positive whole number)");
+                     "no_acq_rel, few_events, no_warp_ptx (N a positive whole number)");
       throw invalid_argument(message);
     }
   }
@@ -174,6 +176,10 @@ device_capabilities read_capabilities(cl_device_id device) {
   // Measured there: an H200 ran a call's later commands exactly after a failed one (robustness tests,
   // [failed-wait]), and each further event cost about 2.8 µs of device time (runtime/launch.hpp).
   caps.event_per_command = caps.platform_name.find("NVIDIA") == std::string::npos;
+  // The PTX of vote.sync and shfl.sync (PTX ISA 6.0) came with compute capability 7.0's first drivers.
+  caps.nvidia_warp_ptx = caps.platform_name.find("NVIDIA") != std::string::npos &&
+                         has_extension(extensions, "cl_nv_device_attribute_query") &&
+                         device_info<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV) >= 7;
   if (const std::string_view limits = detail::device_limits(); !limits.empty())
     apply_limits(caps, std::string(limits));
   return caps;

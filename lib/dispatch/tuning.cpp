@@ -289,6 +289,10 @@ std::size_t sort_base_items(std::size_t work_group_size) {
   return std::max<std::size_t>(1, 4096 / work_group_size);
 }
 
+bool sort_ranks_in_warps(const device_capabilities& caps, std::size_t work_group_size) {
+  return caps.nvidia_warp_ptx && work_group_size % 32 == 0;
+}
+
 tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_move) {
   tuning shape;
   shape.vector_width = 1;
@@ -310,6 +314,11 @@ tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_m
   shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
   shape.items_per_thread = sort_base_items(shape.work_group_size);
   if (one_pass && !values_move) shape.items_per_thread = shape.items_per_thread * 3 / 2;
+  // Ranked in warps, the one-pass kernel gains from larger tiles: on the H100 (2026-11-27,
+  // sort_kernels --define CLSCAN_SORT_RANK_MATCH=2, 2^24 uint, one-pass kernel µs) keys 256 x 16 821,
+  // 256 x 24 681, 256 x 32 635; pairs 256 x 16 1123, 256 x 20 1062.
+  if (one_pass && sort_ranks_in_warps(caps, shape.work_group_size) && shape.work_group_size == 256)
+    shape.items_per_thread = values_move ? 20 : 32;
   return shape;
 }
 

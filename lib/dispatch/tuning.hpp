@@ -54,6 +54,10 @@ reduce_split split_reduce(const device_capabilities& caps, std::size_t n, std::s
 // fits them to the device's local memory.
 tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_move);
 
+// Whether the one-pass sort ranks its tiles in warps (kernels/sort.cl CLSCAN_SORT_RANK_MATCH): on
+// devices with NVIDIA's warp PTX, for work-groups of whole warps.
+bool sort_ranks_in_warps(const device_capabilities& caps, std::size_t work_group_size);
+
 // Keys per work-item of the sort's tiles of 4096 keys: where a larger tile does not fit the device's
 // local memory, the sort tries these next.
 std::size_t sort_base_items(std::size_t work_group_size);

@@ -46,6 +46,7 @@ function(check_listing_text)
   foreach(row "OpenCL C version +OpenCL C " "driver version +[^ \n]" "compute units +[1-9][0-9]*\n"
               "max work-group size +[1-9][0-9]*\n" "local memory +[0-9]" "fp64 +(yes|no)\n"
               "int64 atomics +(yes|no)\n" "int32 global atomics +(yes|no)\n" "subgroups +(yes|no)\n"
+              "NVIDIA warp PTX +(yes|no)\n"
               "(dispatch plan \\(cl_int\\):\n      large sizes use +(three_stage|single_pass)\n|dispatch plan +error: )"
               "disk cache +${cache_state_regex}" "disk cache entries +[0-9]+\n")
     expect_count("\n    ${row}" ${full})
@@ -158,7 +159,7 @@ function(check_listing_json)
                     cache_entries)
         json_expect(NUMBER ${dev} ${field})
       endforeach()
-      foreach(field fp64 int64_atomics int32_global_atomics subgroups)
+      foreach(field fp64 int64_atomics int32_global_atomics subgroups nvidia_warp_ptx)
         json_expect(BOOLEAN ${dev} ${field})
       endforeach()
       json_get(version ${dev} opencl_c_version)
@@ -404,6 +405,10 @@ elseif(MODE STREQUAL "cache-states")
   endwhile()
 
 elseif(MODE STREQUAL "selected")
+  # The tools' shared disk cache, where the registration gives one (tests/cmake/tools.cmake).
+  if(DEFINED ENV{CLSCAN_INFO_SHARED_CACHE})
+    set(ENV{CLSCAN_CACHE_DIR} "$ENV{CLSCAN_INFO_SHARED_CACHE}")
+  endif()
   run_info(--help)
   expect_rc(0)
   expect_match("\n  --selected ")

@@ -54,7 +54,10 @@ rusticl_test(sort-gpu-shape-fallback "[sort-fallback]" 600 ENV CLSCAN_DEVICE_LIM
 foreach(area first-call references)
   rusticl_test(${area} "[${area}]" 900)
 endforeach()
-rusticl_test(cache "[cache]~[driver-rejects-binary]" 900)
+# The disk and program caches where the driver takes part (binaries stored, loaded, damaged and
+# rebuilt; processes sharing the cache; programs kept per context); the cases of the cache directory's
+# file system, the environment and the tuning file are host code only, which PoCL's run covers.
+rusticl_test(cache "[cache]~[driver-rejects-binary]~\"a FIFO*\"~\"CLSCAN_NO_CACHE*\"~\"a read-only*\"~\"a cache directory that*\"~\"garbage in the tuning*\"~\"CLSCAN_LOG*\"~\"cache_directory()*\"~\"an installed log*\"" 900)
 
 # Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), where the
 # tools are built.

@@ -13,21 +13,62 @@ if(TARGET clscan-bench)
       PROPERTIES LABELS "tools" TIMEOUT 300
                  ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
   # --primitive: select, by_key and reduce rows measured and verified (each CSV row must end in
-  # ",ok,,<std_us>,<primitive>," and an empty keys/s column; a wrong result or an error row does not), and a smoke run of the five
+  # ",ok,,<std_us>,<primitive>,," with empty keys/s and transform columns; a wrong result or an error row does not), and a smoke run of the five
   # primitives other than scan, n = 0 included. About 3 s together on PoCL.
   add_test(NAME bench-primitive-select COMMAND clscan-bench --primitive select --sizes 1000,2^16+3 --reps 2 --csv)
   set_tests_properties(bench-primitive-select PROPERTIES
-      PASS_REGULAR_EXPRESSION ",1000,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select,\n[^\n]*,65539,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select,\n")
+      PASS_REGULAR_EXPRESSION ",1000,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select,,\n[^\n]*,65539,int,x > 0,,automatic,[^\n]*,ok,,[0-9.]+,select,,\n")
   add_test(NAME bench-primitive-by-key COMMAND clscan-bench --primitive by_key --sizes 1000,2^16+3 --reps 2 --csv)
   set_tests_properties(bench-primitive-by-key PROPERTIES
-      PASS_REGULAR_EXPRESSION ",1000,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key,\n[^\n]*,65539,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key,\n")
+      PASS_REGULAR_EXPRESSION ",1000,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key,,\n[^\n]*,65539,int,sum,inclusive,automatic,[^\n]*,ok,,[0-9.]+,by_key,,\n")
   add_test(NAME bench-primitive-reduce COMMAND clscan-bench --primitive reduce --sizes 1000,2^16+3 --reps 2 --csv)
   set_tests_properties(bench-primitive-reduce PROPERTIES
-      PASS_REGULAR_EXPRESSION ",1000,int,sum,,automatic,[^\n]*,ok,,[0-9.]+,reduce,\n[^\n]*,65539,int,sum,,automatic,[^\n]*,ok,,[0-9.]+,reduce,\n")
+      PASS_REGULAR_EXPRESSION ",1000,int,sum,,automatic,[^\n]*,ok,,[0-9.]+,reduce,,\n[^\n]*,65539,int,sum,,automatic,[^\n]*,ok,,[0-9.]+,reduce,,\n")
   add_test(NAME bench-smoke-primitives COMMAND clscan-bench --smoke --primitive select,partition,unique,by_key,reduce)
   set_tests_properties(bench-primitive-select bench-primitive-by-key bench-primitive-reduce bench-smoke-primitives
       PROPERTIES LABELS "tools" TIMEOUT 300
                  ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # unique_by_key and run_length_encode rows, and scan and reduce with each --transform over an integer
+  # and a floating-point type, measured and verified (the CSV row ends in the primitive, an empty
+  # keys/s column and the transform); smoke runs of the calls on runs and of a transform on every
+  # algorithm. About 10 s together on PoCL.
+  foreach(p unique_by_key run_length_encode)
+    string(REPLACE "_" "-" name ${p})
+    add_test(NAME bench-primitive-${name} COMMAND clscan-bench --primitive ${p} --type float --sizes 1000,2^16+3 --reps 2 --csv)
+    set_tests_properties(bench-primitive-${name} PROPERTIES
+        PASS_REGULAR_EXPRESSION ",1000,float,,,automatic,[^\n]*,ok,,[0-9.]+,${p},,\n[^\n]*,65539,float,,,automatic,[^\n]*,ok,,[0-9.]+,${p},,\n")
+  endforeach()
+  foreach(case "twice;x * 2;int" "positive;x>0?1:0;double" "even;i % 2 == 0 ? x : 0;ulong")
+    list(GET case 0 name)
+    list(GET case 1 transform)
+    list(GET case 2 type)
+    add_test(NAME bench-transform-${name} COMMAND clscan-bench --primitive scan,reduce --transform "${transform}"
+                                                  --type ${type} --sizes 1000,2^16+3 --reps 2 --csv)
+    # The row names the expression as run_checks.hpp spells it, whatever blanks the flag had.
+    string(REPLACE "x>0?1:0" "x > 0 ? 1 : 0" spelled "${transform}")
+    string(REPLACE "?" "\\?" spelled "${spelled}")
+    string(REPLACE "*" "\\*" spelled "${spelled}")
+    set(row "automatic,[^\n]*,ok,,[0-9.]+")
+    set_tests_properties(bench-transform-${name} PROPERTIES PASS_REGULAR_EXPRESSION
+        ",1000,${type},sum,inclusive,${row},scan,,${spelled}\n[^\n]*,65539,${type},sum,inclusive,${row},scan,,${spelled}\n[^\n]*,1000,${type},sum,,${row},reduce,,${spelled}\n[^\n]*,65539,${type},sum,,${row},reduce,,${spelled}\n")
+  endforeach()
+  add_test(NAME bench-smoke-runs COMMAND clscan-bench --smoke --algorithm all --type double
+                                         --primitive reduce_by_key,unique_by_key,run_length_encode)
+  add_test(NAME bench-smoke-transform COMMAND clscan-bench --smoke --algorithm all --type int --op max --kind exclusive
+                                              --primitive scan,reduce --transform "i % 2 == 0 ? x : 0")
+  set_tests_properties(bench-primitive-unique-by-key bench-primitive-run-length-encode bench-transform-twice
+                       bench-transform-positive bench-transform-even bench-smoke-runs bench-smoke-transform
+      PROPERTIES LABELS "tools" TIMEOUT 300
+                 ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # The checks behind those rows reject wrong results (tests/programs/bench_checks.cpp; no device).
+  add_executable(clscan-bench-checks ${CMAKE_CURRENT_SOURCE_DIR}/programs/bench_checks.cpp)
+  target_include_directories(clscan-bench-checks PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+  target_compile_features(clscan-bench-checks PRIVATE cxx_std_17)
+  target_compile_options(clscan-bench-checks PRIVATE
+      $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>
+      $<$<AND:$<BOOL:${CLSCAN_WARNINGS_AS_ERRORS}>,$<CXX_COMPILER_ID:GNU,Clang>>:-Werror>)
+  add_test(NAME bench-checks COMMAND clscan-bench-checks)
+  set_tests_properties(bench-checks PROPERTIES LABELS "tools" TIMEOUT 120 PASS_REGULAR_EXPRESSION "bench-checks: passed")
   # clscan-parts-bench checks the parts' result once per size and exits non-zero when it is wrong; a bad
   # flag is a usage error.
   add_test(NAME parts-bench COMMAND clscan-parts-bench --sizes 1000,2^16+3 --parts 3 --reps 1 --json)
@@ -78,6 +119,11 @@ if(TARGET clscan-info)
                      -P ${CMAKE_CURRENT_LIST_DIR}/info_check.cmake)
     set_tests_properties(info-${mode} PROPERTIES LABELS "tools" TIMEOUT 300)
   endforeach()
+  # --selected's self-test builds what info-self-test built for the same device: it runs after it, on
+  # its disk cache, instead of building every variant again.
+  set_property(TEST info-selected APPEND PROPERTY ENVIRONMENT
+               "CLSCAN_INFO_SHARED_CACHE=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  set_tests_properties(info-selected PROPERTIES DEPENDS info-self-test)
 endif()
 
 if(TARGET clscan-demo)

@@ -49,7 +49,7 @@ namespace {
 constexpr std::uint64_t base_seed = 0xC0C0'2025'0001ull;
 constexpr std::size_t max_n = std::size_t{1} << 16;
 // Thousands of scans per thread; CLSCAN_CONCURRENCY_SCANS sets another count (a quick run, a long
-// soak). The ThreadSanitizer build runs the default: about 70 s on 2 cores.
+// soak; the sanitizer builds run fewer, tests/cmake/sanitizers.cmake).
 constexpr std::size_t default_scans = 1000;
 
 std::size_t scans_per_thread() {

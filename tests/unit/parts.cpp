@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -147,11 +148,19 @@ template <typename T> void every_layout(scan_kind kind, const clscan::options<T>
     }
 }
 
+// CLSCAN_PARTS_INCLUSIVE_ONLY=1 (the ThreadSanitizer run, tests/CMakeLists.txt) keeps the inclusive
+// sums without an initial value: the threads that open the parts' gates are the same for every kind.
+bool inclusive_only() {
+  const char* text = std::getenv("CLSCAN_PARTS_INCLUSIVE_ONLY");
+  return text != nullptr && std::string(text) == "1";
+}
+
 } // namespace
 
 TEST_CASE("parts: int sums, inclusive and exclusive, with and without an initial value", "[parts]") {
   for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
     every_layout<cl_int>(kind, {});
+    if (inclusive_only()) return;
     clscan::options<cl_int> opts;
     opts.initial = -12345;
     every_layout<cl_int>(kind, opts);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "inputs.hpp"
+#include "run_checks.hpp"
 
 #include <clscan/clscan.hpp>
 
@@ -36,12 +37,15 @@ enum class primitive {
   sort,
   sort_by_key,
   reduce_by_key,
+  unique_by_key,
+  run_length_encode,
   inclusive_segmented,
   reduce_segmented
 };
 
 // --primitive's spelling, also the rows' "primitive" field: "scan", "select", "partition", "unique",
-// "by_key", "reduce", "sort", "sort_by_key", "reduce_by_key", "inclusive_segmented", "reduce_segmented".
+// "by_key", "reduce", "sort", "sort_by_key", "reduce_by_key", "unique_by_key", "run_length_encode",
+// "inclusive_segmented", "reduce_segmented".
 const char* primitive_name(primitive p);
 inline bool is_sort(primitive p) { return p == primitive::sort || p == primitive::sort_by_key; }
 
@@ -74,6 +78,8 @@ struct settings {
   clscan::op operation = clscan::op::sum;
   clscan::scan_kind kind = clscan::scan_kind::inclusive;
   bool deterministic = false; // options::deterministic, for scan and by_key
+  // --transform: options::transform for scan and reduce (run_checks.hpp's list); none: the plain call.
+  transform_kind transform = transform_kind::none;
   std::vector<key_distribution> key_distributions{key_distribution::uniform}; // --keys
   key_distribution keys = key_distribution::uniform;                          // the one a row measures
   segment_lengths segments;                                                   // --segment-length
@@ -123,6 +129,7 @@ void size_spacer(bench_env& env);
 struct row {
   std::size_t n = 0;
   std::string primitive, type, op, kind, algorithm;
+  std::string transform; // the expression scan and reduce applied (--transform); empty: none
   std::size_t reps = 0, buffers = 0;
   double scan_us = std::nan(""), copy_us = std::nan(""), scan_gbps = std::nan(""), copy_gbps = std::nan(""),
          ratio = std::nan(""), host_enqueue_us = std::nan(""), first_call_ms = std::nan(""),
@@ -153,9 +160,9 @@ int run_benchmark(bench_env& env, const settings& s);
 
 void print_device_header(const device_info& d, std::FILE* out);
 // The table's column names, and the line that names the serial host equivalent of `p`.
-void print_table_header(primitive p, clscan::scan_kind kind);
+void print_table_header(primitive p, clscan::scan_kind kind, bool transform);
 // The serial host equivalent of `p` that std_us times: "std::inclusive_scan", "std::copy_if", ...
-const char* std_reference_name(primitive p, clscan::scan_kind kind);
+const char* std_reference_name(primitive p, clscan::scan_kind kind, bool transform);
 void print_table_row(const row& r);
 extern const char* const csv_header;
 void print_csv_row(const device_info& d, const row& r);

@@ -15,7 +15,8 @@ namespace clscan_bench {
 constexpr std::size_t distinct_keys = 7;
 // select and partition: the share of the inputs that satisfies "x > 0".
 constexpr int selected_percent = 43;
-// by_key and reduce_by_key: segment lengths are uniform in [1, 2 * average_segment - 1].
+// by_key, reduce_by_key, unique_by_key and run_length_encode: segment (run) lengths are uniform in [1, 2 *
+// average_segment - 1].
 constexpr std::size_t average_segment = 1000;
 
 // scan, by_key and the sorts' values: all bit patterns for integers, uniform in [-1, 1) for floating
@@ -81,6 +82,16 @@ inline void fill_segment_keys(std::vector<std::int32_t>& keys, std::uint64_t see
               static_cast<std::int32_t>(key));
     i = end;
   }
+}
+
+// run_length_encode: the runs of fill_segment_keys (the same seed gives the same run boundaries as
+// by_key's and reduce_by_key's keys), each element its segment's number mod 2^20 as T: every element
+// type holds it exactly, and neighbouring runs still differ.
+template <typename T> void fill_segment_runs(std::vector<T>& v, std::uint64_t seed) {
+  std::vector<std::int32_t> keys(v.size());
+  fill_segment_keys(keys, seed);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<T>(static_cast<std::uint32_t>(keys[i]) & 0xfffffu);
 }
 
 // sort and sort_by_key with --keys distinct7: distinct_keys values drawn as fill_random draws its

@@ -46,6 +46,8 @@ void describe_call(row& r, const settings& s, primitive p) {
     break;
   case primitive::reduce:
   case primitive::reduce_by_key: r.op = op_flag_name(s.operation); break;
+  case primitive::unique_by_key:
+  case primitive::run_length_encode: break;
   case primitive::inclusive_segmented:
   case primitive::reduce_segmented:
     r.op = "sum";
@@ -71,6 +73,7 @@ row bench_one(bench_env& env, const settings& s, primitive p, Workload& work, st
   r.primitive = primitive_name(p);
   r.type = clscan::to_string(s.type);
   describe_call(r, s, p);
+  if (p == primitive::scan || p == primitive::reduce) r.transform = transform_text(s.transform);
   r.algorithm = clscan::to_string(algo);
   if (s.deterministic && (p == primitive::scan || p == primitive::by_key)) r.algorithm += "/deterministic";
   const std::size_t bytes = n * sizeof(T);
@@ -283,6 +286,8 @@ row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clsca
     case primitive::by_key: return bench(by_key_workload<T>(s, algo, n));
     case primitive::reduce: return bench(reduce_workload<T>(s, algo, n));
     case primitive::reduce_by_key: return bench(reduce_by_key_workload<T>(s, algo, n));
+    case primitive::unique_by_key: return bench(unique_by_key_workload<T>(s, algo, n));
+    case primitive::run_length_encode: return bench(run_length_encode_workload<T>(s, algo, n));
     case primitive::inclusive_segmented:
     case primitive::reduce_segmented: return bench(segmented_workload<T>(s, p, algo, n));
     case primitive::sort:

@@ -38,6 +38,11 @@ options:
                                   values
                        reduce_by_key  clscan::reduce_by_key with --op: by_key's int keys and
                                   values of --type; outputs the runs' keys and reductions
+                       unique_by_key  clscan::unique_by_key: by_key's int keys and values of
+                                  --type; outputs each run's first key and the value beside it
+                       run_length_encode  clscan::run_length_encode (cl_uint lengths) of keys of
+                                  --type in by_key's runs (1 to 1999 long, 1000 on average), each
+                                  run's key its number mod 2^20; outputs the keys and run lengths
                        inclusive_segmented  clscan::inclusive_segmented, sums of --type in CSR
                                   segments of cl_uint offsets (--segment-length)
                        reduce_segmented  clscan::reduce_segmented, the same segments' sums
@@ -59,6 +64,14 @@ options:
   --op OP            sum | min | max | and | or | xor, for scan, by_key, reduce and reduce_by_key.
                      Default sum.
   --kind K           inclusive | exclusive, for scan and by_key. Default inclusive.
+  --transform F      options::transform for scan and reduce: the call scans or reduces f(x) as it
+                     reads each element, timed as the plain call is (compare with a run without
+                     it). F is one of these OpenCL C expressions of x and i (blanks ignored):
+                       'x * 2'               integers wrap
+                       'x > 0 ? 1 : 0'       counts the elements > 0
+                       'i % 2 == 0 ? x : 0'  the elements at even indices, zero at odd ones
+                     which the check applies on the host before its reference. The rows' transform
+                     field names it.
   --deterministic    options::deterministic, for scan and by_key (floating-point results the same
                      every run: tiles combined along a fixed tree); the
                      rows' algorithm reads e.g. automatic/deterministic.
@@ -102,9 +115,11 @@ another primitive has its figures in the scan_* columns):
     for floating point. select and partition: each element is > 0 with probability 0.43 (1 to 2^20),
     else 0 or negative (0 for unsigned types). unique: each element repeats the one before with
     probability 1/2, else takes a new value below 2^20. by_key keys: int, numbering the segments.
-    sort keys as --keys says; sort_by_key values: random uint.
-  * The copy is of one input's values, n * sizeof(T) bytes (for by_key the values, not the keys; for
-    the sorts the keys).
+    sort keys as --keys says; sort_by_key values: random uint. reduce_by_key and unique_by_key: by_key's
+    keys and values; run_length_encode: by_key's runs (the same seeds), each run's key its number mod
+    2^20, of --type.
+  * The copy is of one input's values, n * sizeof(T) bytes (for by_key, reduce_by_key and
+    unique_by_key the values, not the keys; for the sorts and run_length_encode the keys).
   * Warm-up: 3 scans and 3 copies (the first call also builds or loads the kernels; its time is
     reported as "first call").
   * Timed: scans and copies alternate. A scan is timed from the end of a marker enqueued just before it
@@ -127,10 +142,13 @@ another primitive has its figures in the scan_* columns):
     (copy time / 2) / reduce time. The sorts' rows also give keys/s = n / call time (keys_per_s in
     CSV and JSON; G keys/s in the table).
   * std_us (std_scan_us in CSV and JSON): the serial host equivalent on this host's CPU in the same
-    process, median of 5 runs: std::inclusive_scan / std::exclusive_scan (sums only), std::copy_if,
+    process, median of 5 runs: std::inclusive_scan / std::exclusive_scan (sums only; with
+    --transform a serial loop that applies f and scans, std::transform_inclusive_scan's work with the
+    index), std::copy_if,
     std::stable_partition (on a copy made outside the timing), std::unique_copy, for by_key a
     serial loop (sums only; the standard library has no scan by key), std::accumulate for reduce
-    (sums only), a serial loop for reduce_by_key (sums only), a loop of std::inclusive_scan or
+    (sums only; with --transform a serial loop of f and the sum), a serial loop for reduce_by_key
+    (sums only), serial loops for unique_by_key and run_length_encode, a loop of std::inclusive_scan or
     std::reduce per segment for the segmented calls, and std::stable_sort for the sorts (of a copy made outside the timing; of (key,
     value) pairs by key for sort_by_key).
   * Verified: the output of the last timed scan is read back and compared with the host reference:
@@ -141,12 +159,15 @@ another primitive has its figures in the scan_* columns):
     against a serial scan of each segment, exactly or, for floating-point sums, within the scan's
     bound per segment; reduce: against a serial reduce, exactly or, for floating-point sums, within
     16 * epsilon * (sum of |x|); reduce_by_key: the count and the keys exactly, each run's reduction
-    exactly or, for floating-point sums, within 16 * epsilon * (sum of |x| over the run); sort and
+    exactly or, for floating-point sums, within 16 * epsilon * (sum of |x| over the run); unique_by_key and run_length_encode: the count, the
+    keys and the values or lengths exactly against serial loops (run_checks.hpp); with --transform,
+    scan and reduce against the reference of f(x) computed on the host; sort and
     sort_by_key: keys and values bit for bit against
     std::stable_sort in numpy's order (tools/common/sort_reference.hpp).
   * CSV and JSON rows name their primitive (the CSV's last column but keys_per_s); op is the predicate
     for select and partition, the direction ("ascending") for the sorts, whose kind is their --keys;
-    op and kind are empty (null in JSON) where they do not apply.
+    op and kind are empty (null in JSON) where they do not apply; transform (the CSV's last column) is
+    --transform's expression, empty (null) without it.
 
 Exit status: 0 when every row was measured and verified; 1 when any result was wrong or any row
 ended in an error (e.g. an algorithm the device does not support, a size that does not fit): such a
@@ -173,6 +194,8 @@ constexpr primitive all_primitives[] = {primitive::scan,
                                         primitive::sort,
                                         primitive::sort_by_key,
                                         primitive::reduce_by_key,
+                                        primitive::unique_by_key,
+                                        primitive::run_length_encode,
                                         primitive::inclusive_segmented,
                                         primitive::reduce_segmented};
 
@@ -245,6 +268,8 @@ const char* primitive_name(primitive p) {
   case primitive::sort: return "sort";
   case primitive::sort_by_key: return "sort_by_key";
   case primitive::reduce_by_key: return "reduce_by_key";
+  case primitive::unique_by_key: return "unique_by_key";
+  case primitive::run_length_encode: return "run_length_encode";
   case primitive::inclusive_segmented: return "inclusive_segmented";
   case primitive::reduce_segmented: return "reduce_segmented";
   }
@@ -332,6 +357,11 @@ settings parse_arguments(int argc, char** argv) {
       json = true;
     } else if (arg == "--no-std") {
       s.std_timing = false;
+    } else if (arg == "--transform") {
+      const std::string text = value();
+      const std::optional<transform_kind> kind = parse_transform(text);
+      if (!kind) throw usage_error("--transform: unknown '" + text + "' (" + transform_list() + ")");
+      s.transform = *kind;
     } else if (arg == "--deterministic") {
       s.deterministic = true;
     } else if (arg == "--smoke") {
@@ -363,11 +393,17 @@ settings parse_arguments(int argc, char** argv) {
         "--segment-length applies to --primitive inclusive_segmented and reduce_segmented only");
   if (keys_given && !measures(primitive::sort) && !measures(primitive::sort_by_key))
     throw usage_error("--keys applies to --primitive sort and sort_by_key only");
+  if (s.transform != transform_kind::none &&
+      std::any_of(s.primitives.begin(), s.primitives.end(),
+                  [](primitive p) { return p != primitive::scan && p != primitive::reduce; }))
+    throw usage_error("--transform applies to --primitive scan and reduce only");
   if (s.deterministic && !scans)
     throw usage_error("--deterministic applies to --primitive scan and by_key only");
   if (csv && json) throw usage_error("--csv and --json: one output format only");
   if (s.first_call && s.primitives != std::vector<primitive>{primitive::scan})
     throw usage_error("--first-call measures scans only (--primitive scan)");
+  if (s.first_call && s.transform != transform_kind::none)
+    throw usage_error("--first-call measures a plain scan: --transform does not apply");
   if (s.first_call && (s.sizes_given || s.reps_given || s.smoke || s.progress))
     throw usage_error("--first-call measures one scan of 2^16 elements: --sizes, --reps, --smoke and "
                       "--progress do not apply");

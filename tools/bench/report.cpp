@@ -18,8 +18,9 @@ std::string fmt(double v, int decimals) {
   return buf;
 }
 
-const char* std_reference_name(primitive p, clscan::scan_kind kind) {
+const char* std_reference_name(primitive p, clscan::scan_kind kind, bool transform) {
   const bool inclusive = kind == clscan::scan_kind::inclusive;
+  if (transform) return p == primitive::reduce ? "loop of f(x) and sum" : "loop of f(x) and scan";
   switch (p) {
   case primitive::scan: return inclusive ? "std::inclusive_scan" : "std::exclusive_scan";
   case primitive::select: return "std::copy_if";
@@ -28,6 +29,8 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
   case primitive::by_key: return "scan-by-key loop";
   case primitive::reduce: return "std::accumulate";
   case primitive::reduce_by_key: return "reduce-by-key loop";
+  case primitive::unique_by_key: return "unique-by-key loop";
+  case primitive::run_length_encode: return "run-length loop";
   case primitive::inclusive_segmented: return "std::inclusive_scan per segment";
   case primitive::reduce_segmented: return "std::reduce per segment";
   case primitive::sort:
@@ -36,7 +39,7 @@ const char* std_reference_name(primitive p, clscan::scan_kind kind) {
   return "?";
 }
 
-void print_table_header(primitive p, clscan::scan_kind kind) {
+void print_table_header(primitive p, clscan::scan_kind kind, bool transform) {
   // The time of a call other than a scan goes in the scan columns too; its header says what it is.
   const char* const time = p == primitive::scan ? "scan_us" : "call_us";
   const char* const rate = p == primitive::scan                                         ? "scan_GB/s"
@@ -49,7 +52,7 @@ void print_table_header(primitive p, clscan::scan_kind kind) {
               p == primitive::reduce || p == primitive::reduce_segmented ? "vs_read" : "ratio", "host_us",
               "verified");
   std::printf("%-10s (std_us: serial %s of the same input on this host's CPU%s)\n", "",
-              std_reference_name(p, kind),
+              std_reference_name(p, kind, transform),
               p == primitive::scan || p == primitive::by_key || p == primitive::reduce ||
                       p == primitive::reduce_by_key || p == primitive::inclusive_segmented ||
                       p == primitive::reduce_segmented
@@ -76,17 +79,17 @@ void print_table_row(const row& r) {
 
 const char* const csv_header =
     "device,platform,driver,n,type,op,kind,algorithm,reps,buffers,scan_us,copy_us,scan_gbps,copy_gbps,"
-    "ratio,host_enqueue_us,verified,error,std_scan_us,primitive,keys_per_s";
+    "ratio,host_enqueue_us,verified,error,std_scan_us,primitive,keys_per_s,transform";
 
 void print_csv_row(const device_info& d, const row& r) {
-  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+  std::printf("%s,%s,%s,%zu,%s,%s,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
               csv_field(d.caps.name).c_str(), csv_field(d.caps.platform_name).c_str(),
               csv_field(d.caps.driver_version).c_str(), r.n, r.type.c_str(), csv_field(r.op).c_str(),
               r.kind.c_str(), r.algorithm.c_str(), r.reps, r.buffers, fmt(r.scan_us, 3).c_str(),
               fmt(r.copy_us, 3).c_str(), fmt(r.scan_gbps, 4).c_str(), fmt(r.copy_gbps, 4).c_str(),
               fmt(r.ratio, 4).c_str(), fmt(r.host_enqueue_us, 3).c_str(), r.status.c_str(),
               csv_field(r.message).c_str(), fmt(r.std_scan_us, 3).c_str(), r.primitive.c_str(),
-              fmt(r.keys_per_s, 0).c_str());
+              fmt(r.keys_per_s, 0).c_str(), csv_field(r.transform).c_str());
   std::fflush(stdout);
 }
 
@@ -102,6 +105,7 @@ std::string json_row(const device_info& d, const row& r) {
   json.field("type", r.type);
   json.text_or_null("op", r.op);
   json.text_or_null("kind", r.kind);
+  json.text_or_null("transform", r.transform);
   json.field("algorithm", r.algorithm);
   json.field("reps", r.reps);
   json.field("buffers", r.buffers);

@@ -34,10 +34,14 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
   const std::string mode = s.smoke ? "smoke test" : "benchmark";
   const std::string type = clscan::to_string(s.type);
   const std::string bytes = "GB/s counts read + write bytes (2 * n * " + std::to_string(element_size) + ")";
+  // --transform: what scan and reduce apply to each element as they read it.
+  const std::string of_f = s.transform == transform_kind::none
+                               ? std::string()
+                               : std::string(" of f(x) = ") + transform_text(s.transform);
   switch (p) {
   case primitive::scan:
-    return std::string(clscan::to_string(s.kind)) + " " + op_flag_name(s.operation) + " scan, " + mode +
-           "; times are medians; " + bytes;
+    return std::string(clscan::to_string(s.kind)) + " " + op_flag_name(s.operation) + " scan" + of_f + ", " +
+           mode + "; times are medians; " + bytes;
   case primitive::select:
   case primitive::partition:
     return std::string(p == primitive::select ? "select_if" : "partition_if") + "(\"" + select_predicate +
@@ -47,7 +51,7 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
     return "unique of " + type + ", runs of 2 elements on average, " + mode + "; times are medians; " +
            bytes + " as for the copy";
   case primitive::reduce:
-    return std::string("reduce ") + op_flag_name(s.operation) + " of " + type + ", " + mode +
+    return std::string("reduce ") + op_flag_name(s.operation) + of_f + " of " + type + ", " + mode +
            "; times are medians; read_GB/s counts the bytes read (n * " + std::to_string(element_size) +
            "); vs_read = read time / call time, a read being half a clEnqueueCopyBuffer of the same bytes";
   case primitive::by_key:
@@ -58,6 +62,13 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
     return std::string("reduce_by_key ") + op_flag_name(s.operation) + " of " + type +
            " values (int keys, runs of " + std::to_string(average_segment) + " on average), " + mode +
            "; times are medians; " + bytes + " of the values, as for the copy";
+  case primitive::unique_by_key:
+    return "unique_by_key of " + type + " values (int keys, runs of " + std::to_string(average_segment) +
+           " on average), " + mode + "; times are medians; " + bytes + " of the values, as for the copy";
+  case primitive::run_length_encode:
+    return "run_length_encode of " + type + " keys (runs of " + std::to_string(average_segment) +
+           " on average, cl_uint lengths), " + mode + "; times are medians; " + bytes +
+           " of the keys, as for the copy";
   case primitive::inclusive_segmented:
   case primitive::reduce_segmented:
     return std::string(p == primitive::reduce_segmented ? "reduce_segmented" : "inclusive_segmented") +
@@ -99,13 +110,17 @@ int run_benchmark(bench_env& env, const settings& s) {
     return std::find(s.primitives.begin(), s.primitives.end(), p) != s.primitives.end();
   };
   // Bytes per element beside the input, output and copy: by_key's keys; reduce_by_key's keys in and out
-  // and the library's scanned values; the sorts' second key buffer (the library's), and sort_by_key's
-  // values in, out and the library's second value buffer.
+  // and the library's scanned values (unique_by_key's keys in and out and the library's flags alike);
+  // run_length_encode's lengths and the library's ones and their scan; the segmented calls' offsets and
+  // the library's temporaries; the sorts' second key buffer (the library's), and sort_by_key's values
+  // in, out and the library's second value buffer.
   const std::size_t extra =
-      measures(primitive::sort_by_key)     ? element_size + 3 * sizeof(cl_uint)
-      : measures(primitive::sort)          ? element_size
-      : measures(primitive::reduce_by_key) ? 2 * sizeof(cl_int) + element_size
-      : measures(primitive::by_key)        ? sizeof(cl_int)
+      measures(primitive::sort_by_key) ? element_size + 3 * sizeof(cl_uint)
+      : measures(primitive::sort)      ? element_size
+      : measures(primitive::reduce_by_key) || measures(primitive::unique_by_key)
+          ? 2 * sizeof(cl_int) + element_size
+      : measures(primitive::run_length_encode) ? 3 * sizeof(cl_uint)
+      : measures(primitive::by_key)            ? sizeof(cl_int)
       : measures(primitive::inclusive_segmented) || measures(primitive::reduce_segmented)
           ? 2 * sizeof(cl_uint) + element_size
           : 0;
@@ -154,7 +169,7 @@ int run_benchmark(bench_env& env, const settings& s) {
     row_settings.keys = sec.keys;
     if (s.format == output_format::table) {
       std::printf("\n%s\n\n", section_title(row_settings, prim, element_size).c_str());
-      print_table_header(prim, s.kind);
+      print_table_header(prim, s.kind, s.transform != transform_kind::none);
     }
     for (std::size_t n : sizes) {
       for (std::size_t a = 0; a < algorithms; ++a) {

@@ -1,33 +1,63 @@
-// clscan-bench's reduce_by_key workload (workloads.hpp describes what a workload offers): int keys in
-// runs as by_key's segments (fill_segment_keys), values of T (fill_random), --op; the outputs are the
-// unique keys (int) and the runs' reductions (T), and a count.
+// clscan-bench's workloads of the calls on runs (workloads.hpp describes what a workload offers), all on
+// by_key's runs (fill_segment_keys: lengths 1 to 1999, 1000 on average):
+//   reduce_by_key      int keys, values of T (fill_random), --op; outputs the unique keys (int), the
+//                      runs' reductions (T) and a count;
+//   unique_by_key      the same inputs; outputs each run's first key and the value beside it, and a count;
+//   run_length_encode  keys of T in those runs (fill_segment_runs); outputs the unique keys, the run
+//                      lengths (cl_uint) and a count.
 #pragma once
 
 #include "workloads.hpp"
 
 namespace clscan_bench {
 
-template <typename T> class reduce_by_key_workload : public keyed_workload<T> {
+// A cl_ulong count buffer, zeroed.
+inline cl::Buffer make_count(const cl::Context& context, const cl::CommandQueue& queue) {
+  cl::Buffer count = clscan_tools::make_buffer(context, sizeof(cl_ulong));
+  const cl_ulong zero = 0;
+  clscan_tools::check(queue.enqueueWriteBuffer(count, CL_TRUE, 0, sizeof zero, &zero),
+                      "clEnqueueWriteBuffer");
+  return count;
+}
+
+// keyed_workload's inputs and the outputs of a call that writes unique keys (int) and a count: keys_out
+// is touched by a copy of the keys, so that no timed call is its first use.
+template <typename T> class keyed_runs_workload : public keyed_workload<T> {
+public:
+  using keyed_workload<T>::keyed_workload;
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    this->upload_keyed(context, queue);
+    const std::size_t bytes = this->key_alloc();
+    keys_out_ = clscan_tools::make_buffer(context, bytes);
+    clscan_tools::check(queue.enqueueCopyBuffer(this->key_buffers_[0], keys_out_, 0, 0, bytes),
+                        "clEnqueueCopyBuffer");
+    count_ = make_count(context, queue);
+  }
+
+protected:
+  cl::Buffer keys_out_;
+  cl::Buffer count_;
+};
+
+// The cl_ulong count a call wrote.
+inline cl_ulong read_count(const cl::CommandQueue& queue, const cl::Buffer& count) {
+  cl_ulong value = 0;
+  clscan_tools::check(queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof value, &value),
+                      "clEnqueueReadBuffer");
+  return value;
+}
+
+template <typename T> class reduce_by_key_workload : public keyed_runs_workload<T> {
 public:
   reduce_by_key_workload(const settings& s, clscan::algorithm algo, std::size_t n)
-      : keyed_workload<T>(n), operation_(s.operation) {
+      : keyed_runs_workload<T>(n), operation_(s.operation) {
     opts_.algorithm = algo;
     opts_.operation = s.operation;
     opts_.deterministic = s.deterministic;
   }
-  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
-    using clscan_tools::check;
-    this->upload_keyed(context, queue);
-    const std::size_t bytes = this->key_alloc();
-    keys_out_ = clscan_tools::make_buffer(context, bytes);
-    check(queue.enqueueCopyBuffer(this->key_buffers_[0], keys_out_, 0, 0, bytes), "clEnqueueCopyBuffer");
-    count_ = clscan_tools::make_buffer(context, sizeof(cl_ulong));
-    const cl_ulong zero = 0;
-    check(queue.enqueueWriteBuffer(count_, CL_TRUE, 0, sizeof zero, &zero), "clEnqueueWriteBuffer");
-  }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
-    return clscan::reduce_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], keys_out_,
-                                            this->output_, count_, this->n_, opts_);
+    return clscan::reduce_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], this->keys_out_,
+                                            this->output_, this->count_, this->n_, opts_);
   }
   // Sums only: a serial loop (the standard library has no reduce by key).
   double std_us() const {
@@ -68,16 +98,14 @@ public:
       }
       magnitude.back() += std::fabs(static_cast<long double>(in[j]));
     }
-    cl_ulong count = 0;
-    clscan_tools::check(queue.enqueueReadBuffer(count_, CL_TRUE, 0, sizeof count, &count),
-                        "clEnqueueReadBuffer");
+    const cl_ulong count = read_count(queue, this->count_);
     if (count != expected.size())
       return "count " + std::to_string(count) + ", expected " + std::to_string(expected.size()) + " of " +
              std::to_string(this->n_);
     std::vector<cl_int> got_keys(expected.size());
     if (count)
       clscan_tools::check(
-          queue.enqueueReadBuffer(keys_out_, CL_TRUE, 0, count * sizeof(cl_int), got_keys.data()),
+          queue.enqueueReadBuffer(this->keys_out_, CL_TRUE, 0, count * sizeof(cl_int), got_keys.data()),
           "clEnqueueReadBuffer");
     if (got_keys != expected_keys)
       return "keys_out differs (" + first_difference(expected_keys, got_keys, count, this->n_) + ")";
@@ -102,7 +130,117 @@ public:
 private:
   clscan::op operation_;
   clscan::reduce_by_key_options<T> opts_;
-  cl::Buffer keys_out_;
+};
+
+// keyed_workload's inputs; outputs each run's first key (int) and the value of T beside it, and a
+// count. The copy the ratio compares with is of the values, as for by_key.
+template <typename T> class unique_by_key_workload : public keyed_runs_workload<T> {
+public:
+  unique_by_key_workload(const settings& /*s*/, clscan::algorithm algo, std::size_t n)
+      : keyed_runs_workload<T>(n) {
+    opts_.algorithm = algo;
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    return clscan::unique_by_key<cl_int, T>(queue, this->key_buffers_[i], this->inputs_[i], this->keys_out_,
+                                            this->output_, this->count_, this->n_, opts_);
+  }
+  // A serial loop (the standard library has no unique by key).
+  double std_us() const {
+    if (!this->n_) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    const std::vector<cl_int>& keys = this->keys_[0];
+    std::vector<cl_int> keys_out(in.size());
+    std::vector<T> out(in.size());
+    return host_median_us([&] {
+      std::size_t runs = 0;
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (i == 0 || keys[i] != keys[i - 1]) {
+          keys_out[runs] = keys[i];
+          out[runs++] = in[i];
+        }
+      volatile std::size_t keep = runs; // the result is used
+      (void)keep;
+    });
+  }
+  // The count, the keys and the values exactly (run_checks.hpp).
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const cl_ulong count = read_count(queue, this->count_);
+    const std::size_t read = static_cast<std::size_t>(std::min<cl_ulong>(count, this->n_));
+    std::vector<cl_int> got_keys(read);
+    if (read)
+      clscan_tools::check(
+          queue.enqueueReadBuffer(this->keys_out_, CL_TRUE, 0, read * sizeof(cl_int), got_keys.data()),
+          "clEnqueueReadBuffer");
+    return check_unique_by_key(this->keys_[i], this->host_[i], count, got_keys,
+                               this->read_output(queue, read));
+  }
+
+private:
+  clscan::select_options<cl_int> opts_;
+};
+
+// Keys of T in by_key's runs (fill_segment_runs); outputs each run's key (T), its length (cl_uint) and
+// a count. The copy the ratio compares with is of the keys, the call's only input.
+template <typename T> class run_length_encode_workload : public value_workload<T> {
+public:
+  run_length_encode_workload(const settings& /*s*/, clscan::algorithm algo, std::size_t n)
+      : value_workload<T>(n) {
+    opts_.algorithm = algo;
+  }
+  std::size_t input_bytes() const { return this->value_bytes(); }
+  void make_host(std::size_t k) {
+    // keys_seed: the runs of by_key's keys of the same size and input.
+    this->host_.assign(k, std::vector<T>(this->n_));
+    for (std::size_t i = 0; i < k; ++i)
+      fill_segment_runs(this->host_[i], keys_seed(this->n_, i));
+  }
+  void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
+    using clscan_tools::check;
+    this->upload_values(context, queue);
+    // Touched by a copy from the input, which is at least as large (sizeof(T) >= sizeof(cl_uint)).
+    const std::size_t bytes = std::max(this->n_ * sizeof(cl_uint), sizeof(cl_uint));
+    lengths_ = clscan_tools::make_buffer(context, bytes);
+    check(queue.enqueueCopyBuffer(this->inputs_[0], lengths_, 0, 0, bytes), "clEnqueueCopyBuffer");
+    count_ = make_count(context, queue);
+  }
+  cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
+    return clscan::run_length_encode<T, cl_uint>(queue, this->inputs_[i], this->output_, lengths_, count_,
+                                                 this->n_, opts_);
+  }
+  // A serial loop (the standard library has no run-length encoding).
+  double std_us() const {
+    if (!this->n_) return std::nan("");
+    const std::vector<T>& in = this->host_[0];
+    std::vector<T> unique(in.size());
+    std::vector<cl_uint> lengths(in.size());
+    return host_median_us([&] {
+      std::size_t runs = 0;
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (i == 0 || !(in[i] == in[i - 1])) {
+          unique[runs] = in[i];
+          lengths[runs++] = 1;
+        } else {
+          ++lengths[runs - 1];
+        }
+      volatile std::size_t keep = runs; // the result is used
+      (void)keep;
+    });
+  }
+  // The count, the keys and the lengths exactly (run_checks.hpp).
+  std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
+    const cl_ulong count = read_count(queue, count_);
+    const std::size_t read = static_cast<std::size_t>(std::min<cl_ulong>(count, this->n_));
+    std::vector<cl_uint> got_lengths(read);
+    if (read)
+      clscan_tools::check(
+          queue.enqueueReadBuffer(lengths_, CL_TRUE, 0, read * sizeof(cl_uint), got_lengths.data()),
+          "clEnqueueReadBuffer");
+    return check_run_length_encode(this->host_[i], count, this->read_output(queue, read), got_lengths);
+  }
+
+private:
+  clscan::select_options<T> opts_;
+  cl::Buffer lengths_;
   cl::Buffer count_;
 };
 

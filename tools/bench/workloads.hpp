@@ -111,11 +111,15 @@ protected:
 
 // --- scan ---------------------------------------------------------------------------------------
 
+// With --transform, options::transform: the call scans f(x), and the std equivalent and the check apply
+// f on the host (run_checks.hpp).
 template <typename T> class scan_workload : public value_workload<T> {
 public:
   scan_workload(const settings& s, clscan::algorithm algo, std::size_t n)
-      : value_workload<T>(n), kind_(s.kind), operation_(s.operation),
-        opts_(make_options<T>(algo, s.operation, s.deterministic)) {}
+      : value_workload<T>(n), kind_(s.kind), operation_(s.operation), transform_(s.transform),
+        opts_(make_options<T>(algo, s.operation, s.deterministic)) {
+    opts_.transform = transform_text(s.transform);
+  }
   std::size_t input_bytes() const { return this->value_bytes(); }
   void make_host(std::size_t k) { this->fill_values(k, fill_random<T>); }
   void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
@@ -131,6 +135,22 @@ public:
     std::vector<T> scanned(in.size());
     // Integer sums wrap (signed overflow in std::plus would be undefined behaviour).
     const auto plus = [](T a, T b) { return clscan_reference::wrapping_sum(a, b); };
+    if (transform_ != transform_kind::none) {
+      // std::transform_inclusive_scan's work, with the index f takes.
+      const bool inclusive = kind_ == clscan::scan_kind::inclusive;
+      return with_transform<T>(transform_, [&](auto f) {
+        return host_median_us([&] {
+          T running{};
+          for (std::size_t j = 0; j < in.size(); ++j) {
+            if (!inclusive) scanned[j] = running;
+            running = plus(running, f(in[j], j));
+            if (inclusive) scanned[j] = running;
+          }
+          volatile T keep = scanned.back();
+          (void)keep;
+        });
+      });
+    }
     return host_median_us([&] {
       if (kind_ == clscan::scan_kind::exclusive)
         std::exclusive_scan(in.begin(), in.end(), scanned.begin(), T{}, plus);
@@ -141,12 +161,16 @@ public:
     });
   }
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
-    return clscan_bench::verify(this->host_[i], this->read_output(queue, this->n_), operation_, kind_);
+    const std::vector<T> got = this->read_output(queue, this->n_);
+    if (transform_ == transform_kind::none)
+      return clscan_bench::verify(this->host_[i], got, operation_, kind_);
+    return clscan_bench::verify(apply_transform(transform_, this->host_[i]), got, operation_, kind_);
   }
 
 private:
   clscan::scan_kind kind_;
   clscan::op operation_;
+  transform_kind transform_;
   clscan::options<T> opts_;
 };
 
@@ -354,11 +378,15 @@ private:
 
 // --- reduce -------------------------------------------------------------------------------------
 
-// The scan's inputs (fill_random) and --op; the total lands in element 0 of the output.
+// The scan's inputs (fill_random) and --op; the total lands in element 0 of the output. With --transform,
+// as for the scans: the reduce of f(x), f applied on the host for the std equivalent and the check.
 template <typename T> class reduce_workload : public value_workload<T> {
 public:
   reduce_workload(const settings& s, clscan::algorithm algo, std::size_t n)
-      : value_workload<T>(n), operation_(s.operation), opts_(make_options<T>(algo, s.operation)) {}
+      : value_workload<T>(n), operation_(s.operation), transform_(s.transform),
+        opts_(make_options<T>(algo, s.operation)) {
+    opts_.transform = transform_text(s.transform);
+  }
   std::size_t input_bytes() const { return this->value_bytes(); }
   void make_host(std::size_t k) { this->fill_values(k, fill_random<T>); }
   void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
@@ -371,6 +399,16 @@ public:
   double std_us() const {
     if (!this->n_ || operation_ != clscan::op::sum) return std::nan("");
     const std::vector<T>& in = this->host_[0];
+    if (transform_ != transform_kind::none)
+      return with_transform<T>(transform_, [&](auto f) {
+        return host_median_us([&] {
+          T total{};
+          for (std::size_t j = 0; j < in.size(); ++j)
+            total = clscan_reference::wrapping_sum(total, f(in[j], j));
+          volatile T keep = total;
+          (void)keep;
+        });
+      });
     return host_median_us([&] {
       volatile T keep = std::accumulate(in.begin(), in.end(), T{}, [](T a, T b) {
         return clscan_reference::wrapping_sum(a, b); // integer sums wrap
@@ -381,7 +419,9 @@ public:
   // Exactly against a serial reduce; floating-point sums within 16 * epsilon * (sum of |x|) of a long
   // double one.
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
-    const std::vector<T>& in = this->host_[i];
+    const std::vector<T> transformed =
+        transform_ == transform_kind::none ? std::vector<T>() : apply_transform(transform_, this->host_[i]);
+    const std::vector<T>& in = transform_ == transform_kind::none ? this->host_[i] : transformed;
     const T got = this->read_output(queue, 1)[0];
     if constexpr (std::is_floating_point_v<T>) {
       if (operation_ == clscan::op::sum) {
@@ -406,6 +446,7 @@ public:
 
 private:
   clscan::op operation_;
+  transform_kind transform_;
   clscan::options<T> opts_;
 };
 

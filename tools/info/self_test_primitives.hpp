@@ -1,11 +1,12 @@
 // clscan-info --self-test beyond the scans: select_if, select_flagged, partition_if and unique of
-// every element type the device has, inclusive_by_key / exclusive_by_key over keys of every type, and
-// inclusive_segmented / reduce_segmented over the same segments given by offsets, at sizes around the tile
-// these calls run in (one tile less one, one more, three and a bit), compared bit for bit with std::copy_if,
-// a loop over the flags, std::stable_partition, std::unique_copy and clscan_reference::scan_by_key. Every
-// output lies between poisoned guards, and the count between two poisoned slots, so that an element written
-// where it must not be shows; the inputs must come back unchanged. Included by self_test.cpp only (a header,
-// so that tools/CMakeLists.txt lists no new file).
+// every element type the device has (out of place, and in place into half the results' capacity),
+// inclusive_by_key / exclusive_by_key over keys of every type, and inclusive_segmented / reduce_segmented
+// over the same segments given by offsets, at sizes around the tile these calls run in (one tile less one,
+// one more, three and a bit), compared bit for bit with std::copy_if, a loop over the flags,
+// std::stable_partition, std::unique_copy and clscan_reference::scan_by_key. Every output lies between
+// poisoned guards, and the count between two poisoned slots, so that an element written where it must not be
+// shows; the inputs must come back unchanged. Included by self_test.cpp only (a header, so that
+// tools/CMakeLists.txt lists no new file).
 #pragma once
 
 #include "common/opencl.hpp"
@@ -220,10 +221,12 @@ inline const char* selection_name(selection call) {
   return "?";
 }
 
-// One selection call, out of place, its output at out_offset `guard` and its count at count_offset 1.
+// One selection call, its count at count_offset 1: out of place with its output at out_offset `guard`;
+// or in place (input and output at offset `guard` of one buffer) with an output capacity of half the
+// selected elements, where only that many results may be written and the rest of the input stays.
 template <typename T>
 std::string check_selection(const device_context& dc, selection call, const std::vector<T>& data,
-                            const std::vector<cl_uchar>& flags, clscan::algorithm algo) {
+                            const std::vector<cl_uchar>& flags, clscan::algorithm algo, bool in_place) {
   const std::size_t n = data.size();
   const auto positive = [](T x) { return x > T(0); };
   std::vector<T> expected;
@@ -251,10 +254,20 @@ std::string check_selection(const device_context& dc, selection call, const std:
   opts.out_offset = guard;
   opts.count_offset = 1;
   if (call == selection::select_if || call == selection::partition_if) opts.predicate = "x > 0";
-  const cl::Buffer in = upload(dc, data);
+  // In place: the buffer before the call, and what it must hold after it.
+  std::vector<T> image(guard, poison<T>());
+  image.insert(image.end(), data.begin(), data.end());
+  image.resize(guard + n + guard, poison<T>());
+  const cl::Buffer in = upload(dc, in_place ? image : data);
+  if (in_place) {
+    opts.in_offset = guard;
+    opts.out_capacity = expected_count / 2;
+    std::copy(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(*opts.out_capacity),
+              image.begin() + guard);
+  }
   const cl::Buffer flag_buffer =
       upload(dc, call == selection::select_flagged ? flags : std::vector<cl_uchar>());
-  const cl::Buffer out = upload(dc, std::vector<T>(guard + n + guard, poison<T>()));
+  const cl::Buffer out = in_place ? in : upload(dc, std::vector<T>(guard + n + guard, poison<T>()));
   const cl::Buffer count = upload(dc, std::vector<cl_ulong>(3, poison<cl_ulong>()));
   cl::Event done;
   switch (call) {
@@ -272,6 +285,14 @@ std::string check_selection(const device_context& dc, selection call, const std:
     return "count " + std::to_string(counts[1]) + ", expected " + std::to_string(expected_count);
   if (!same_bits(counts[0], poison<cl_ulong>()) || !same_bits(counts[2], poison<cl_ulong>()))
     return "the count buffer was written beside count_offset";
+  if (in_place) {
+    const std::vector<T> got = download<T>(dc, out, image.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (!same_bits(got[i], image[i]))
+        return "in place, out_capacity " + std::to_string(*opts.out_capacity) + ": buffer index " +
+               std::to_string(i) + " holds " + show(got[i]) + ", expected " + show(image[i]);
+    return {};
+  }
   std::string problem = compare_output(download<T>(dc, out, guard + n + guard), guard, expected);
   if (problem.empty() && !same_bits(download<T>(dc, in, n), data)) problem = "the input buffer was modified";
   return problem;
@@ -409,11 +430,14 @@ void check_selections(const cl::Device& device, const clscan::device_capabilitie
          {selection::select_if, selection::select_flagged, selection::partition_if, selection::unique}) {
       // partition_if always waits for the total (three-stage); a forced single_pass is refused.
       if (call == selection::partition_if && algo == clscan::algorithm::single_pass) continue;
-      const std::string what =
-          std::string(selection_name(call)) + " (" + type_name<T>() + "), n = " + std::to_string(n);
-      run_check(r, what, [&] {
-        return check_selection(dc, call, call == selection::unique ? runs : data, flags, algo);
-      });
+      for (const bool in_place : {false, true}) {
+        const std::string what = std::string(selection_name(call)) + " (" + type_name<T>() + ")" +
+                                 (in_place ? " in place, half the results' capacity" : "") +
+                                 ", n = " + std::to_string(n);
+        run_check(r, what, [&] {
+          return check_selection(dc, call, call == selection::unique ? runs : data, flags, algo, in_place);
+        });
+      }
     }
   }
 }
