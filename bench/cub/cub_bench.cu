@@ -85,9 +85,9 @@ temporary storage allocated outside the timing, warm-up 3 calls and 3 copies, th
 the call, behind a copy of 32 MiB or more that takes at least 200 us) and copies (events around it)
 alternate; medians. The copy is of one input's values, n * sizeof(T) bytes (by_key: not the keys);
 (sort, sort_by_key: the keys' bytes); GB/s counts 2 * n * sizeof(T) for both; ratio = copy time /
-call time; keys/s = n / call time. reduce reads n * sizeof(T)
-bytes and writes one element: its GB/s count n * sizeof(T) and its ratio ("vs_read") is
-(copy time / 2) / call time, as clscan-bench's reduce rows.
+call time; keys/s = n / call time. reduce and reduce_segmented read n * sizeof(T)
+bytes and write one element (a segment): their GB/s count n * sizeof(T) and their ratio ("vs_read") is
+(copy time / 2) / call time, as clscan-bench's reduce and reduce_segmented rows.
 The last call is verified: scan, by_key, inclusive_segmented and reduce integers exactly (sums wrap),
 floats within 16 * epsilon * (prefix sum of |x|, per segment for by_key and inclusive_segmented; per
 segment's sum for reduce_segmented and reduce_by_key); with --transform against f applied on the host
@@ -671,7 +671,7 @@ row bench_one(const device_info& dev, primitive what, bool distinct_keys, transf
   r.copy_gbps = moved / (r.copy_us * 1e3);
   r.ratio = r.copy_us / r.scan_us;
   r.keys_per_s = static_cast<double>(n) / (r.scan_us * 1e-6);
-  if (what == primitive::reduce) {
+  if (what == primitive::reduce || what == primitive::reduce_segmented) {
     // Against a read of the input: half the copy, which reads and writes it.
     r.scan_gbps = static_cast<double>(bytes) / (r.scan_us * 1e3);
     r.ratio = (r.copy_us / 2) / r.scan_us;
@@ -931,7 +931,8 @@ int main(int argc, char** argv) {
     std::printf("%-10s %-6s %5s %7s %12s %12s %9s %9s %7s  %s\n", "n", "type", "reps", "buffers",
                 s.what == primitive::scan ? "scan_us" : "call_us", "copy_us",
                 s.what == primitive::scan ? "scan_GB/s" : "call_GB/s", "copy_GB/s",
-                s.what == primitive::reduce ? "vs_read" : "ratio", "verified");
+                s.what == primitive::reduce || s.what == primitive::reduce_segmented ? "vs_read" : "ratio",
+                "verified");
   }
 
   std::size_t failed = 0;
