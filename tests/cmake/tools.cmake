@@ -60,6 +60,14 @@ if(TARGET clscan-bench)
                        bench-transform-positive bench-transform-even bench-smoke-runs bench-smoke-transform
       PROPERTIES LABELS "tools" TIMEOUT 300
                  ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # The segmented rows (segments of random lengths around 50), and --segment-length refused when out of range.
+  add_test(NAME bench-smoke-segmented COMMAND clscan-bench --smoke --algorithm all --type float
+                                             --primitive inclusive_segmented,reduce_segmented --segment-length random:50)
+  set_tests_properties(bench-smoke-segmented PROPERTIES LABELS "tools" TIMEOUT 300
+                       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  add_test(NAME bench-segment-length-zero COMMAND clscan-bench --primitive reduce_segmented --segment-length 0)
+  set_tests_properties(bench-segment-length-zero PROPERTIES LABELS "tools"
+                       PASS_REGULAR_EXPRESSION "clscan-bench: --segment-length: '0' is out of range")
   # The checks behind those rows reject wrong results (tests/programs/bench_checks.cpp; no device).
   add_executable(clscan-bench-checks ${CMAKE_CURRENT_SOURCE_DIR}/programs/bench_checks.cpp)
   target_include_directories(clscan-bench-checks PRIVATE ${PROJECT_SOURCE_DIR}/tools)
