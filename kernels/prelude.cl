@@ -136,6 +136,37 @@ typedef elem_t vec_t;
 
 inline elem_t combine(elem_t a, elem_t b CLSCAN_USER_PARAMS) { return CLSCAN_COMBINE(a, b); }
 
+#if defined(CLSCAN_REDUCE_COMMUTATIVE)
+// The built-in operators lane by lane on whole vectors (combine, for vec_t): reductions of a
+// commutative operator (CLSCAN_REDUCE_COMMUTATIVE, reduce.cl and segment_reduce.cl).
+inline vec_t combine_lanes(vec_t a, vec_t b CLSCAN_USER_PARAMS) {
+#if CLSCAN_VEC == 1
+  return combine(a, b CLSCAN_USER_ARGS);
+#elif defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
+  return fmin(a, b);
+#elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
+  return fmax(a, b);
+#elif defined(CLSCAN_OP_MIN)
+  return min(a, b);
+#elif defined(CLSCAN_OP_MAX)
+  return max(a, b);
+#elif defined(CLSCAN_OP_AND)
+  return a & b;
+#elif defined(CLSCAN_OP_OR)
+  return a | b;
+#elif defined(CLSCAN_OP_XOR)
+  return a ^ b;
+#elif defined(CLSCAN_WRAP_T)
+  // Signed sums wrap: added as the unsigned type of the same size, as combine does.
+#define CLSCAN_WRAP_VEC CLSCAN_CAT(CLSCAN_WRAP_T, CLSCAN_VEC)
+  return CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC))(CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(a) +
+                                                           CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(b));
+#else
+  return a + b;
+#endif
+}
+#endif
+
 // options::transform: the host defines CLSCAN_TRANSFORM(x, i), the caller's expression of an input
 // element x and its index i, and starts CLSCAN_USER_PARAMS with `const int clscan_transform_input`.
 // Kernels read the call's input through CLSCAN_READ (CLSCAN_READ_VECTOR: the first `count` elements of

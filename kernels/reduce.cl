@@ -55,34 +55,6 @@ inline vec_t load_read_vector(const global elem_t* src, ulong base, ulong first,
 }
 
 #if defined(CLSCAN_REDUCE_COMMUTATIVE)
-// The built-in operators lane by lane on whole vectors (prelude.cl's combine, for vec_t).
-inline vec_t combine_lanes(vec_t a, vec_t b CLSCAN_USER_PARAMS) {
-#if CLSCAN_VEC == 1
-  return combine(a, b CLSCAN_USER_ARGS);
-#elif defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
-  return fmin(a, b);
-#elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
-  return fmax(a, b);
-#elif defined(CLSCAN_OP_MIN)
-  return min(a, b);
-#elif defined(CLSCAN_OP_MAX)
-  return max(a, b);
-#elif defined(CLSCAN_OP_AND)
-  return a & b;
-#elif defined(CLSCAN_OP_OR)
-  return a | b;
-#elif defined(CLSCAN_OP_XOR)
-  return a ^ b;
-#elif defined(CLSCAN_WRAP_T)
-  // Signed sums wrap: added as the unsigned type of the same size, as prelude.cl's combine does.
-#define CLSCAN_WRAP_VEC CLSCAN_CAT(CLSCAN_WRAP_T, CLSCAN_VEC)
-  return CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC))(CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(a) +
-                                                           CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(b));
-#else
-  return a + b;
-#endif
-}
-
 // The lanes of the accumulators, combined in a fixed order.
 inline elem_t combine_accumulators(const vec_t* acc CLSCAN_USER_PARAMS) {
   elem_t total = CLSCAN_IDENTITY;

@@ -34,33 +34,8 @@ typedef CLSCAN_OFFSET_T offset_t;
 #endif
 // A commutative operator (CLSCAN_REDUCE_COMMUTATIVE, the built-in ones) is applied lane by lane to
 // vectors of CLSCAN_VEC elements (the host sets CLSCAN_VEC): a run of dependent combinations is
-// latency-bound, a vector of them is not, and whole vectors are what CPUs' SIMD units load.
-#if defined(CLSCAN_REDUCE_COMMUTATIVE) && CLSCAN_VEC > 1
-inline vec_t combine_lanes(vec_t a, vec_t b) {
-#if defined(CLSCAN_OP_MIN) && defined(CLSCAN_FLOATING)
-  return fmin(a, b);
-#elif defined(CLSCAN_OP_MAX) && defined(CLSCAN_FLOATING)
-  return fmax(a, b);
-#elif defined(CLSCAN_OP_MIN)
-  return min(a, b);
-#elif defined(CLSCAN_OP_MAX)
-  return max(a, b);
-#elif defined(CLSCAN_OP_AND)
-  return a & b;
-#elif defined(CLSCAN_OP_OR)
-  return a | b;
-#elif defined(CLSCAN_OP_XOR)
-  return a ^ b;
-#elif defined(CLSCAN_WRAP_T)
-  // Signed sums wrap: added as the unsigned type of the same size, as prelude.cl's combine does.
-#define CLSCAN_WRAP_VEC CLSCAN_CAT(CLSCAN_WRAP_T, CLSCAN_VEC)
-  return CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_T, CLSCAN_VEC))(CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(a) +
-                                                           CLSCAN_CAT(as_, CLSCAN_WRAP_VEC)(b));
-#else
-  return a + b;
-#endif
-}
-#endif
+// latency-bound, a vector of them is not, and whole vectors are what CPUs' SIMD units load (prelude.cl's
+// combine_lanes).
 
 // The reduction of src[first, end), first < end: in element order, or for a commutative operator lane
 // by lane over whole vectors, the lanes combined in order, then the elements left over.
@@ -70,7 +45,7 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong end CLSCAN
     vec_t acc = CLSCAN_VLOAD(0, src + first);
     ulong i = first + CLSCAN_VEC;
     for (; i + CLSCAN_VEC <= end; i += CLSCAN_VEC)
-      acc = combine_lanes(acc, CLSCAN_VLOAD(0, src + i));
+      acc = combine_lanes(acc, CLSCAN_VLOAD(0, src + i) CLSCAN_USER_ARGS);
     elem_t lanes[CLSCAN_VEC];
     CLSCAN_VSTORE(acc, 0, lanes);
     elem_t total = lanes[0];
