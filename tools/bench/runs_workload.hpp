@@ -111,18 +111,8 @@ public:
       return "keys_out differs (" + first_difference(expected_keys, got_keys, count, this->n_) + ")";
     const std::vector<T> got = this->read_output(queue, expected.size());
     if constexpr (std::is_floating_point_v<T>) {
-      if (operation_ == clscan::op::sum) {
-        for (std::size_t j = 0; j < expected.size(); ++j) {
-          const long double bound =
-              16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude[j];
-          if (std::fabs(static_cast<long double>(got[j]) - static_cast<long double>(expected[j])) > bound)
-            return mismatch_text<T>(j, this->n_, static_cast<double>(expected[j]),
-                                    static_cast<double>(got[j])) +
-                   " (run " + std::to_string(j) + "'s sum; tolerance " +
-                   std::to_string(static_cast<double>(bound)) + ")";
-        }
-        return {};
-      }
+      if (operation_ == clscan::op::sum)
+        return first_beyond_tolerance(expected, got, magnitude, this->n_, "the run's sum; ");
     }
     return first_difference(expected, got, expected.size(), this->n_);
   }

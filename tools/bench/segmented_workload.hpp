@@ -92,17 +92,8 @@ public:
       }
     }
     const std::vector<T> got = this->read_output(queue, expected.size());
-    if constexpr (std::is_floating_point_v<T>) {
-      for (std::size_t j = 0; j < expected.size(); ++j) {
-        const long double bound =
-            16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude[j];
-        if (std::fabs(static_cast<long double>(got[j]) - static_cast<long double>(expected[j])) > bound)
-          return mismatch_text<T>(j, this->n_, static_cast<double>(expected[j]),
-                                  static_cast<double>(got[j])) +
-                 " (tolerance " + std::to_string(static_cast<double>(bound)) + ")";
-      }
-      return {};
-    }
+    if constexpr (std::is_floating_point_v<T>)
+      return first_beyond_tolerance(expected, got, magnitude, this->n_, "");
     return first_difference(expected, got, expected.size(), this->n_);
   }
 

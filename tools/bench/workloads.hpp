@@ -62,6 +62,22 @@ std::string first_difference(const std::vector<T>& expected, const std::vector<T
   return {};
 }
 
+// The first result of got farther from expected[i] than 16 * epsilon * magnitude[i] (a floating-point
+// reduction's tolerance, magnitude[i] the sum of |x| it combined), described as first_difference does,
+// then `what` (e.g. "the run's sum; ") and the tolerance; empty when none is.
+template <typename T>
+std::string first_beyond_tolerance(const std::vector<T>& expected, const std::vector<T>& got,
+                                   const std::vector<long double>& magnitude, std::size_t n,
+                                   const std::string& what) {
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const long double bound = 16 * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude[i];
+    if (std::fabs(static_cast<long double>(got[i]) - static_cast<long double>(expected[i])) > bound)
+      return mismatch_text<T>(i, n, static_cast<double>(expected[i]), static_cast<double>(got[i])) + " (" +
+             what + "tolerance " + std::to_string(static_cast<double>(bound)) + ")";
+  }
+  return {};
+}
+
 // What every workload holds: k inputs of n values of T on the host and the device, and the output.
 template <typename T> class value_workload {
 public:
