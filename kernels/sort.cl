@@ -429,6 +429,11 @@ inline uint warp_read_up(uint value, uint delta) {
 
 inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
 
+// Positions past the input take the last digit: they are last in the tile already, so they rank last.
+inline uint rank_digit(key_bits key, uint j, uint count, uint descending, uint shift, uint mask) {
+  return j < count ? digit_of(key, descending, shift, mask) : SORT_RADIX - 1;
+}
+
 inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
                         local uint* sums, uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0), lane = lid % SORT_WARP, warp = lid / SORT_WARP;
@@ -436,23 +441,22 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
   for (uint d = lane; d < SORT_RADIX; d += SORT_WARP)
     warp_counts[d] = 0;
   const uint first = warp * SORT_WARP * CLSCAN_ITEMS + lane;
+  // A key's digit is computed again where it is needed rather than kept: 32 more live registers per
+  // work-item spilled and halved the work-groups an SM holds.
   key_bits keys[CLSCAN_ITEMS];
-  uint digits[CLSCAN_ITEMS], ranks[CLSCAN_ITEMS];
-  // Positions past the input take the last digit: they are last in the tile already, so they rank last.
-  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint j = first + k * SORT_WARP;
-    keys[k] = exchange[KEY_PAD(j)];
-    digits[k] = j < count ? digit_of(keys[k], descending, shift, mask) : SORT_RADIX - 1;
-  }
+  uint ranks[CLSCAN_ITEMS];
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+    keys[k] = exchange[KEY_PAD(first + k * SORT_WARP)];
   warp_sync();
   const uint lanes_below = warp_lanes_below();
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint peers = warp_peers(digits[k]);
+    const uint digit = rank_digit(keys[k], first + k * SORT_WARP, count, descending, shift, mask);
+    const uint peers = warp_peers(digit);
     const uint leader = 31 - clz(peers);
     uint before = 0;
     if (lane == leader) {
-      before = warp_counts[digits[k]];
-      warp_counts[digits[k]] = before + popcount(peers);
+      before = warp_counts[digit];
+      warp_counts[digit] = before + popcount(peers);
     }
     ranks[k] = warp_read_lane(before, leader) + popcount(peers & lanes_below);
     warp_sync();
@@ -488,7 +492,8 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint slot = sums[digits[k]] + counters[warp * SORT_RADIX + digits[k]] + ranks[k];
+    const uint digit = rank_digit(keys[k], first + k * SORT_WARP, count, descending, shift, mask);
+    const uint slot = sums[digit] + counters[warp * SORT_RADIX + digit] + ranks[k];
     exchange[KEY_PAD(slot)] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
     positions[KEY_PAD(slot)] = (ushort)(first + k * SORT_WARP);
@@ -858,9 +863,8 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   }
 
   SORT_RANK_STORAGE
-  // Per digit: where its run starts in the ranked tile (set only where the tile holds the digit), and
-  // the tile's count of it.
-  local uint run_first[SORT_RADIX], run_count[SORT_RADIX];
+  // Per digit: the tile's count of it.
+  local uint run_count[SORT_RADIX];
   // The look-back's state, 4 words per digit: in the rank counters, free once the tile is ranked,
   // where they are large enough (work-groups of 64 and more), so that the one-pass kernel takes little
   // more local memory than sort_scatter (with values, 4096 keys a tile within 48 KiB).
@@ -899,17 +903,21 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   }
   rank_loaded(count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 
+#if CLSCAN_SORT_RANK_MATCH
+  // The ranking in warps leaves each digit's first position in the ranked tile in sums.
+  local const uint* const run_first = sums;
+#else
   // As in sort_scatter: a digit's run in the ranked tile starts where the key before it has another
   // digit.
-  key_bits keys[CLSCAN_ITEMS];
+  local uint run_first[SORT_RADIX];
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
-    keys[k] = exchange[KEY_PAD(j)];
-    const uint d = digit_of(keys[k], descending, shift, mask);
+    const uint d = digit_of(exchange[KEY_PAD(j)], descending, shift, mask);
     if (j == 0 || digit_of(exchange[KEY_PAD(j - 1)], descending, shift, mask) != d) run_first[d] = j;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
   if (tile == 0) {
     for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
@@ -930,6 +938,13 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     if (mine) bases[d] = digit_offsets[pass * SORT_RADIX + d] + (offset_t)before - (offset_t)run_first[d];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  // The ranked keys are read only now, so that none is held in a register through the look-back.
+  key_bits keys[CLSCAN_ITEMS];
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    if (j >= count) break;
+    keys[k] = exchange[KEY_PAD(j)];
+  }
   scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
                  values_mode, descending, shift, mask);
 }

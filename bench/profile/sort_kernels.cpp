@@ -7,7 +7,7 @@
 // Nsight Compute profiles no kernel of NVIDIA's OpenCL (README.md).
 //
 // Usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass]
-//                     [--reps R] [--platform NAME] [--define NAME=VALUE]...
+//                     [--reps R] [--platform NAME] [--define NAME=VALUE]... [--binary FILE]
 // Prints one line: the median over R sorts (after one untimed) of each kernel's summed time, of the
 // whole sort (first kernel's start to last kernel's end), of the copy, and their ratio, and the local
 // memory of the ranking kernel; then checks the
@@ -36,7 +36,7 @@ namespace {
 const char* help_text =
     "usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass] [--reps "
     "R] "
-    "[--platform NAME] [--define NAME=VALUE]...\n"
+    "[--platform NAME] [--define NAME=VALUE]... [--binary FILE]\n"
     "  --kernels FILE   the sort's kernels (default kernels/sort.cl, from a checkout's root)\n"
     "  --n N            keys, 1 to 2^31 (default 2^24)\n"
     "  --shape WG:ITEMS work-group size and keys per work-item (default 256:16; WG * ITEMS <= 65536)\n"
@@ -45,7 +45,9 @@ const char* help_text =
     "                   has cl_khr_int64_base_atomics, fences as the memory model)\n"
     "  --reps R         timed sorts, 1 to 1000 (default 10)\n"
     "  --platform NAME  the first platform whose name contains NAME (default: the first platform)\n"
-    "  --define N=V     one more -D for the kernels' build, e.g. a tunable (CLSCAN_SORT_WINDOW=8)\n";
+    "  --define N=V     one more -D for the kernels' build, e.g. a tunable (CLSCAN_SORT_WINDOW=8)\n"
+    "  --binary FILE    also write the built program's binary to FILE (PTX on NVIDIA's OpenCL, for\n"
+    "                   sort_ptx_launch and ptxas -v)\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "sort_kernels: %s\n%s", message.c_str(), help_text);
@@ -61,7 +63,7 @@ unsigned long long count_flag(const std::string& flag, const std::string& text, 
 }
 
 struct settings {
-  std::string kernels = "kernels/sort.cl", platform, defines;
+  std::string kernels = "kernels/sort.cl", platform, defines, binary;
   std::size_t n = std::size_t{1} << 24, wg = 256, items = 16, reps = 10;
   bool pairs = false, single_pass = false;
 };
@@ -88,6 +90,8 @@ settings parse(int argc, char** argv) {
       s.reps = count_flag(arg, value(), 1, 1000);
     } else if (arg == "--platform") {
       s.platform = value();
+    } else if (arg == "--binary") {
+      s.binary = value();
     } else if (arg == "--define") {
       const std::string text = value();
       if (text.empty() || text.find_first_of(" \t\"'") != std::string::npos || text[0] == '=')
@@ -250,6 +254,13 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr, "sort_kernels: %s does not build:\n%s\n", s.kernels.c_str(),
                  program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device).c_str());
     return 1;
+  }
+  if (!s.binary.empty()) {
+    const std::vector<std::vector<unsigned char>> binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+    std::ofstream out(s.binary, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(binaries.at(0).data()),
+              static_cast<std::streamsize>(binaries.at(0).size()));
+    if (!out) usage_error("--binary " + s.binary + ": cannot write it");
   }
 
   const std::size_t n = s.n, bytes = n * 4;

@@ -71,23 +71,27 @@ std::size_t sort_local_bytes(const tuning& shape, element_type type, bool values
   return std::max({scatter, scan_counts, std::size_t{max_passes * radix * 4}});
 }
 
-// sort_onepass: sort_scatter's, then per digit where its run starts and the tile's count of it (two
-// arrays of 256 words), the look-back's state (four more, in the rank counters where these hold
-// 4 * 256 words) and the ticket and flags; ranked in warps, sums of at least 256 words.
-std::size_t one_pass_local_bytes(const tuning& shape, element_type type, bool values_move, bool wide) {
+// sort_onepass: sort_scatter's, then per digit the tile's count of it and, unless the tile is ranked
+// in warps (whose digit sums say it), where its run starts (arrays of 256 words), the look-back's state
+// (four more, in the rank counters where these hold 4 * 256 words) and the ticket and flags; ranked in
+// warps, sums of at least 256 words.
+std::size_t one_pass_local_bytes(const tuning& shape, element_type type, bool values_move, bool wide,
+                                 bool ranks_in_warps) {
   const std::size_t counters = 8 * shape.work_group_size + 8 * shape.work_group_size / 32;
   const std::size_t state = counters >= 4 * radix ? 0 : 4 * radix * 4;
-  const std::size_t digit_sums = (radix - std::min(radix, shape.work_group_size)) * 4;
-  return sort_local_bytes(shape, type, values_move, wide) + 2 * radix * 4 + state + digit_sums + 16;
+  const std::size_t digit_sums = ranks_in_warps ? (radix - std::min(radix, shape.work_group_size)) * 4 : 0;
+  const std::size_t digit_arrays = ranks_in_warps ? 1 : 2;
+  return sort_local_bytes(shape, type, values_move, wide) + digit_arrays * radix * 4 + state + digit_sums +
+         16;
 }
 
 // The units' bound, for any call (values moving, 64-bit offsets).
 std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/, element_type type) {
   return sort_local_bytes(shape, type, true, true);
 }
-std::size_t one_pass_local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
+std::size_t one_pass_local_memory_bytes(const tuning& shape, const device_capabilities& caps,
                                         element_type type) {
-  return one_pass_local_bytes(shape, type, true, true);
+  return one_pass_local_bytes(shape, type, true, true, sort_ranks_in_warps(caps, shape.work_group_size));
 }
 
 int key_kind(element_type type) {
@@ -357,7 +361,11 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
                         n < one_pass_limit && one_pass_qualified(ws.caps, call.context);
   tuning shape = sort_tuning(ws.caps, one_pass, values_move);
   // Where the tile does not fit, tiles of 4096 keys, then halves.
-  const auto local_bytes = one_pass ? one_pass_local_bytes : sort_local_bytes;
+  const bool ranks_in_warps = one_pass && sort_ranks_in_warps(ws.caps, shape.work_group_size);
+  const auto local_bytes = [&](const tuning& t, element_type type, bool values, bool wide_counts) {
+    return one_pass ? one_pass_local_bytes(t, type, values, wide_counts, ranks_in_warps)
+                    : sort_local_bytes(t, type, values, wide_counts);
+  };
   const std::size_t base_items = sort_base_items(shape.work_group_size);
   const bool wide = n > std::numeric_limits<cl_uint>::max();
   while (local_bytes(shape, request.key_type, values_move, wide) > ws.caps.local_mem_size &&

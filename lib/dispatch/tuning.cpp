@@ -314,11 +314,14 @@ tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_m
   shape.work_group_size = std::min<std::size_t>(caps.max_work_group_size, 256);
   shape.items_per_thread = sort_base_items(shape.work_group_size);
   if (one_pass && !values_move) shape.items_per_thread = shape.items_per_thread * 3 / 2;
-  // Ranked in warps, the one-pass kernel gains from larger tiles: on the H100 (2026-11-27,
-  // sort_kernels --define CLSCAN_SORT_RANK_MATCH=2, 2^24 uint, one-pass kernel µs) keys 256 x 16 821,
-  // 256 x 24 681, 256 x 32 635; pairs 256 x 16 1123, 256 x 20 1062.
-  if (one_pass && sort_ranks_in_warps(caps, shape.work_group_size) && shape.work_group_size == 256)
-    shape.items_per_thread = values_move ? 20 : 32;
+  // Ranked in warps, the one-pass kernel gains from larger tiles and work-groups: on an H200
+  // (2026-11-27, sort_kernels --single-pass --define CLSCAN_SORT_RANK_MATCH=2, 2^24 uint, one-pass
+  // kernel µs; docs/data/runs/h200-2026-11-27-sort-shapes) keys 256 x 24 616, 256 x 32 560, 384 x 16
+  // 594, 384 x 20 545, 512 x 12 599; pairs 256 x 16 1039, 256 x 20 975, 384 x 12 924, 512 x 8 936.
+  if (one_pass && caps.max_work_group_size >= 384 && sort_ranks_in_warps(caps, 384)) {
+    shape.work_group_size = 384;
+    shape.items_per_thread = values_move ? 12 : 20;
+  }
   return shape;
 }
 
