@@ -174,9 +174,12 @@ struct sort_launches {
             const cl::Buffer* values, const cl::Buffer* values_out, const cl::Buffer* values_temp) {
     const cl_ulong zero = 0, n64 = n;
     const cl_mem none = nullptr;
+    // The work-groups add their counts into one histogram per pass (n < 2^32), zeroed first.
+    const cl_uint zero_count = 0;
+    queue.enqueueFillBuffer(partials, zero_count, 0, passes * radix * 4);
     run("histogram", histogram, groups, keys, zero, n64, cl_ulong{tiles_per_group}, partials, cl_uint{0},
         cl_uint{0}, cl_uint{passes}, cl_uint{32});
-    run("histogram_total", histogram_total, passes, partials, cl_uint(groups), cl_uint{passes}, n64, flags,
+    run("histogram_total", histogram_total, passes, partials, cl_uint{1}, cl_uint{passes}, n64, flags,
         single_pass ? digit_offsets() : none);
     cl_mem src = keys(), values_src = values ? (*values)() : nullptr;
     for (cl_uint p = 0; p < passes; ++p) {

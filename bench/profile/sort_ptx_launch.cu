@@ -140,10 +140,10 @@ int main(int argc, char** argv) {
   std::uint32_t ticket = 0, tag = 0;
   const std::uint64_t zero = 0, n64 = n;
   auto sort = [&] {
+    CHECK(cuMemsetD8Async(partials, 0, passes * radix * 4, nullptr));
     histogram(groups, keys_in, zero, n64, std::uint64_t{tiles_per_group}, partials, 0u, 0u,
               static_cast<std::uint32_t>(passes), 32u);
-    histogram_total(passes, partials, static_cast<std::uint32_t>(groups), static_cast<std::uint32_t>(passes),
-                    n64, flags, digit_offsets);
+    histogram_total(passes, partials, 1u, static_cast<std::uint32_t>(passes), n64, flags, digit_offsets);
     CUdeviceptr src = keys_in, values_src = pairs ? values_in : 0;
     for (std::uint32_t p = 0; p < passes; ++p) {
       const bool to_out = (passes - 1 - p) % 2 == 0;

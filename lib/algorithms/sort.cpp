@@ -263,15 +263,22 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
   const std::size_t tiles_per_group =
       std::min(group_limit, std::max<std::size_t>(1, (run.tiles + wanted_groups - 1) / wanted_groups));
   const std::size_t groups = (run.tiles + tiles_per_group - 1) / tiles_per_group;
-  const cl_mem partials =
-      temps.scratch(ws.context, partials_slot, groups * passes * radix * sizeof(cl_uint))();
+  // Below 2^32 keys the work-groups add their counts into one histogram per pass (sort.cl
+  // sort_histogram), zeroed first.
+  const std::size_t histograms = wide ? groups : 1;
+  const std::size_t partials_bytes = histograms * passes * radix * sizeof(cl_uint);
+  const cl_mem partials = temps.scratch(ws.context, partials_slot, partials_bytes)();
   {
+    if (!wide) {
+      const cl_uint zero = 0;
+      launch.fill(partials, &zero, sizeof zero, 0, partials_bytes);
+    }
     cl_kernel k = kernels.kernels[histogram_kernel]();
     launch.args(k, 0, user_keys_in.buffer, user_keys_in.offset, run.n, cl_ulong{tiles_per_group}, partials,
                 run.descending, cl_uint{r.begin_bit}, cl_uint{passes}, cl_uint{r.end_bit});
     launch.run(k, groups, kernels.work_group_size, false);
     cl_kernel t = kernels.kernels[histogram_total_kernel]();
-    launch.args(t, 0, partials, static_cast<cl_uint>(groups), cl_uint{passes}, run.n, run.flags,
+    launch.args(t, 0, partials, static_cast<cl_uint>(histograms), cl_uint{passes}, run.n, run.flags,
                 run.digit_offsets);
     launch.run(t, passes, kernels.work_group_size, false);
   }
