@@ -24,10 +24,15 @@ target_sources(clscan-tests PRIVATE
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_lookback.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/reliability/faults_status_tags.cpp)
 
+# fuzz and concurrency build the functional areas' programs (tests/CMakeLists.txt: their shared cache);
+# faults damages caches and keeps its own.
 foreach(area fuzz concurrency faults)
   add_test(NAME ${area} COMMAND clscan-tests "[${area}]")
-  set_tests_properties(${area} PROPERTIES LABELS "${area}" TIMEOUT 900
-      ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-${area}")
+  set(cache_environment "${CLSCAN_TEST_SHARED_CACHE}")
+  if(area STREQUAL "faults")
+    set(cache_environment "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-${area}")
+  endif()
+  set_tests_properties(${area} PROPERTIES LABELS "${area}" TIMEOUT 900 ENVIRONMENT "${cache_environment}")
 endforeach()
 
 add_executable(clscan-oclgrind-runner reliability/oclgrind_runner.cpp)

@@ -129,7 +129,9 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # of each parts call opens the later parts' gates (lib/api/parts.cpp watch_reads).
     set(CLSCAN_TSAN_LABELS "concurrency|parts")
     # The tools' longest runs measure and self-test the kernels; their host code is the CLI tests'
-    # (cli-*, info-*, demo, bench-smoke-automatic, parts-bench-bad-flag and -too-large, qualify-* stay).
+    # (cli-*, info-*, demo, bench-smoke-automatic, bench-smoke-transform, bench-checks,
+    # parts-bench-bad-flag and -too-large, qualify-* stay). bench-smoke-runs and -segmented time the
+    # runs and segmented calls, whose host paths runs-host-paths and segmented-host-paths take.
     # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.
     # reduce-shapes repeats reduce for tiles of a few elements: kernel shapes, one host path.
     # kernel-warnings compiles every kernel variant (PoCL's compiler, not instrumented; its host path is
@@ -143,7 +145,7 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # info-cache-states: clscan-info over five states of the disk cache, whose host code the cache
     # suite runs (2.5 minutes under ASan).
     set(CLSCAN_ASAN_EXCLUDED_TESTS
-        "^(faults|few-events|info-self-test|info-cache-states|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
+        "^(faults|few-events|info-self-test|info-cache-states|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives|runs|segmented)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
@@ -173,17 +175,17 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # The fuzzers' cases test the kernels, which the normal run covers in full (300 scans, 150
     # selections and by-key scans); under AddressSanitizer a tenth of them exercise the host side.
     # The concurrency tests' threads (1000 scans each in the normal run) draw from 27 kinds of scan:
-    # 50 each still run nearly every kind on every thread, against each other (TSan runs 150).
+    # 50 each still run nearly every kind on every thread, against each other (TSan runs 100).
     set(CLSCAN_ASAN_ENVIRONMENT
         "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}"
         "CLSCAN_FUZZ_CASES=30" "CLSCAN_FUZZ_PRIMITIVE_CASES=15" "CLSCAN_CONCURRENCY_SCANS=50"
         "ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1:fast_unwind_on_malloc=0:print_summary=1"
         "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:report_error_type=1"
         "LSAN_OPTIONS=suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0:use_tls=0")
-    # ThreadSanitizer: 150 scans per thread, 15 % of the normal run's (1,200 at a time on one context
-    # in the busiest case), still run every one of the 27 kinds on every thread next to every other.
+    # ThreadSanitizer: 100 scans per thread, a tenth of the normal run's (800 at a time on one context
+    # in the busiest case), still run nearly every one of the 27 kinds on every thread next to every other.
     set(CLSCAN_TSAN_ENVIRONMENT
-        "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}" "CLSCAN_CONCURRENCY_SCANS=150"
+        "OCL_ICD_VENDORS=${CLSCAN_SANITIZER_VENDORS}" "CLSCAN_CONCURRENCY_SCANS=100"
         "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${CLSCAN_SANITIZER_SUPPRESSIONS}/tsan.supp:print_suppressions=0")
 
     add_test(NAME sanitizers-asan
