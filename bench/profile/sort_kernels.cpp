@@ -7,7 +7,8 @@
 // Nsight Compute profiles no kernel of NVIDIA's OpenCL (README.md).
 //
 // Usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass]
-//                     [--reps R] [--platform NAME] [--define NAME=VALUE]... [--binary FILE]
+//                     [--reps R] [--platform NAME] [--define NAME=VALUE]... [--option OPTION]...
+//                     [--binary FILE]
 // Prints one line: the median over R sorts (after one untimed) of each kernel's summed time, of the
 // whole sort (first kernel's start to last kernel's end), of the copy, and their ratio, and the local
 // memory of the ranking kernel; then checks the
@@ -36,7 +37,7 @@ namespace {
 const char* help_text =
     "usage: sort_kernels [--kernels FILE] [--n N|2^K] [--shape WG:ITEMS] [--pairs] [--single-pass] [--reps "
     "R] "
-    "[--platform NAME] [--define NAME=VALUE]... [--binary FILE]\n"
+    "[--platform NAME] [--define NAME=VALUE]... [--option OPTION]... [--binary FILE]\n"
     "  --kernels FILE   the sort's kernels (default kernels/sort.cl, from a checkout's root)\n"
     "  --n N            keys, 1 to 2^31 (default 2^24)\n"
     "  --shape WG:ITEMS work-group size and keys per work-item (default 256:16; WG * ITEMS <= 65536)\n"
@@ -46,6 +47,7 @@ const char* help_text =
     "  --reps R         timed sorts, 1 to 1000 (default 10)\n"
     "  --platform NAME  the first platform whose name contains NAME (default: the first platform)\n"
     "  --define N=V     one more -D for the kernels' build, e.g. a tunable (CLSCAN_SORT_WINDOW=8)\n"
+    "  --option OPTION  one more build option as it is, e.g. -cl-nv-maxrregcount=96 on NVIDIA\n"
     "  --binary FILE    also write the built program's binary to FILE (PTX on NVIDIA's OpenCL, for\n"
     "                   sort_ptx_launch and ptxas -v)\n";
 
@@ -90,6 +92,11 @@ settings parse(int argc, char** argv) {
       s.reps = count_flag(arg, value(), 1, 1000);
     } else if (arg == "--platform") {
       s.platform = value();
+    } else if (arg == "--option") {
+      const std::string text = value();
+      if (text.empty() || text[0] != '-' || text.find_first_of(" \t\"'") != std::string::npos)
+        usage_error("--option " + text + ": expected one option starting with '-', without spaces or quotes");
+      s.defines += " " + text;
     } else if (arg == "--binary") {
       s.binary = value();
     } else if (arg == "--define") {
