@@ -113,7 +113,7 @@ inline void count_digits(local uint* counts, key_bits image, uint begin_bit, uin
 
 // Reads every key once and counts the digits of every pass (at most 8), per work-group over
 // `tiles_per_group` tiles. The host keeps each group's share below 2^32. Where every count fits 32 bits
-// (n < 2^32), the work-groups add their counts into partials[pass][digit] (zeroed by the host), so
+// (n < 2^32), the work-groups add their counts into partials[pass][digit] (sort_clear_histograms), so
 // that sort_histogram_total reads one histogram per pass instead of summing one per work-group (on an
 // H200, 2026-11-27: 20 µs for 2^24 keys in 528 work-groups); else partials[group][pass][digit].
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
@@ -148,6 +148,13 @@ sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong ti
   for (uint i = lid; i < passes * SORT_RADIX; i += CLSCAN_WG)
     if (counts[i]) atomic_add(&partials[i], counts[i]);
 #endif
+}
+
+// Zeroes the first `count` words of histograms (one work-group), which sort_histogram then adds into.
+kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
+sort_clear_histograms(global uint* histograms, uint count) {
+  for (uint i = get_local_id(0); i < count; i += CLSCAN_WG)
+    histograms[i] = 0;
 }
 
 // Work-group p, one per pass: sums pass p's partial histograms of `groups` work-groups (1 where
@@ -386,13 +393,36 @@ inline void load_tile(const global key_bits* src, uint count, local key_bits* ex
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// load_tile that also counts the tile's keys of each digit in counts (zeroed, and a barrier passed
+// since): from the loaded registers, with no second read of the tile. On an H100 (2026-11-27, 2^24
+// uint keys, 384 x 20) a separate counting loop over the loaded tile took 11 % of the one-pass kernel's
+// warp-stall samples.
+inline void load_counted_tile(const global key_bits* src, uint count, local key_bits* exchange,
+                              local uint* counts, uint descending, uint shift, uint mask) {
+  const uint lid = get_local_id(0);
+  key_bits keys[CLSCAN_ITEMS];
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    keys[k] = 0;
+    if (j < count) keys[k] = src[j];
+  }
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = k * CLSCAN_WG + lid;
+    exchange[KEY_PAD(j)] = keys[k];
+    if (j < count) atomic_inc(&counts[digit_of(keys[k], descending, shift, mask)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 #if CLSCAN_SORT_RANK_MATCH
 // Ranking in warps (NVIDIA, inline PTX; the host defines CLSCAN_SORT_RANK_MATCH only where the device
 // builds it): all 8 bits in one round. Warp w ranks the tile's keys [w * 32 * ITEMS, (w + 1) * 32 *
 // ITEMS), 32 at a time in tile order: the lanes holding a digit find each other (match.any, or 8
-// ballots with CLSCAN_SORT_RANK_MATCH=2), the highest of them adds their number to the warp's counter
-// of that digit, and each takes the counter's old value plus the lanes below it with its digit. Then
-// the warps' counters are scanned per digit, and the digits' totals across the digits.
+// ballots with CLSCAN_SORT_RANK_MATCH=2), each reads the warp's counter of that digit and adds the
+// lanes below it with its digit, and the lowest of them adds their number to the counter. Then the
+// warps' counters are scanned per digit, and the digits' totals across the digits. (The highest peer
+// reading and bumping the counter alone, the others taking its old value by a shuffle, made the
+// one-pass kernel 2 % slower on an H100: docs/data/runs/h200-2026-11-27-sort-shapes.)
 #define SORT_WARP 32
 #if CLSCAN_WG % SORT_WARP
 #error "CLSCAN_SORT_RANK_MATCH ranks in warps of 32 work-items: the work-group must be a multiple of 32"
@@ -422,12 +452,6 @@ inline uint warp_lanes_below(void) {
   uint lanes;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lanes));
   return lanes;
-}
-
-inline uint warp_read_lane(uint value, uint lane) {
-  uint read;
-  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(read) : "r"(value), "r"(lane));
-  return read;
 }
 
 inline uint warp_read_up(uint value, uint delta) {
@@ -461,13 +485,11 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint digit = rank_digit(keys[k], first + k * SORT_WARP, count, descending, shift, mask);
     const uint peers = warp_peers(digit);
-    const uint leader = 31 - clz(peers);
-    uint before = 0;
-    if (lane == leader) {
-      before = warp_counts[digit];
-      warp_counts[digit] = before + popcount(peers);
-    }
-    ranks[k] = warp_read_lane(before, leader) + popcount(peers & lanes_below);
+    const uint before = warp_counts[digit];
+    warp_sync();
+    const uint below = popcount(peers & lanes_below);
+    if (below == 0) warp_counts[digit] = before + popcount(peers);
+    ranks[k] = before + below;
     warp_sync();
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -856,6 +878,12 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
              const global uint* trivial, uint pass, uint write_keys, uint values_mode, uint descending,
              uint shift, uint mask, global status_t* status, uint ticket_base, uint tag) {
   local uint shared_tile;
+  // Per digit: the tile's count of it, zeroed before the ticket's barrier, which orders the zeros
+  // before the counts.
+  local uint run_count[SORT_RADIX];
+  const uint lid = get_local_id(0);
+  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
+    run_count[d] = 0;
   // Every tile takes its ticket, trivial passes' too: the host counts the tickets of each pass.
   const ulong tile = claim_tile(status, ticket_base, &shared_tile);
   const ulong first = tile * SORT_TILE;
@@ -872,8 +900,6 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   }
 
   SORT_RANK_STORAGE
-  // Per digit: the tile's count of it.
-  local uint run_count[SORT_RADIX];
   // The look-back's state, 4 words per digit: in the rank counters, free once the tile is ranked,
   // where they are large enough (work-groups of 64 and more), so that the one-pass kernel takes little
   // more local memory than sort_scatter (with values, 4096 keys a tile within 48 KiB).
@@ -889,18 +915,9 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
   local int fallback;
   local uint pending;
 
-  const uint lid = get_local_id(0);
-  for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
-    run_count[d] = 0;
-  load_tile(src + first, count, exchange);
   // The tile's count of each digit, published before the ranking: a successor's look-back then finds
   // this tile's counts while this work-group is still ranking, instead of waiting for it.
-  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-    const uint j = k * CLSCAN_WG + lid;
-    if (j >= count) break;
-    atomic_inc(&run_count[digit_of(exchange[KEY_PAD(j)], descending, shift, mask)]);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  load_counted_tile(src + first, count, exchange, run_count, descending, shift, mask);
   // The last tile has no successor to read what it publishes.
   const int publishes = first + SORT_TILE < n;
   if (publishes) {

@@ -29,11 +29,11 @@
 namespace clscan::detail {
 namespace {
 
-// Kernel slots of the three-stage unit; the single-pass unit shares the first two.
-constexpr std::size_t histogram_kernel = 0, histogram_total_kernel = 1, count_kernel = 2,
-                      count_totals_kernel = 3, scan_counts_kernel = 4, scatter_kernel = 5;
+// Kernel slots of the three-stage unit; the single-pass unit shares the first three.
+constexpr std::size_t histogram_kernel = 0, histogram_total_kernel = 1, clear_histograms_kernel = 2,
+                      count_kernel = 3, count_totals_kernel = 4, scan_counts_kernel = 5, scatter_kernel = 6;
 // Kernel slots of the single-pass unit.
-constexpr std::size_t one_pass_scatter_kernel = 2, one_pass_kernel = 3, clear_status_kernel = 4;
+constexpr std::size_t one_pass_scatter_kernel = 3, one_pass_kernel = 4, clear_status_kernel = 5;
 
 // Scratch slots of a temporaries set (temporaries::scratch) the sort uses; the scans use the low ones.
 constexpr std::size_t keys_slot = 16, keys_slot_2 = 17, values_slot = 18, counts_slot = 19, offsets_slot = 20,
@@ -270,8 +270,10 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
   const cl_mem partials = temps.scratch(ws.context, partials_slot, partials_bytes)();
   {
     if (!wide) {
-      const cl_uint zero = 0;
-      launch.fill(partials, &zero, sizeof zero, 0, partials_bytes);
+      // A kernel rather than a fill: Oclgrind takes the words a fill wrote for uninitialized.
+      cl_kernel c = kernels.kernels[clear_histograms_kernel]();
+      launch.args(c, 0, partials, static_cast<cl_uint>(passes * radix));
+      launch.run(c, 1, kernels.work_group_size, false);
     }
     cl_kernel k = kernels.kernels[histogram_kernel]();
     launch.args(k, 0, user_keys_in.buffer, user_keys_in.offset, run.n, cl_ulong{tiles_per_group}, partials,
@@ -406,20 +408,21 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
 
 const algorithm_unit sort_unit = {algorithm::three_stage,
                                   "sort.cl",
-                                  {"sort_histogram", "sort_histogram_total", "sort_count",
-                                   "sort_count_totals", "sort_scan_counts", "sort_scatter"},
+                                  {"sort_histogram", "sort_histogram_total", "sort_clear_histograms",
+                                   "sort_count", "sort_count_totals", "sort_scan_counts", "sort_scatter"},
                                   local_memory_bytes,
                                   prelude,
                                   no_options,
                                   not_a_scan};
 
-const algorithm_unit sort_single_pass_unit = {
-    algorithm::single_pass,
-    "sort.cl",
-    {"sort_histogram", "sort_histogram_total", "sort_scatter", "sort_onepass", "clear_status"},
-    one_pass_local_memory_bytes,
-    one_pass_prelude,
-    lookback_build_options,
-    not_a_scan};
+const algorithm_unit sort_single_pass_unit = {algorithm::single_pass,
+                                              "sort.cl",
+                                              {"sort_histogram", "sort_histogram_total",
+                                               "sort_clear_histograms", "sort_scatter", "sort_onepass",
+                                               "clear_status"},
+                                              one_pass_local_memory_bytes,
+                                              one_pass_prelude,
+                                              lookback_build_options,
+                                              not_a_scan};
 
 } // namespace clscan::detail

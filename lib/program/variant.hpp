@@ -63,6 +63,6 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
 std::string program_options(const variant_key& key, const device_capabilities& caps);
 
 // Most kernels one algorithm's program holds (compiled_variant::kernels).
-constexpr std::size_t max_variant_kernels = 6;
+constexpr std::size_t max_variant_kernels = 7;
 
 } // namespace clscan::detail
