@@ -176,12 +176,203 @@ inline void write_runs_range(CLSCAN_INPUT_PARAMS, global key_t* keys_out, global
 #define CLSCAN_TEST_RUNS_COUNT_BIAS 0
 #endif
 
+#if !CLSCAN_REREAD
+// GPUs: the tile comes in through local memory in coalesced loads, the keys as run-head bits (bit c of
+// a vector's entry: element c of the vector starts a run), the values (reduce_by_key only: unique_by_key
+// reads the value at each head, run_length_encode none) as the tile's vectors; each work-item then
+// walks its run there. Keys are read again only at run heads, for keys_out.
+#if CLSCAN_ITEMS > 64
+#error "a work-item keeps one bit per element of its run in a ulong: CLSCAN_ITEMS must be at most 64"
+#endif
+#if !defined(CLSCAN_RUNS_UNIQUE) && !defined(CLSCAN_RUNS_ONES)
+#define CLSCAN_RUNS_TILE_VALUES 1
+#else
+#define CLSCAN_RUNS_TILE_VALUES 0
+#endif
+#if CLSCAN_VEC > 8
+typedef ushort head_bits_t;
+#else
+typedef uchar head_bits_t;
+#endif
+// Runs of entries padded by four, so that work-items reading their runs side by side mostly hit
+// different banks (as by_key.cl's).
+#define CLSCAN_HEAD_RUN_STRIDE (CLSCAN_RUN_VECTORS + 4)
+inline uint head_index(uint vector_in_tile) {
+  return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS * 4;
+}
+
+// The run-head bits of the CLSCAN_VEC elements at `first` (first < n); elements at or past n start none.
+inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) {
+  key_t k[CLSCAN_VEC];
+  if (first + CLSCAN_VEC <= n) {
+#if CLSCAN_VEC > 1
+    CLSCAN_CAT(vstore, CLSCAN_VEC)(CLSCAN_CAT(vload, CLSCAN_VEC)(0, keys + first), 0, k);
+#else
+    k[0] = keys[first];
+#endif
+  } else {
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      k[c] = first + c < n ? keys[first + c] : (key_t)0;
+  }
+  key_t prev = first > 0 ? keys[first - 1] : k[0];
+  uint bits = first == 0 ? 1u : 0u;
+#pragma unroll
+  for (int c = 0; c < CLSCAN_VEC; ++c) {
+    if (first + c < n && CLSCAN_KEYS_DIFFER(prev, k[c])) bits |= 1u << c;
+    prev = k[c];
+  }
+  return (head_bits_t)bits;
+}
+#endif
+
 // The local memory of one tile.
 typedef struct {
   carry_t scratch[CLSCAN_SCRATCH_SIZE];
   lookback_locals lb;
   uint tile;
+#if !CLSCAN_REREAD
+#if CLSCAN_RUNS_TILE_VALUES
+  vec_t tile_elements[CLSCAN_TILE_VECTORS];
+#endif
+  head_bits_t head_bits[CLSCAN_WG * CLSCAN_HEAD_RUN_STRIDE];
+  uint head_after; // the element after the tile starts a run, or none follows it
+#endif
 } tile_locals;
+
+#if !CLSCAN_REREAD
+// How many of the run's vectors the loops over the local tile handle per unrolled step (by_key.cl's
+// CLSCAN_BY_KEY_RUN_UNROLL).
+#ifndef CLSCAN_RUNS_UNROLL
+#define CLSCAN_RUNS_UNROLL 4
+#endif
+
+// Loads the tile at tile_first into `locals` (every work-item must call), and returns the work-item's
+// run-head bits (bit k: element k of its run, at run_first, starts a run) and, in *tails, its run-tail
+// bits; none at or past n.
+inline ulong load_runs_tile(const global key_t* keys, const global elem_t* src, ulong n, ulong tile_first,
+                            ulong run_first, ulong* tails, local tile_locals* locals) {
+  const uint lid = (uint)get_local_id(0);
+  const ulong available = n - tile_first;
+  CLSCAN_UNROLL_BY(8)
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    const uint j = (uint)k * CLSCAN_WG + lid;
+#if CLSCAN_RUNS_TILE_VALUES
+    locals->tile_elements[tile_vector_index(j)] = load_tile_vector(src + tile_first, available, j);
+#else
+    (void)src;
+#endif
+    locals->head_bits[head_index(j)] =
+        (ulong)j * CLSCAN_VEC < available ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n) : 0;
+  }
+  if (lid == 0)
+    locals->head_after =
+        tile_first + CLSCAN_TILE >= n ||
+        CLSCAN_KEYS_DIFFER(keys[tile_first + CLSCAN_TILE - 1], keys[tile_first + CLSCAN_TILE]);
+  group_barrier(CLK_LOCAL_MEM_FENCE);
+  local const head_bits_t* run_heads = locals->head_bits + lid * CLSCAN_HEAD_RUN_STRIDE;
+  ulong heads = 0;
+  CLSCAN_UNROLL_BY(CLSCAN_RUNS_UNROLL)
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
+    heads |= (ulong)run_heads[k] << (k * CLSCAN_VEC);
+  // An element ends its run where the next one starts one; element n - 1 always.
+  const ulong head_next =
+      lid + 1 < CLSCAN_WG ? (ulong)(run_heads[CLSCAN_HEAD_RUN_STRIDE] & 1u) : (ulong)locals->head_after;
+  ulong t = (heads >> 1) | (head_next << (CLSCAN_ITEMS - 1));
+  if (run_first >= n) {
+    t = 0;
+  } else if (n - run_first <= CLSCAN_ITEMS) {
+    t |= 1ul << (n - 1 - run_first);
+    if (n - run_first < CLSCAN_ITEMS) t &= (1ul << (n - run_first)) - 1;
+  }
+  *tails = t;
+  return heads;
+}
+
+// The carry of the work-item's run in the local tile (heads: load_runs_tile's).
+inline carry_t reduce_local_runs(ulong heads, ulong run_first, ulong n,
+                                 local const tile_locals* locals CLSCAN_USER_PARAMS) {
+#ifdef CLSCAN_RUNS_UNIQUE
+  (void)run_first;
+  (void)n;
+  (void)locals;
+  return (uint)popcount(heads);
+#elif defined(CLSCAN_RUNS_ONES)
+  (void)locals;
+  // The elements from the last head on, or all of the run's below n.
+  const uint valid = run_first < n ? (uint)min((ulong)CLSCAN_ITEMS, n - run_first) : 0u;
+  const uint after = heads ? valid - (63u - (uint)clz(heads)) : valid;
+  return make_carry((uint)popcount(heads), (elem_t)after);
+#else
+  (void)run_first;
+  (void)n;
+  local const vec_t* run_vectors = locals->tile_elements + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
+  // Elements at or past n are the identity and start no run: they change nothing.
+  elem_t value = CLSCAN_IDENTITY;
+  CLSCAN_UNROLL_BY(CLSCAN_RUNS_UNROLL)
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    elem_t v[CLSCAN_VEC];
+    CLSCAN_VSTORE(run_vectors[k], 0, v);
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      value = (heads >> (k * CLSCAN_VEC + c)) & 1ul ? v[c] : combine(value, v[c] CLSCAN_USER_ARGS);
+  }
+  return make_carry((uint)popcount(heads), value);
+#endif
+}
+
+// Writes the runs of the work-item's run in the local tile, as write_runs_range does.
+inline void write_local_runs(const global key_t* keys, const global elem_t* src, global key_t* keys_out,
+                             global elem_t* values_out, ulong capacity, ulong run_first, ulong heads,
+                             ulong tails, carry_t before, int has_initial, elem_t initial,
+                             local const tile_locals* locals CLSCAN_USER_PARAMS) {
+  ulong count = CLSCAN_CARRY_COUNT(before);
+#ifdef CLSCAN_RUNS_UNIQUE
+  (void)tails;
+  (void)has_initial;
+  (void)initial;
+  (void)locals;
+  for (ulong rest = heads; rest; rest &= rest - 1) {
+    const ulong i = run_first + (ulong)(63 - clz(rest & (~rest + 1)));
+    if (count < capacity) {
+      keys_out[count] = keys[i];
+      values_out[count] = src[i];
+    }
+    ++count;
+  }
+#else
+  (void)src;
+  elem_t value = before.value;
+#if CLSCAN_RUNS_TILE_VALUES
+  local const vec_t* run_vectors = locals->tile_elements + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
+#else
+  (void)locals;
+#endif
+  CLSCAN_UNROLL_BY(CLSCAN_RUNS_UNROLL)
+  for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
+    elem_t v[CLSCAN_VEC];
+#if CLSCAN_RUNS_TILE_VALUES
+    CLSCAN_VSTORE(run_vectors[k], 0, v);
+#else
+    for (int c = 0; c < CLSCAN_VEC; ++c)
+      v[c] = (elem_t)1;
+#endif
+#pragma unroll
+    for (int c = 0; c < CLSCAN_VEC; ++c) {
+      const int e = k * CLSCAN_VEC + c;
+      if ((heads >> e) & 1ul) {
+        if (count < capacity) keys_out[count] = keys[run_first + (ulong)e];
+        ++count;
+        value = v[c];
+      } else {
+        value = combine(value, v[c] CLSCAN_USER_ARGS);
+      }
+      if (((tails >> e) & 1ul) && count - 1 < capacity)
+        values_out[count - 1] = run_result(value, has_initial, initial CLSCAN_USER_ARGS);
+    }
+  }
+#endif
+}
+#endif
 
 // The one-pass calls on runs: tiles in ticket order, chained by the look-back. keys and src (null for
 // CLSCAN_RUNS_ONES) share in_offset, both outputs out_offset; each output holds `capacity` elements
@@ -202,7 +393,13 @@ runs_single_pass(const global key_t* keys, const global elem_t* src, ulong in_of
   const ulong tile = claim_tile(status, ticket_base, &locals.tile);
   const ulong run_first = tile * CLSCAN_TILE + lid * CLSCAN_ITEMS;
 
+#if CLSCAN_REREAD
   const carry_t run = reduce_runs_range(keys, src, n, run_first CLSCAN_USER_ARGS);
+#else
+  ulong tails;
+  const ulong heads = load_runs_tile(keys, src, n, tile * CLSCAN_TILE, run_first, &tails, &locals);
+  const carry_t run = reduce_local_runs(heads, run_first, n, &locals CLSCAN_USER_ARGS);
+#endif
   carry_t tile_total;
   const carry_t item_before = group_exclusive_scan(run, locals.scratch, &tile_total CLSCAN_USER_ARGS);
 #if CLSCAN_SPIN_LIMIT == 0
@@ -213,9 +410,14 @@ runs_single_pass(const global key_t* keys, const global elem_t* src, ulong in_of
   tile_exclusive_prefix(status, tag, tile, tile_total, CLSCAN_CARRY_IDENTITY, tile + 1 < tiles,
                         take_published, &locals.lb, locals.scratch, CLSCAN_INPUT_ARGS CLSCAN_USER_ARGS);
   const carry_t tile_before = locals.lb.prefix;
-  write_runs_range(keys, src, n, keys_out, values_out, capacity, run_first,
-                   carry_combine(tile_before, item_before CLSCAN_USER_ARGS), has_initial,
+  const carry_t before = carry_combine(tile_before, item_before CLSCAN_USER_ARGS);
+#if CLSCAN_REREAD
+  write_runs_range(keys, src, n, keys_out, values_out, capacity, run_first, before, has_initial,
                    initial CLSCAN_USER_ARGS);
+#else
+  write_local_runs(keys, src, keys_out, values_out, capacity, run_first, heads, tails, before, has_initial,
+                   initial, &locals CLSCAN_USER_ARGS);
+#endif
   if (tile + 1 == tiles && lid == 0)
     count[count_offset] = (ulong)CLSCAN_CARRY_COUNT(tile_before) + (ulong)CLSCAN_CARRY_COUNT(tile_total) +
                           CLSCAN_TEST_RUNS_COUNT_BIAS;

@@ -14,15 +14,23 @@ namespace clscan::detail {
 namespace {
 
 constexpr std::size_t one_pass_kernel = 0, clear_status_kernel = 1;
-// Local memory is sized for the wider carry, whichever call the program is of.
+// Local memory is sized for the wider carry and the tile of values, whichever call the program is of.
 constexpr std::size_t widest_carry = 8;
 
-std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& /*caps*/,
-                               element_type /*type*/) {
-  // The work-group scan's scratch, the look-back's state and the ticket; no tile: each work-item
-  // reads its range from global memory.
-  return group_scan_local_bytes(shape.work_group_size, widest_carry) +
-         lookback_local_bytes(shape, widest_carry) + 16;
+std::size_t local_memory_bytes(const tuning& shape, const device_capabilities& caps, element_type type) {
+  // The work-group scan's scratch, the look-back's state and the ticket.
+  const std::size_t wg = shape.work_group_size;
+  std::size_t bytes =
+      group_scan_local_bytes(wg, widest_carry) + lookback_local_bytes(shape, widest_carry) + 16;
+  // GPUs: the tile of values with a vector of padding per run (reduce_by_key's; the others' programs
+  // declare less), and a run-head entry per vector (two bytes past 8 elements) with four of padding
+  // per run (kernels/runs.cl).
+  if (caps.is_gpu()) {
+    const std::size_t head_bytes = shape.vector_width > 8 ? 2 : 1;
+    bytes += wg * (shape.items_per_thread + shape.vector_width) * size_of(type) +
+             wg * (shape.items_per_thread / shape.vector_width + 4) * head_bytes;
+  }
+  return bytes;
 }
 
 std::string prelude(const variant_key& key, const device_capabilities& caps) {

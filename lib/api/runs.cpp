@@ -165,7 +165,11 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
     r.key_type = request.key_type;
     r.count_offset = request.count_offset;
     r.out_capacity = request.out_capacity;
-    const scan_plan plan = plan_with_verdict(ws, lock, r, n, 0);
+    // GPUs load reduce_by_key's values in vectors (the others' values are read element by element).
+    const std::size_t values_alignment = one_pass_kind == primitive::runs_reduce
+                                             ? alignment_of(view_of(*values_in), in_offset * value_size, ws)
+                                             : 0;
+    const scan_plan plan = plan_with_verdict(ws, lock, r, n, values_alignment);
     if (plan.algo == algorithm::single_pass) {
       const compiled_variant kernels = ws.variant(plan.key);
       scan_operands op;
