@@ -28,7 +28,7 @@ typedef CLSCAN_KEY_T key_t;
 #define CLSCAN_KEYS_DIFFER(a, b) ((a) != (b))
 
 #ifdef CLSCAN_RUNS_ONES
-#define CLSCAN_RUN_VALUE(src, i) ((elem_t)1)
+#define CLSCAN_RUN_VALUE(src, i) ((void)(src), (void)(i), (elem_t)1)
 #else
 #define CLSCAN_RUN_VALUE(src, i) ((src)[i])
 #endif
@@ -46,9 +46,11 @@ inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) { return a
 #if CLSCAN_ELEM_SIZE != 4
 #error "the count of heads and a run's value travel in 64 bits: values of 4 bytes only"
 #endif
+// The value first: a carry moved as one 64-bit word then has its halves where CLSCAN_CARRY_TO_BITS puts
+// them (the other order compiled to a rotate, a funnel shift that Oclgrind cannot run).
 typedef struct {
-  uint count;
   elem_t value;
+  uint count;
 } carry_t;
 inline carry_t make_carry(uint count, elem_t value) {
   carry_t c;
@@ -247,10 +249,10 @@ typedef struct {
 #endif
 
 // Loads the tile at tile_first into `locals` (every work-item must call), and returns the work-item's
-// run-head bits (bit k: element k of its run, at run_first, starts a run) and, in *tails, its run-tail
-// bits; none at or past n.
+// run-head bits (bit k: element k of its run, at run_first, starts a run; none at or past n) and, in
+// *head_next, whether the element after the run starts one (or none follows the tile).
 inline ulong load_runs_tile(const global key_t* keys, const global elem_t* src, ulong n, ulong tile_first,
-                            ulong run_first, ulong* tails, local tile_locals* locals) {
+                            uint* head_next, local tile_locals* locals) {
   const uint lid = (uint)get_local_id(0);
   const ulong available = n - tile_first;
   CLSCAN_UNROLL_BY(8)
@@ -274,17 +276,7 @@ inline ulong load_runs_tile(const global key_t* keys, const global elem_t* src, 
   CLSCAN_UNROLL_BY(CLSCAN_RUNS_UNROLL)
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k)
     heads |= (ulong)run_heads[k] << (k * CLSCAN_VEC);
-  // An element ends its run where the next one starts one; element n - 1 always.
-  const ulong head_next =
-      lid + 1 < CLSCAN_WG ? (ulong)(run_heads[CLSCAN_HEAD_RUN_STRIDE] & 1u) : (ulong)locals->head_after;
-  ulong t = (heads >> 1) | (head_next << (CLSCAN_ITEMS - 1));
-  if (run_first >= n) {
-    t = 0;
-  } else if (n - run_first <= CLSCAN_ITEMS) {
-    t |= 1ul << (n - 1 - run_first);
-    if (n - run_first < CLSCAN_ITEMS) t &= (1ul << (n - run_first)) - 1;
-  }
-  *tails = t;
+  *head_next = lid + 1 < CLSCAN_WG ? run_heads[CLSCAN_HEAD_RUN_STRIDE] & 1u : locals->head_after;
   return heads;
 }
 
@@ -321,13 +313,17 @@ inline carry_t reduce_local_runs(ulong heads, ulong run_first, ulong n,
 }
 
 // Writes the runs of the work-item's run in the local tile, as write_runs_range does.
+// An element ends its run where the next one starts one (head_next past the run's last) and at n - 1.
+// (Tail bits shifted out of the head bits and head_next compile to a funnel shift, which Oclgrind
+// cannot run.)
 inline void write_local_runs(const global key_t* keys, const global elem_t* src, global key_t* keys_out,
-                             global elem_t* values_out, ulong capacity, ulong run_first, ulong heads,
-                             ulong tails, carry_t before, int has_initial, elem_t initial,
+                             global elem_t* values_out, ulong capacity, ulong n, ulong run_first, ulong heads,
+                             uint head_next, carry_t before, int has_initial, elem_t initial,
                              local const tile_locals* locals CLSCAN_USER_PARAMS) {
   ulong count = CLSCAN_CARRY_COUNT(before);
 #ifdef CLSCAN_RUNS_UNIQUE
-  (void)tails;
+  (void)n;
+  (void)head_next;
   (void)has_initial;
   (void)initial;
   (void)locals;
@@ -341,6 +337,9 @@ inline void write_local_runs(const global key_t* keys, const global elem_t* src,
   }
 #else
   (void)src;
+  // Elements of the run below n; the last of them ends its run if it is element n - 1.
+  const uint valid = run_first < n ? (uint)min((ulong)CLSCAN_ITEMS, n - run_first) : 0u;
+  const uint last_is_end = run_first + valid == n;
   elem_t value = before.value;
 #if CLSCAN_RUNS_TILE_VALUES
   local const vec_t* run_vectors = locals->tile_elements + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
@@ -366,7 +365,10 @@ inline void write_local_runs(const global key_t* keys, const global elem_t* src,
       } else {
         value = combine(value, v[c] CLSCAN_USER_ARGS);
       }
-      if (((tails >> e) & 1ul) && count - 1 < capacity)
+      const uint next_starts = e + 1 < CLSCAN_ITEMS ? (uint)(heads >> (e + 1)) & 1u : head_next;
+      const uint tail =
+          (uint)e + 1 < valid ? next_starts : (uint)e + 1 == valid && (next_starts || last_is_end);
+      if (tail && count - 1 < capacity)
         values_out[count - 1] = run_result(value, has_initial, initial CLSCAN_USER_ARGS);
     }
   }
@@ -396,8 +398,8 @@ runs_single_pass(const global key_t* keys, const global elem_t* src, ulong in_of
 #if CLSCAN_REREAD
   const carry_t run = reduce_runs_range(keys, src, n, run_first CLSCAN_USER_ARGS);
 #else
-  ulong tails;
-  const ulong heads = load_runs_tile(keys, src, n, tile * CLSCAN_TILE, run_first, &tails, &locals);
+  uint head_next;
+  const ulong heads = load_runs_tile(keys, src, n, tile * CLSCAN_TILE, &head_next, &locals);
   const carry_t run = reduce_local_runs(heads, run_first, n, &locals CLSCAN_USER_ARGS);
 #endif
   carry_t tile_total;
@@ -415,8 +417,8 @@ runs_single_pass(const global key_t* keys, const global elem_t* src, ulong in_of
   write_runs_range(keys, src, n, keys_out, values_out, capacity, run_first, before, has_initial,
                    initial CLSCAN_USER_ARGS);
 #else
-  write_local_runs(keys, src, keys_out, values_out, capacity, run_first, heads, tails, before, has_initial,
-                   initial, &locals CLSCAN_USER_ARGS);
+  write_local_runs(keys, src, keys_out, values_out, capacity, n, run_first, heads, head_next, before,
+                   has_initial, initial, &locals CLSCAN_USER_ARGS);
 #endif
   if (tile + 1 == tiles && lid == 0)
     count[count_offset] = (ulong)CLSCAN_CARRY_COUNT(tile_before) + (ulong)CLSCAN_CARRY_COUNT(tile_total) +

@@ -418,10 +418,11 @@ TEST_CASE("runs: a repeated call builds and allocates nothing", "[runs]") {
   CHECK(events == 0); // no build, no cache access, no temporary storage
 }
 
-// Under Oclgrind (tests/cmake/reliability.cmake, oclgrind-runs): the selections by the keys of another
-// buffer (select.cl CLSCAN_SELECT_RUN_HEADS / _TAILS) and the passes around them, in Oclgrind's GPU
-// layout (the tile in local memory), on one and on two tiles, both ways of chaining tiles, where its
-// memory, uninitialized-value and race checks watch them. Each call in a context of its own, for the
+// Under Oclgrind (tests/cmake/reliability.cmake, oclgrind-runs): the one-pass kernel (kernels/runs.cl;
+// automatic, values of 4 bytes), the selections by the keys of another buffer (select.cl
+// CLSCAN_SELECT_RUN_HEADS / _TAILS) and the passes around them (three_stage, 8-byte values), in
+// Oclgrind's GPU layout (the tile in local memory), on one and on two tiles, where its memory,
+// uninitialized-value and race checks watch them. Each call in a context of its own, for the
 // reasons tests/unit/sort.cpp's Oclgrind case gives.
 TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
   REQUIRE_THAT(env().device_name, Catch::Matchers::Contains("Oclgrind"));
@@ -438,9 +439,16 @@ TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
       opts.algorithm = algo;
       in_own_context([&] { check_reduce_by_key(keys, values, opts); });
       in_own_context([&] { check_unique_by_key(keys, values, algo); });
-      // run_length_encode's passes are these, on ones the library fills with clEnqueueFillBuffer,
+      // The composition's run_length_encode scans ones the library fills with clEnqueueFillBuffer,
       // which Oclgrind's uninitialized-value check does not see (a kernel reading a filled buffer is
-      // reported): its kernels run here through reduce_by_key of 8-byte values instead.
+      // reported): its kernels run here through reduce_by_key of 8-byte values instead. The one pass
+      // (automatic) reads no ones.
+      if (algo == algorithm::automatic) {
+        in_own_context([&] { check_run_length_encode<cl_int, cl_uint>(keys, algo); });
+        in_own_context([&] {
+          check_reduce_by_key(keys, make_values<cl_int>(n), clscan::reduce_by_key_options<cl_int>{});
+        });
+      }
       clscan::reduce_by_key_options<cl_ulong> wide;
       wide.algorithm = algo;
       in_own_context([&] { check_reduce_by_key(keys, make_values<cl_ulong>(n), wide); });
