@@ -751,6 +751,16 @@ TEST_CASE("runs: one pass across tiles", "[runs][runs-one-pass]") {
     one_pass_suite<cl_int, cl_int>(algo);
     one_pass_suite<cl_long, cl_float>(algo);
   }
+  // Deterministic floating-point reductions combine on the look-back's fixed tree (CLSCAN_FIXED_ORDER).
+  for (const std::size_t n : one_pass_sizes<cl_float>()) {
+    CAPTURE(n);
+    std::vector<cl_float> values = make_values<cl_float>(n);
+    for (auto& x : values)
+      x = static_cast<cl_float>(static_cast<int>(x) % 16);
+    clscan::reduce_by_key_options<cl_float> opts;
+    opts.deterministic = true;
+    check_reduce_by_key(make_keys<cl_int>(shape::long_runs, n), values, opts);
+  }
   // unique_by_key carries no value: 8-byte values take the one pass too.
   if (device_supports<cl_double>()) {
     const std::size_t n = 2 * one_pass_tiles<cl_double>().front() + 3;
