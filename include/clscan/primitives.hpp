@@ -16,7 +16,9 @@ namespace clscan::detail {
 // public call of their own. segment_offsets: the program of the offsets' kernels of the segmented calls
 // (segmented.hpp: head flags), keyed by the offsets' and the values' types. segment_reduce: the program of
 // reduce_segmented (kernels/segment_reduce.cl), keyed by the offsets' type (key_type), the values' type
-// and the operator.
+// and the operator. runs_reduce, runs_unique, runs_encode: the one-pass programs of reduce_by_key,
+// unique_by_key and run_length_encode (kernels/runs.cl), keyed by the keys' type (key_type), the
+// values' (or the lengths') type and the operator.
 enum class primitive {
   select_if,
   select_flagged,
@@ -28,7 +30,10 @@ enum class primitive {
   select_run_heads,
   select_run_tails,
   segment_offsets,
-  segment_reduce
+  segment_reduce,
+  runs_reduce,
+  runs_unique,
+  runs_encode
 };
 
 struct primitive_request {

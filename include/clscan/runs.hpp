@@ -14,14 +14,21 @@
 // anything is enqueued (user buffers untouched); a repeat call builds and allocates nothing. No output may
 // overlap an input, another output or the count.
 //
-// How they run: on the existing kernels, in several passes inside the one call, chained by events:
+// How they run: in one pass (kernels/runs.cl) where the device qualified the single-pass look-back,
+// `algorithm` is automatic or single_pass, n is below 2^32 and what a tile carries fits 64 bits: the
+// count of run heads before it and the value of the run open at its end, so reduce_by_key of 4-byte
+// values (cl_int, cl_uint, cl_float), run_length_encode with cl_uint lengths, and unique_by_key of any
+// values. Each tile reads its keys and values once and writes its runs' keys and values where the
+// count of heads before them puts them. Otherwise (8-byte values, cl_ulong lengths,
+// algorithm::three_stage, a device that failed the qualification) as several passes of the existing
+// kernels inside the one call, chained by events:
 //   reduce_by_key      a scan by key of the values into a temporary, unique of the keys (keys_out and
 //                      the count), then a selection of the temporary at each run's last element;
 //   unique_by_key      unique of the keys, then a selection of the values at each run's first element;
 //   run_length_encode  a temporary of ones, its scan by key (the lengths so far), unique of the keys,
 //                      then a selection of the scan at each run's last element.
-// Each pass is one-pass (look-back) or three-stage as `algorithm` asks. That reads the keys three
-// times, where one fused pass would read them once: correct, not yet as fast as it could be.
+// Each pass is one-pass (look-back) or three-stage as `algorithm` asks; the passes read the keys three
+// times.
 #pragma once
 
 #include <clscan/by_key.hpp>

@@ -36,6 +36,7 @@ struct scan_operands {
   const primitive_request* call = nullptr;
   cl_mem aux = nullptr;
   cl_mem count = nullptr;
+  cl_mem out_keys = nullptr; // the calls on runs in one pass: the keys' output beside `out`
 };
 
 struct algorithm_unit {

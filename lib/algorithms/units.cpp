@@ -1,6 +1,7 @@
 // The algorithm units (algorithm_unit.hpp): adding an algorithm adds a line here.
 #include "algorithms/by_key.hpp"
 #include "algorithms/reduce.hpp"
+#include "algorithms/runs.hpp"
 #include "algorithms/segments.hpp"
 #include "algorithms/select.hpp"
 #include "algorithms/single_pass.hpp"
@@ -35,6 +36,9 @@ const algorithm_unit& unit_of(const variant_key& key) {
   case primitive::reduce: return reduce_unit;
   case primitive::segment_offsets: return segments_unit;
   case primitive::segment_reduce: return segment_reduce_unit;
+  case primitive::runs_reduce:
+  case primitive::runs_unique:
+  case primitive::runs_encode: return runs_unit;
   }
   throw error("clscan internal error: no algorithm unit for this call");
 }

@@ -202,8 +202,11 @@ const char* call_name(primitive kind) {
   case primitive::inclusive_by_key: return "inclusive_by_key";
   case primitive::exclusive_by_key: return "exclusive_by_key";
   case primitive::reduce: return "reduce";
-  case primitive::select_run_heads: return "unique_by_key";
-  case primitive::select_run_tails: return "reduce_by_key";
+  case primitive::select_run_heads:
+  case primitive::runs_unique: return "unique_by_key";
+  case primitive::select_run_tails:
+  case primitive::runs_reduce: return "reduce_by_key";
+  case primitive::runs_encode: return "run_length_encode";
   case primitive::segment_offsets:
   case primitive::segment_reduce: return "reduce_segmented";
   }

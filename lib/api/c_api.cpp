@@ -137,8 +137,11 @@ const char* c_name_of(clscan::detail::primitive kind) noexcept {
   case clscan::detail::primitive::inclusive_by_key: return "clscan_inclusive_by_key";
   case clscan::detail::primitive::exclusive_by_key: return "clscan_exclusive_by_key";
   case clscan::detail::primitive::reduce: return "clscan_reduce";
-  case clscan::detail::primitive::select_run_heads: return "clscan_unique_by_key";
-  case clscan::detail::primitive::select_run_tails: return "clscan_reduce_by_key";
+  case clscan::detail::primitive::select_run_heads:
+  case clscan::detail::primitive::runs_unique: return "clscan_unique_by_key";
+  case clscan::detail::primitive::select_run_tails:
+  case clscan::detail::primitive::runs_reduce: return "clscan_reduce_by_key";
+  case clscan::detail::primitive::runs_encode: return "clscan_run_length_encode";
   case clscan::detail::primitive::segment_offsets:
   case clscan::detail::primitive::segment_reduce: return "clscan_reduce_segmented";
   }

@@ -1,10 +1,15 @@
-// reduce_by_key, unique_by_key and run_length_encode (runs.hpp), composed of the units' own passes in
-// one call: a scan by key (by_key.cpp) into a temporary, unique of the keys (select.cpp), and a
-// selection of values by the keys' run heads or tails (select.cl CLSCAN_SELECT_RUN_HEADS / _TAILS).
+// reduce_by_key, unique_by_key and run_length_encode (runs.hpp): in one pass of the runs unit
+// (algorithms/runs.cpp, kernels/runs.cl) where the look-back runs (a qualified device, algorithm other
+// than three_stage) and what a tile carries fits it (values of 4 bytes for reduce_by_key, cl_uint
+// lengths, fewer than 2^32 elements); otherwise composed of the other units' passes in one call: a scan
+// by key (by_key.cpp) into a temporary, unique of the keys (select.cpp), and a selection of values by
+// the keys' run heads or tails (select.cl CLSCAN_SELECT_RUN_HEADS / _TAILS).
 // Every pass is planned and built before the first is enqueued, so a call that fails leaves the user's
 // buffers as they were; the passes then follow each other on one launch sequence (one set of
 // temporaries, each command behind the one before where the queue does not order them).
+#include "algorithms/runs.hpp"
 #include "algorithms/algorithm_unit.hpp"
+#include "algorithms/single_pass.hpp"
 #include "dispatch.hpp"
 #include "element.hpp"
 #include "error_check.hpp"
@@ -18,6 +23,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -87,6 +93,24 @@ std::size_t alignment_of(const memory_view& view, std::size_t byte_offset, const
   return address_alignment(view, byte_offset, ws.base_alignment);
 }
 
+// The plan of one pass, qualifying the device for its type first where the plan needs a verdict it
+// does not have yet, with the lock given up meanwhile (as enqueue_planned does).
+scan_plan plan_with_verdict(workspace& ws, std::unique_lock<std::mutex>& lock,
+                            const primitive_request& request, std::size_t n, std::size_t alignment) {
+  const element_type verdict_type = single_pass_verdict_type(request);
+  std::optional<scan_plan> plan =
+      plan_primitive(ws, request, n, alignment, known_single_pass_verdict(ws.caps, verdict_type));
+  if (!plan) {
+    lock.unlock();
+    const single_pass_qualification& verdict =
+        ensure_single_pass_qualified(ws.caps, verdict_type, &ws.context);
+    lock.lock();
+    plan = plan_primitive(ws, request, n, alignment, &verdict);
+  }
+  if (!plan) throw error("clscan internal error: a pass of a call on runs was not planned");
+  return *plan;
+}
+
 } // namespace
 
 cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in, const cl::Buffer* values_in,
@@ -121,6 +145,56 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
   const std::size_t values_out_alignment = alignment_of(values_out_view, out_offset * value_size, ws);
 
   std::unique_lock<std::mutex> lock(ws.mutex);
+
+  // One pass where the look-back runs and the carry fits (runs_fit_in_one_pass; its count of run heads
+  // is a uint): planned as the passes below are, and where the plan chains no look-back (a device
+  // that failed the qualification) the composition runs instead.
+  const primitive one_pass_kind = encode  ? primitive::runs_encode
+                                  : scans ? primitive::runs_reduce
+                                          : primitive::runs_unique;
+  if (scan.algo != algorithm::three_stage && n <= std::numeric_limits<cl_uint>::max() &&
+      runs_fit_in_one_pass(one_pass_kind, scan.type) && single_pass_supported(ws.caps, scan.type)) {
+    primitive_request r;
+    r.kind = one_pass_kind;
+    r.scan = scan;
+    r.scan.kind = scan_kind::inclusive;
+    if (encode) { // the sum of ones, in the lengths' type
+      r.scan.operation = op::sum;
+      r.scan.has_initial = false;
+    }
+    r.key_type = request.key_type;
+    r.count_offset = request.count_offset;
+    r.out_capacity = request.out_capacity;
+    // GPUs load reduce_by_key's values in vectors (the others' values are read element by element).
+    const std::size_t values_alignment = one_pass_kind == primitive::runs_reduce
+                                             ? alignment_of(view_of(*values_in), in_offset * value_size, ws)
+                                             : 0;
+    const scan_plan plan = plan_with_verdict(ws, lock, r, n, values_alignment);
+    if (plan.algo == algorithm::single_pass) {
+      const compiled_variant kernels = ws.variant(plan.key);
+      scan_operands op;
+      op.in = encode ? nullptr : (*values_in)();
+      op.aux = keys_in();
+      op.out = values_out();
+      op.out_keys = keys_out();
+      op.count = count();
+      op.n = n;
+      op.in_offset = in_offset;
+      op.out_offset = out_offset;
+      op.call = &r;
+      op.request = &r.scan;
+      op.identity = identity_of(r.scan.type, r.scan.operation, r.scan.custom_identity);
+      op.algo = plan.algo;
+      op.small_inputs = plan.small_inputs;
+      op.small_class_tiles = plan.small_class_tiles;
+      temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
+      return launch_call(queue, call, ws, temps, [&](launch_sequence& launch, bool pending) {
+        op.waits_pending = pending;
+        unit_of(plan.key).enqueue(ws, temps, kernels, op, launch);
+      });
+    }
+  }
+
   // The temporaries (the scanned values, and run_length_encode's ones) are named once the set is taken,
   // after planning: these stand for them until then.
   const cl_mem ones = nullptr, scanned = nullptr;
@@ -160,24 +234,14 @@ cl::Event enqueue_runs(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
     }
   }
 
-  // Every pass planned (qualifying the device for a type first where a plan needs a verdict it does
-  // not have yet, with the lock given up meanwhile, as enqueue_planned does), then built.
+  // Every pass planned (plan_with_verdict), then built.
   for (std::size_t i = 0; i < pass_count; ++i) {
     pass& p = passes[i];
     p.operands.call = &p.request;
     p.operands.request = &p.request.scan;
     if (p.request.kind != primitive::inclusive_by_key)
       p.operands.identity = identity_of(p.request.scan.type, op::sum, p.request.scan.custom_identity);
-    const element_type verdict_type = single_pass_verdict_type(p.request);
-    p.plan = plan_primitive(ws, p.request, n, p.alignment, known_single_pass_verdict(ws.caps, verdict_type));
-    if (!p.plan) {
-      lock.unlock();
-      const single_pass_qualification& verdict =
-          ensure_single_pass_qualified(ws.caps, verdict_type, &ws.context);
-      lock.lock();
-      p.plan = plan_primitive(ws, p.request, n, p.alignment, &verdict);
-    }
-    if (!p.plan) throw error("clscan internal error: a pass of a call on runs was not planned");
+    p.plan = plan_with_verdict(ws, lock, p.request, n, p.alignment);
     p.operands.algo = p.plan->algo;
     p.operands.small_inputs = p.plan->small_inputs;
     p.operands.small_class_tiles = p.plan->small_class_tiles;

@@ -162,12 +162,16 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   const element_type type = scan.type;
   const bool by_key =
       request.kind == primitive::inclusive_by_key || request.kind == primitive::exclusive_by_key;
+  // The calls on runs in one pass (kernels/runs.cl) read a key beside every value, as the scans by key.
+  const bool runs = request.kind == primitive::runs_reduce || request.kind == primitive::runs_unique ||
+                    request.kind == primitive::runs_encode;
   // partition_if writes the unselected elements after all the selected ones, so it needs the total
   // first: it runs on counts scanned beforehand.
   const bool needs_totals_first = request.kind == primitive::partition_if;
-  // Deterministic floating-point scans by key combine along the look-back's fixed tree
-  // (CLSCAN_FIXED_ORDER), or on tile totals scanned beforehand.
-  const bool fixed_order = by_key && scan.deterministic && is_floating(type);
+  // Deterministic floating-point scans by key (and reductions by key in one pass) combine along the
+  // look-back's fixed tree (CLSCAN_FIXED_ORDER), or on tile totals scanned beforehand.
+  const bool fixed_order =
+      (by_key || request.kind == primitive::runs_reduce) && scan.deterministic && is_floating(type);
   const element_type verdict_type = single_pass_verdict_type(request);
   const bool single_pass_possible = single_pass_supported(ws.caps, verdict_type);
   // Both ways of chaining the tiles take the single-pass scan's launch shape (chained_shape below),
@@ -198,8 +202,8 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   key.type = type;
   const bool by_run_keys =
       request.kind == primitive::select_run_heads || request.kind == primitive::select_run_tails;
-  key.key_type = by_key || by_run_keys ? request.key_type : element_type::int32;
-  if (by_key) {
+  key.key_type = by_key || by_run_keys || runs ? request.key_type : element_type::int32;
+  if (by_key || request.kind == primitive::runs_reduce) {
     key.operation = scan.operation;
     if (scan.operation == op::custom) {
       key.custom_op = ws.intern(*scan.custom_op);
@@ -232,7 +236,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
     return shape;
   };
   const std::size_t small_limit =
-      by_key ? by_key_small_input_bytes(ws.caps) : small_input_bytes(ws.caps, algorithm::single_pass);
+      by_key || runs ? by_key_small_input_bytes(ws.caps) : small_input_bytes(ws.caps, algorithm::single_pass);
   plan.small_inputs = n * size_of(type) <= small_limit;
   tuning shape = chained_shape(plan.small_inputs);
   if (algo == algorithm::single_pass && !plan.small_inputs && small_limit) {
@@ -257,7 +261,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
       (fixed_order || mid_size_tree(ws.caps, n, shape.work_group_size * shape.items_per_thread));
   // A selection's counts never exceed n: below 2^32 elements they fit 32 bits, which halves the
   // look-back's status words and the work-group scan's local memory for them.
-  key.narrow_counts = !by_key && n <= std::numeric_limits<cl_uint>::max();
+  key.narrow_counts = !by_key && !runs && n <= std::numeric_limits<cl_uint>::max();
   key.aligned = vector_alignment >= shape.vector_width * size_of(type);
   return plan;
 }

@@ -129,8 +129,9 @@ foreach(shape gpu cpu)
       ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-${name}${limits};CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
 endforeach()
 
-# reduce_by_key, unique_by_key and run_length_encode (the selections by another buffer's keys,
-# kernels/select.cl) on small inputs in the GPU layout: `clscan-tests "[runs-oclgrind]"` (tests/unit/runs.cpp).
+# reduce_by_key, unique_by_key and run_length_encode (the one-pass kernel, kernels/runs.cl; the
+# selections by another buffer's keys, kernels/select.cl) on small inputs in the GPU layout:
+# `clscan-tests "[runs-oclgrind]"` (tests/unit/runs.cpp).
 # As the runner's suites: atomic status reads (plain volatile ones are races to Oclgrind), no qualification.
 add_test(NAME oclgrind-runs
          COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-runs.log
@@ -139,6 +140,14 @@ add_test(NAME oclgrind-runs
 set_tests_properties(oclgrind-runs PROPERTIES LABELS "oclgrind" TIMEOUT 900
     FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
     ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-runs;CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
+# The same under CLSCAN_SPIN_LIMIT=0: the one-pass kernel's second tile reduces the first itself.
+add_test(NAME oclgrind-runs-fallback
+         COMMAND ${CMAKE_COMMAND} -DOCLGRIND=${CLSCAN_OCLGRIND} -DLOG=${CLSCAN_OCLGRIND_LOGS}/oclgrind-runs-fallback.log
+                 -DTIMEOUT=850 -P ${CMAKE_CURRENT_LIST_DIR}/oclgrind_check.cmake
+                 -- ${CLSCAN_OCLGRIND_OPTIONS} $<TARGET_FILE:clscan-tests> "[runs-oclgrind]")
+set_tests_properties(oclgrind-runs-fallback PROPERTIES LABELS "oclgrind" TIMEOUT 900
+    FAIL_REGULAR_EXPRESSION "${CLSCAN_OCLGRIND_FAILURE}"
+    ENVIRONMENT "OCLGRIND_NUM_THREADS=2;CLSCAN_SPIN_LIMIT=0;CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-oclgrind-runs-fallback;CLSCAN_BUILD_OPTIONS=-DCLSCAN_PLAIN_STATUS_READS=0;CLSCAN_QUALIFY=0")
 
 # The segmented calls over offsets (kernels/segmented.cl: head flags written atomically, cleared by the
 # call; the scan by key over them; kernels/segment_reduce.cl's chunk totals) on small inputs in the GPU

@@ -35,6 +35,12 @@ endforeach()
 # The runs calls: every case but the four further key and value type pairs, whose programs are the
 # same kernels for other element types (the int/int and long/int pairs run here, all six on PoCL).
 rusticl_test(runs "[runs]~\"runs: the same for other key and value types\"" 900)
+# The one-pass calls on runs under CLSCAN_SPIN_LIMIT=0, every tile reducing every tile before it itself
+# (runs-one-pass-fallback on PoCL), in llvmpipe's work-groups of 64.
+rusticl_test(runs-one-pass-fallback "[runs-one-pass]" 600 ENV CLSCAN_SPIN_LIMIT=0)
+# ... and in the GPU layout (keys as run-head bits, values through local memory), which llvmpipe, a CPU
+# device, does not take by itself.
+rusticl_test(runs-gpu-shape "[runs-one-pass]" 600 ENV CLSCAN_DEVICE_LIMITS=gpu)
 # A failed wait-list event reaching every part: on its own, as on PoCL (tests/CMakeLists.txt).
 rusticl_test(parts-failed-wait "[parts-failed-wait]" 300 SKIP "parts-failed-wait: skipped: ")
 # Scans and every other call kind whose wait list fails after the call (rusticl runs an in-order

@@ -418,10 +418,11 @@ TEST_CASE("runs: a repeated call builds and allocates nothing", "[runs]") {
   CHECK(events == 0); // no build, no cache access, no temporary storage
 }
 
-// Under Oclgrind (tests/cmake/reliability.cmake, oclgrind-runs): the selections by the keys of another
-// buffer (select.cl CLSCAN_SELECT_RUN_HEADS / _TAILS) and the passes around them, in Oclgrind's GPU
-// layout (the tile in local memory), on one and on two tiles, both ways of chaining tiles, where its
-// memory, uninitialized-value and race checks watch them. Each call in a context of its own, for the
+// Under Oclgrind (tests/cmake/reliability.cmake, oclgrind-runs): the one-pass kernel (kernels/runs.cl;
+// automatic, values of 4 bytes), the selections by the keys of another buffer (select.cl
+// CLSCAN_SELECT_RUN_HEADS / _TAILS) and the passes around them (three_stage, 8-byte values), in
+// Oclgrind's GPU layout (the tile in local memory), on one and on two tiles, where its memory,
+// uninitialized-value and race checks watch them. Each call in a context of its own, for the
 // reasons tests/unit/sort.cpp's Oclgrind case gives.
 TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
   REQUIRE_THAT(env().device_name, Catch::Matchers::Contains("Oclgrind"));
@@ -438,9 +439,16 @@ TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
       opts.algorithm = algo;
       in_own_context([&] { check_reduce_by_key(keys, values, opts); });
       in_own_context([&] { check_unique_by_key(keys, values, algo); });
-      // run_length_encode's passes are these, on ones the library fills with clEnqueueFillBuffer,
+      // The composition's run_length_encode scans ones the library fills with clEnqueueFillBuffer,
       // which Oclgrind's uninitialized-value check does not see (a kernel reading a filled buffer is
-      // reported): its kernels run here through reduce_by_key of 8-byte values instead.
+      // reported): its kernels run here through reduce_by_key of 8-byte values instead. The one pass
+      // (automatic) reads no ones.
+      if (algo == algorithm::automatic) {
+        in_own_context([&] { check_run_length_encode<cl_int, cl_uint>(keys, algo); });
+        in_own_context([&] {
+          check_reduce_by_key(keys, make_values<cl_int>(n), clscan::reduce_by_key_options<cl_int>{});
+        });
+      }
       clscan::reduce_by_key_options<cl_ulong> wide;
       wide.algorithm = algo;
       in_own_context([&] { check_reduce_by_key(keys, make_values<cl_ulong>(n), wide); });
@@ -651,5 +659,192 @@ TEST_CASE("runs: outputs bounded by out_capacity", "[runs][runs-bounded]") {
   for (const std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{5000}, std::size_t{70'001}}) {
     bounded_runs<cl_int, cl_int>(n);
     bounded_runs<cl_long, cl_int>(n);
+  }
+}
+
+namespace {
+
+// The tiles of the one-pass calls on values of type V in the device's layout, large and small shape
+// (plan_primitive, lib/dispatch/dispatch.cpp: the single-pass scan's shape, at most 64 elements a GPU
+// work-item; a CPU's tile is a work-group's whole range).
+template <typename V> std::vector<std::size_t> one_pass_tiles() {
+  const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_traits<V>::type);
+  const bool gpu = clscan::capabilities(env().device).is_gpu();
+  std::vector<std::size_t> tiles;
+  for (const clscan::tuning& shape : {plan.single_pass, plan.single_pass_small}) {
+    const std::size_t items =
+        gpu ? std::max(shape.vector_width, std::min<std::size_t>(shape.items_per_thread, 64))
+            : shape.items_per_thread;
+    tiles.push_back(shape.work_group_size * items);
+  }
+  return tiles;
+}
+
+// Sizes of one, two, three and a half tiles and around them, for every tile of one_pass_tiles.
+template <typename V> std::vector<std::size_t> one_pass_sizes() {
+  std::vector<std::size_t> out = {1, 2};
+  for (const std::size_t tile : one_pass_tiles<V>())
+    for (const std::size_t n : {tile - 1, tile, tile + 1, 2 * tile + 3, 3 * tile + tile / 2})
+      out.push_back(n);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Keys in runs of `length` (the first cut short) whose boundaries fall `phase` elements after
+// multiples of the length: at tile boundaries, just before them, or runs spanning several tiles.
+template <typename K> std::vector<K> keys_in_runs_of(std::size_t n, std::size_t length, std::size_t phase) {
+  std::vector<K> keys(n);
+  const std::size_t shift = length - phase % length;
+  for (std::size_t i = 0; i < n; ++i)
+    keys[i] = static_cast<K>((i + shift) / length % 3);
+  return keys;
+}
+
+// The three calls (reduce_by_key with sum, and with max after an initial value; unique_by_key;
+// run_length_encode with cl_uint lengths) on runs placed against the tiles of the one-pass kernel:
+// every run a single element, one run of everything, random runs, runs of exactly a tile starting at
+// a tile's first element or one before it, runs of two tiles and one.
+template <typename K, typename V> void one_pass_suite(algorithm algo) {
+  for (const std::size_t n : one_pass_sizes<V>()) {
+    std::vector<std::pair<std::string, std::vector<K>>> cases;
+    for (shape s : {shape::distinct, shape::one_run, shape::short_runs, shape::long_runs})
+      cases.emplace_back(shape_name(s), make_keys<K>(s, n));
+    std::vector<std::size_t> tiles = one_pass_tiles<V>();
+    if (tiles[0] == tiles[1]) tiles.pop_back();
+    for (const std::size_t tile : tiles) {
+      const std::string of = " (tile " + std::to_string(tile) + ")";
+      cases.emplace_back("runs of a tile from each tile's start" + of, keys_in_runs_of<K>(n, tile, 0));
+      cases.emplace_back("runs of a tile from one before each tile's start" + of,
+                         keys_in_runs_of<K>(n, tile, tile - 1));
+      cases.emplace_back("runs of two tiles and one" + of, keys_in_runs_of<K>(n, 2 * tile + 1, 5));
+    }
+    std::vector<V> values = make_values<V>(n);
+    // Sums of runs of a million below 2^24: exact in any order for floats too.
+    for (auto& x : values)
+      x = static_cast<V>(static_cast<int>(x) % 16);
+    for (const auto& [name, keys] : cases) {
+      CAPTURE(clscan::to_string(algo), n, name);
+      clscan::reduce_by_key_options<V> opts;
+      opts.algorithm = algo;
+      check_reduce_by_key(keys, values, opts);
+      opts.operation = clscan::op::max;
+      opts.initial = V{42};
+      check_reduce_by_key(keys, values, opts);
+      check_unique_by_key(keys, values, algo);
+      check_run_length_encode<K, cl_uint>(keys, algo);
+    }
+  }
+}
+
+} // namespace
+
+// The one-pass kernel (kernels/runs.cl) on inputs of several of its tiles: runs that cross tile
+// boundaries, begin or end at them, or span whole tiles. runs-one-pass-fallback and
+// runs-gpu-shape-fallback (tests/CMakeLists.txt) run it under CLSCAN_SPIN_LIMIT=0, where every tile
+// reduces every tile before it itself, in the CPU and the GPU layout.
+TEST_CASE("runs: one pass across tiles", "[runs][runs-one-pass]") {
+  for (algorithm algo : {algorithm::automatic, algorithm::single_pass}) {
+    if (algo == algorithm::single_pass &&
+        !clscan::plan_for(env().device, clscan::element_type::int32).single_pass_available)
+      continue;
+    one_pass_suite<cl_int, cl_int>(algo);
+    one_pass_suite<cl_long, cl_float>(algo);
+  }
+  // Deterministic floating-point reductions combine on the look-back's fixed tree (CLSCAN_FIXED_ORDER).
+  for (const std::size_t n : one_pass_sizes<cl_float>()) {
+    CAPTURE(n);
+    std::vector<cl_float> values = make_values<cl_float>(n);
+    for (auto& x : values)
+      x = static_cast<cl_float>(static_cast<int>(x) % 16);
+    clscan::reduce_by_key_options<cl_float> opts;
+    opts.deterministic = true;
+    check_reduce_by_key(make_keys<cl_int>(shape::long_runs, n), values, opts);
+  }
+  // unique_by_key carries no value: 8-byte values take the one pass too.
+  if (device_supports<cl_double>()) {
+    const std::size_t n = 2 * one_pass_tiles<cl_double>().front() + 3;
+    check_unique_by_key(make_keys<cl_int>(shape::short_runs, n), make_values<cl_double>(n),
+                        algorithm::automatic);
+  }
+  // Outputs bounded by out_capacity, the capacity ending in a later tile than the first.
+  bounded_runs<cl_int, cl_int>(2 * one_pass_tiles<cl_int>().front() + 3);
+}
+
+// On a device that fails the single-pass qualification, the calls run the composition on tile totals
+// known beforehand: under CLSCAN_BUILD_OPTIONS=-DCLSCAN_TEST_WRONG_LOOKBACK (runs-gpu-shape-disqualified,
+// tests/CMakeLists.txt) every look-back forgets its predecessors, so the qualification fails and a call
+// that ran the one-pass kernel anyway would be wrong beyond its first tile; a forced single_pass is
+// refused. Hidden from "[runs]": it needs that build.
+TEST_CASE("runs: a device that fails the qualification keeps the composition", "[.][runs-disqualified]") {
+  auto& e = env();
+  REQUIRE_FALSE(clscan::qualify_single_pass(e.device, clscan::element_type::int32).passed);
+  REQUIRE_FALSE(clscan::qualify_single_pass(e.device, clscan::element_type::uint32).passed);
+  REQUIRE_FALSE(clscan::qualify_single_pass(e.device, clscan::element_type::float32).passed);
+  for (const std::size_t n : one_pass_sizes<cl_int>()) {
+    CAPTURE(n);
+    const std::vector<cl_int> keys = make_keys<cl_int>(shape::short_runs, n);
+    check_reduce_by_key(keys, make_values<cl_int>(n), clscan::reduce_by_key_options<cl_int>{});
+    check_reduce_by_key(make_keys<cl_long>(shape::long_runs, n), make_values<cl_float>(n),
+                        clscan::reduce_by_key_options<cl_float>{});
+    check_unique_by_key(keys, make_values<cl_int>(n), algorithm::automatic);
+    check_run_length_encode<cl_int, cl_uint>(keys, algorithm::automatic);
+  }
+  const std::size_t n = 3 * one_pass_tiles<cl_int>().front();
+  const cl::Buffer k = make_buffer(make_keys<cl_int>(shape::short_runs, n)),
+                   v = make_buffer(make_values<cl_int>(n));
+  const cl::Buffer ko = output_buffer<cl_int>(n), vo = output_buffer<cl_int>(n), count = count_buffer();
+  clscan::reduce_by_key_options<cl_int> forced;
+  forced.algorithm = algorithm::single_pass;
+  const auto forced_call = [&] {
+    clscan::reduce_by_key<cl_int, cl_int>(e.queue, k, v, ko, vo, count, n, forced);
+  };
+  CHECK_THROWS_AS(forced_call(), clscan::unsupported_error);
+}
+
+// Which calls take the one-pass kernel: under CLSCAN_BUILD_OPTIONS=-DCLSCAN_TEST_RUNS_COUNT_BIAS=1000
+// (runs-one-pass-taken, tests/CMakeLists.txt) the kernel's count is 1000 too high, and only its calls
+// show it: automatic and single_pass calls of 4-byte values and cl_uint lengths, and unique_by_key of
+// any values; not three_stage, nor reduce_by_key of 8-byte values or cl_ulong lengths (the
+// composition). Hidden from "[runs]": it needs that build.
+TEST_CASE("runs: the calls that take the one pass", "[.][runs-one-pass-taken]") {
+  auto& e = env();
+  REQUIRE(clscan::plan_for(e.device, clscan::element_type::int32).single_pass_available);
+  constexpr cl_ulong bias = 1000;
+  const std::size_t n = 2 * one_pass_tiles<cl_int>().front() + 3;
+  const std::vector<cl_int> keys = make_keys<cl_int>(shape::short_runs, n);
+  const cl_ulong runs = runs_of(keys).size();
+  const cl::Buffer k = make_buffer(keys), v32 = make_buffer(make_values<cl_int>(n));
+  const cl::Buffer v64 = make_buffer(make_values<cl_long>(n));
+  const cl::Buffer ko = make_buffer(std::vector<cl_int>(n)), vo = make_buffer(std::vector<cl_long>(n));
+  const auto count_of = [&](auto call) {
+    const cl::Buffer count = make_buffer(std::vector<cl_ulong>(1, 0));
+    REQUIRE(call(count).wait() == CL_SUCCESS);
+    return read_buffer<cl_ulong>(count, 1)[0];
+  };
+  for (algorithm algo : {algorithm::automatic, algorithm::single_pass, algorithm::three_stage}) {
+    CAPTURE(clscan::to_string(algo));
+    const cl_ulong one_pass = algo == algorithm::three_stage ? runs : runs + bias;
+    clscan::reduce_by_key_options<cl_int> ints;
+    ints.algorithm = algo;
+    clscan::reduce_by_key_options<cl_long> longs;
+    longs.algorithm = algo;
+    clscan::select_options<cl_int> opts;
+    opts.algorithm = algo;
+    CHECK(count_of([&](const cl::Buffer& c) {
+            return clscan::reduce_by_key<cl_int, cl_int>(e.queue, k, v32, ko, vo, c, n, ints);
+          }) == one_pass);
+    CHECK(count_of([&](const cl::Buffer& c) {
+            return clscan::reduce_by_key<cl_int, cl_long>(e.queue, k, v64, ko, vo, c, n, longs);
+          }) == runs);
+    CHECK(count_of([&](const cl::Buffer& c) {
+            return clscan::unique_by_key<cl_int, cl_long>(e.queue, k, v64, ko, vo, c, n, opts);
+          }) == one_pass);
+    CHECK(count_of([&](const cl::Buffer& c) {
+            return clscan::run_length_encode<cl_int, cl_uint>(e.queue, k, ko, vo, c, n, opts);
+          }) == one_pass);
+    CHECK(count_of([&](const cl::Buffer& c) {
+            return clscan::run_length_encode<cl_int, cl_ulong>(e.queue, k, ko, vo, c, n, opts);
+          }) == runs);
   }
 }
