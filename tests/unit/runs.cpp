@@ -215,6 +215,20 @@ template <typename K, typename L> void check_run_length_encode(const std::vector
   check_input("input", k, keys);
 }
 
+// Every runs call on one input: reduce_by_key (sum, then max from an initial value), unique_by_key and
+// run_length_encode.
+template <typename K, typename V>
+void check_every_runs_call(const std::vector<K>& keys, const std::vector<V>& values, algorithm algo) {
+  clscan::reduce_by_key_options<V> opts;
+  opts.algorithm = algo;
+  check_reduce_by_key(keys, values, opts);
+  opts.operation = clscan::op::max;
+  opts.initial = V{42};
+  check_reduce_by_key(keys, values, opts);
+  check_unique_by_key(keys, values, algo);
+  check_run_length_encode<K, cl_uint>(keys, algo);
+}
+
 template <typename K, typename V> void runs_suite(bool large) {
   if (!device_supports<K>() || !device_supports<V>()) {
     WARN("skipped for " << clscan::opencl_name(clscan::element_traits<K>::type) << " keys, "
@@ -227,15 +241,7 @@ template <typename K, typename V> void runs_suite(bool large) {
         if (n > 20'000 && s != shape::long_runs) continue;
         CAPTURE(clscan::to_string(algo), n, shape_name(s));
         const std::vector<K> keys = make_keys<K>(s, n);
-        const std::vector<V> values = make_values<V>(n);
-        clscan::reduce_by_key_options<V> opts;
-        opts.algorithm = algo;
-        check_reduce_by_key(keys, values, opts);
-        opts.operation = clscan::op::max;
-        opts.initial = V{42};
-        check_reduce_by_key(keys, values, opts);
-        check_unique_by_key(keys, values, algo);
-        check_run_length_encode<K, cl_uint>(keys, algo);
+        check_every_runs_call(keys, make_values<V>(n), algo);
       }
     }
   }
@@ -725,14 +731,7 @@ template <typename K, typename V> void one_pass_suite(algorithm algo) {
       x = static_cast<V>(static_cast<int>(x) % 16);
     for (const auto& [name, keys] : cases) {
       CAPTURE(clscan::to_string(algo), n, name);
-      clscan::reduce_by_key_options<V> opts;
-      opts.algorithm = algo;
-      check_reduce_by_key(keys, values, opts);
-      opts.operation = clscan::op::max;
-      opts.initial = V{42};
-      check_reduce_by_key(keys, values, opts);
-      check_unique_by_key(keys, values, algo);
-      check_run_length_encode<K, cl_uint>(keys, algo);
+      check_every_runs_call(keys, values, algo);
     }
   }
 }
