@@ -114,8 +114,9 @@ inline void count_digits(local uint* counts, key_bits image, uint begin_bit, uin
 // Reads every key once and counts the digits of every pass (at most 8), per work-group over
 // `tiles_per_group` tiles. The host keeps each group's share below 2^32. Where every count fits 32 bits
 // (n < 2^32), the work-groups add their counts into partials[pass][digit] (sort_clear_histograms), so
-// that sort_histogram_total reads one histogram per pass instead of summing one per work-group (on an
-// H200, 2026-11-27: 20 µs for 2^24 keys in 528 work-groups); else partials[group][pass][digit].
+// that sort_histogram_total reads one histogram per pass instead of summing one per work-group (that
+// sum took 20 µs for 2^24 keys in 528 work-groups on an H200, 2026-11-27); else
+// partials[group][pass][digit].
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 sort_histogram(const global key_bits* keys, ulong keys_offset, ulong n, ulong tiles_per_group,
                global uint* partials, uint descending, uint begin_bit, uint passes, uint end_bit) {
@@ -158,9 +159,8 @@ sort_clear_histograms(global uint* histograms, uint count) {
 }
 
 // Work-group p, one per pass: sums pass p's partial histograms of `groups` work-groups (1 where
-// sort_histogram added them up itself), marks the
-// pass if one digit holds all n keys (trivial[p] = 1: the pass only copies), and writes its exclusive
-// digit offsets (digit_offsets[p][digit], may be null).
+// sort_histogram added them up itself), marks the pass if one digit holds all n keys (trivial[p] = 1:
+// the pass only copies), and writes its exclusive digit offsets (digit_offsets[p][digit], may be null).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 sort_histogram_total(const global uint* partials, uint groups, uint passes, ulong n, global uint* trivial,
                      global offset_t* digit_offsets) {
