@@ -38,9 +38,10 @@
 //                               8 bytes per tile and digit (the same buffer as the single-pass scans'
 //                               status words on that set, grown to the larger need); tiles of 6144
 //                               keys on GPUs for keys alone, 4096 with values (on NVIDIA, ranked in
-//                               warps: 8192 and 5120; fewer where local memory is small)
+//                               warps: 7680 and 4608; fewer where local memory is small)
 //   + 8 * 256 * 4               one-pass passes: each pass's digit offsets
-//   + groups * passes * 256 * 4 the histogram's partial counts (groups: 4 per compute unit at most)
+//   + passes * 256 * 4          the histogram of every pass (n >= 2^32: one per work-group, 4 per
+//                               compute unit at most)
 //   + 32                        a flag per pass
 // where passes = ceil((end_bit - begin_bit) / 8). For 32-bit keys on a GPU that is about
 // n * (4 + sizeof(V) + 0.5) bytes with three-stage passes, n * (4 + sizeof(V) + 1) with one-pass ones
