@@ -216,11 +216,7 @@ inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first,
 // element c of the vector starts a segment), found while the keys stream in; the keys themselves are
 // never kept, so a tile of keys of any size costs no more local memory than a byte per vector (the
 // keys' copy used to leave room for only 16 elements per work-item on 48 KiB devices).
-#if CLSCAN_VEC > 8
-typedef ushort head_bits_t;
-#else
-typedef uchar head_bits_t;
-#endif
+#include "key_heads.cl"
 #define CLSCAN_HEAD_BYTES (CLSCAN_VEC > 8 ? 2 : 1)
 // Where a run's entries fit in the vector that pads the run in the tile of values (the default shapes:
 // RUN_VECTORS bytes in a vector of as many or more), they live there and cost no local memory at all;
@@ -248,31 +244,6 @@ inline uint head_index(uint vector_in_tile) {
 }
 #endif
 
-// The segment-start bits of the CLSCAN_VEC elements at `first` (first < n): an element starts a
-// segment when it is element 0 or its key differs from the one before. Elements at or past n start
-// none. The key before `first` is read from global memory too: it lies in the same cache line as the
-// keys of the neighbouring work-item, which loads them at the same time.
-inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n CLSCAN_USER_PARAMS) {
-  key_t k[CLSCAN_VEC];
-  if (first + CLSCAN_VEC <= n) {
-#if CLSCAN_VEC > 1
-    CLSCAN_CAT(vstore, CLSCAN_VEC)(CLSCAN_CAT(vload, CLSCAN_VEC)(0, keys + first), 0, k);
-#else
-    k[0] = keys[first];
-#endif
-  } else {
-    for (int c = 0; c < CLSCAN_VEC; ++c)
-      k[c] = first + c < n ? keys[first + c] : (key_t)0;
-  }
-  key_t prev = key_before(keys, first);
-  uint bits = first == 0 ? 1u : 0u;
-#pragma unroll
-  for (int c = 0; c < CLSCAN_VEC; ++c) {
-    if (first + c < n && CLSCAN_KEYS_DIFFER(prev, k[c])) bits |= 1u << c;
-    prev = k[c];
-  }
-  return (head_bits_t)bits;
-}
 #endif
 
 // How many of the run's vectors the two loops over the local tile (the run's pair, then its output)

@@ -191,11 +191,7 @@ inline void write_runs_range(CLSCAN_INPUT_PARAMS, global key_t* keys_out, global
 #else
 #define CLSCAN_RUNS_TILE_VALUES 0
 #endif
-#if CLSCAN_VEC > 8
-typedef ushort head_bits_t;
-#else
-typedef uchar head_bits_t;
-#endif
+#include "key_heads.cl"
 // Runs of entries padded by four, so that work-items reading their runs side by side mostly hit
 // different banks (as by_key.cl's).
 #define CLSCAN_HEAD_RUN_STRIDE (CLSCAN_RUN_VECTORS + 4)
@@ -203,28 +199,6 @@ inline uint head_index(uint vector_in_tile) {
   return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS * 4;
 }
 
-// The run-head bits of the CLSCAN_VEC elements at `first` (first < n); elements at or past n start none.
-inline head_bits_t vector_heads(const global key_t* keys, ulong first, ulong n) {
-  key_t k[CLSCAN_VEC];
-  if (first + CLSCAN_VEC <= n) {
-#if CLSCAN_VEC > 1
-    CLSCAN_CAT(vstore, CLSCAN_VEC)(CLSCAN_CAT(vload, CLSCAN_VEC)(0, keys + first), 0, k);
-#else
-    k[0] = keys[first];
-#endif
-  } else {
-    for (int c = 0; c < CLSCAN_VEC; ++c)
-      k[c] = first + c < n ? keys[first + c] : (key_t)0;
-  }
-  key_t prev = first > 0 ? keys[first - 1] : k[0];
-  uint bits = first == 0 ? 1u : 0u;
-#pragma unroll
-  for (int c = 0; c < CLSCAN_VEC; ++c) {
-    if (first + c < n && CLSCAN_KEYS_DIFFER(prev, k[c])) bits |= 1u << c;
-    prev = k[c];
-  }
-  return (head_bits_t)bits;
-}
 #endif
 
 // The local memory of one tile.
@@ -252,7 +226,7 @@ typedef struct {
 // run-head bits (bit k: element k of its run, at run_first, starts a run; none at or past n) and, in
 // *head_next, whether the element after the run starts one (or none follows the tile).
 inline ulong load_runs_tile(const global key_t* keys, const global elem_t* src, ulong n, ulong tile_first,
-                            uint* head_next, local tile_locals* locals) {
+                            uint* head_next, local tile_locals* locals CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   const ulong available = n - tile_first;
   CLSCAN_UNROLL_BY(8)
@@ -264,7 +238,9 @@ inline ulong load_runs_tile(const global key_t* keys, const global elem_t* src, 
     (void)src;
 #endif
     locals->head_bits[head_index(j)] =
-        (ulong)j * CLSCAN_VEC < available ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n) : 0;
+        (ulong)j * CLSCAN_VEC < available
+            ? vector_heads(keys, tile_first + (ulong)j * CLSCAN_VEC, n CLSCAN_USER_ARGS)
+            : 0;
   }
   if (lid == 0)
     locals->head_after =
@@ -399,7 +375,7 @@ runs_single_pass(const global key_t* keys, const global elem_t* src, ulong in_of
   const carry_t run = reduce_runs_range(keys, src, n, run_first CLSCAN_USER_ARGS);
 #else
   uint head_next;
-  const ulong heads = load_runs_tile(keys, src, n, tile * CLSCAN_TILE, &head_next, &locals);
+  const ulong heads = load_runs_tile(keys, src, n, tile * CLSCAN_TILE, &head_next, &locals CLSCAN_USER_ARGS);
   const carry_t run = reduce_local_runs(heads, run_first, n, &locals CLSCAN_USER_ARGS);
 #endif
   carry_t tile_total;
