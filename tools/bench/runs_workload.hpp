@@ -102,11 +102,7 @@ public:
     if (count != expected.size())
       return "count " + std::to_string(count) + ", expected " + std::to_string(expected.size()) + " of " +
              std::to_string(this->n_);
-    std::vector<cl_int> got_keys(expected.size());
-    if (count)
-      clscan_tools::check(
-          queue.enqueueReadBuffer(this->keys_out_, CL_TRUE, 0, count * sizeof(cl_int), got_keys.data()),
-          "clEnqueueReadBuffer");
+    const std::vector<cl_int> got_keys = read_elements<cl_int>(queue, this->keys_out_, expected.size());
     if (got_keys != expected_keys)
       return "keys_out differs (" + first_difference(expected_keys, got_keys, count, this->n_) + ")";
     const std::vector<T> got = this->read_output(queue, expected.size());
@@ -156,12 +152,8 @@ public:
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
     const cl_ulong count = read_count(queue, this->count_);
     const std::size_t read = static_cast<std::size_t>(std::min<cl_ulong>(count, this->n_));
-    std::vector<cl_int> got_keys(read);
-    if (read)
-      clscan_tools::check(
-          queue.enqueueReadBuffer(this->keys_out_, CL_TRUE, 0, read * sizeof(cl_int), got_keys.data()),
-          "clEnqueueReadBuffer");
-    return check_unique_by_key(this->keys_[i], this->host_[i], count, got_keys,
+    return check_unique_by_key(this->keys_[i], this->host_[i], count,
+                               read_elements<cl_int>(queue, this->keys_out_, read),
                                this->read_output(queue, read));
   }
 
@@ -220,12 +212,8 @@ public:
   std::string verify(const cl::CommandQueue& queue, std::size_t i) const {
     const cl_ulong count = read_count(queue, count_);
     const std::size_t read = static_cast<std::size_t>(std::min<cl_ulong>(count, this->n_));
-    std::vector<cl_uint> got_lengths(read);
-    if (read)
-      clscan_tools::check(
-          queue.enqueueReadBuffer(lengths_, CL_TRUE, 0, read * sizeof(cl_uint), got_lengths.data()),
-          "clEnqueueReadBuffer");
-    return check_run_length_encode(this->host_[i], count, this->read_output(queue, read), got_lengths);
+    return check_run_length_encode(this->host_[i], count, this->read_output(queue, read),
+                                   read_elements<cl_uint>(queue, lengths_, read));
   }
 
 private:

@@ -78,6 +78,16 @@ std::string first_beyond_tolerance(const std::vector<T>& expected, const std::ve
   return {};
 }
 
+// The first `count` elements of `buffer` (a blocking read; none read when count is 0).
+template <typename U>
+std::vector<U> read_elements(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t count) {
+  std::vector<U> got(count);
+  if (count)
+    clscan_tools::check(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, count * sizeof(U), got.data()),
+                        "clEnqueueReadBuffer");
+  return got;
+}
+
 // What every workload holds: k inputs of n values of T on the host and the device, and the output.
 template <typename T> class value_workload {
 public:
@@ -112,11 +122,7 @@ protected:
   }
 
   std::vector<T> read_output(const cl::CommandQueue& queue, std::size_t count) const {
-    std::vector<T> got(count);
-    if (count)
-      clscan_tools::check(queue.enqueueReadBuffer(output_, CL_TRUE, 0, count * sizeof(T), got.data()),
-                          "clEnqueueReadBuffer");
-    return got;
+    return read_elements<T>(queue, output_, count);
   }
 
   std::size_t n_;
