@@ -288,10 +288,10 @@ inline carry_t reduce_local_runs(ulong heads, ulong run_first, ulong n,
 #endif
 }
 
-// Writes the runs of the work-item's run in the local tile, as write_runs_range does.
-// An element ends its run where the next one starts one (head_next past the run's last) and at n - 1.
-// (Tail bits shifted out of the head bits and head_next compile to a funnel shift, which Oclgrind
-// cannot run.)
+// Writes the runs of the work-item's run in the local tile, as write_runs_range does: a run's value at
+// the next head, or after the work-item's last element where head_next says the next element starts
+// a run (tail bits shifted out of the head bits and head_next compiled to a funnel shift, which
+// Oclgrind cannot run, and a test per element).
 inline void write_local_runs(const global key_t* keys, const global elem_t* src, global key_t* keys_out,
                              global elem_t* values_out, ulong capacity, ulong n, ulong run_first, ulong heads,
                              uint head_next, carry_t before, int has_initial, elem_t initial,
@@ -313,41 +313,52 @@ inline void write_local_runs(const global key_t* keys, const global elem_t* src,
   }
 #else
   (void)src;
-  // Elements of the run below n; the last of them ends its run if it is element n - 1.
+  // Elements of the run below n; the last of them ends its run where the next element starts one or
+  // it is element n - 1. A run that ends before the work-item's last element ends at the next head,
+  // where it is written.
   const uint valid = run_first < n ? (uint)min((ulong)CLSCAN_ITEMS, n - run_first) : 0u;
-  const uint last_is_end = run_first + valid == n;
-  elem_t value = before.value;
+  const uint last_is_tail = valid > 0 && (head_next || run_first + valid == n);
 #if CLSCAN_RUNS_TILE_VALUES
+  elem_t value = before.value;
   local const vec_t* run_vectors = locals->tile_elements + get_local_id(0) * (CLSCAN_RUN_VECTORS + 1);
-#else
-  (void)locals;
-#endif
+  // Elements at or past n are the identity and start no run: they change nothing.
   CLSCAN_UNROLL_BY(CLSCAN_RUNS_UNROLL)
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     elem_t v[CLSCAN_VEC];
-#if CLSCAN_RUNS_TILE_VALUES
     CLSCAN_VSTORE(run_vectors[k], 0, v);
-#else
-    for (int c = 0; c < CLSCAN_VEC; ++c)
-      v[c] = (elem_t)1;
-#endif
 #pragma unroll
     for (int c = 0; c < CLSCAN_VEC; ++c) {
       const int e = k * CLSCAN_VEC + c;
       if ((heads >> e) & 1ul) {
+        if (e > 0 && count - 1 < capacity)
+          values_out[count - 1] = run_result(value, has_initial, initial CLSCAN_USER_ARGS);
         if (count < capacity) keys_out[count] = keys[run_first + (ulong)e];
         ++count;
         value = v[c];
       } else {
         value = combine(value, v[c] CLSCAN_USER_ARGS);
       }
-      const uint next_starts = e + 1 < CLSCAN_ITEMS ? (uint)(heads >> (e + 1)) & 1u : head_next;
-      const uint tail =
-          (uint)e + 1 < valid ? next_starts : (uint)e + 1 == valid && (next_starts || last_is_end);
-      if (tail && count - 1 < capacity)
-        values_out[count - 1] = run_result(value, has_initial, initial CLSCAN_USER_ARGS);
     }
   }
+#else
+  (void)locals;
+  // Every value is 1: a run's length is the distance between its heads, so only the heads are visited.
+  // value: the length of the open run up to element `open_end` of the work-item's run.
+  elem_t value = before.value;
+  uint open_end = 0;
+  for (ulong rest = heads; rest; rest &= rest - 1) {
+    const uint e = (uint)(63 - clz(rest & (~rest + 1)));
+    if (e > 0 && count - 1 < capacity)
+      values_out[count - 1] = run_result(value + (elem_t)(e - open_end), has_initial, initial CLSCAN_USER_ARGS);
+    if (count < capacity) keys_out[count] = keys[run_first + (ulong)e];
+    ++count;
+    value = 0;
+    open_end = e;
+  }
+  value += (elem_t)(valid - min(open_end, valid));
+#endif
+  if (last_is_tail && count - 1 < capacity)
+    values_out[count - 1] = run_result(value, has_initial, initial CLSCAN_USER_ARGS);
 #endif
 }
 #endif
