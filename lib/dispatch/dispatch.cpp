@@ -230,6 +230,14 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
     if (ws.caps.is_gpu())
       shape.items_per_thread =
           std::max(shape.vector_width, std::min<std::size_t>(shape.items_per_thread, 64));
+    // (A tuned or CLSCAN_TUNING shape is taken as given.)
+    if (runs && scan_shape.origin == "default" &&
+        runs_split_work_items(ws.caps, request.kind != primitive::runs_encode, small_inputs) &&
+        shape.items_per_thread >= 2 * shape.vector_width &&
+        2 * shape.work_group_size <= ws.caps.max_work_group_size) {
+      shape.work_group_size *= 2;
+      shape.items_per_thread /= 2;
+    }
     while (unit.local_memory_bytes(shape, ws.caps, type) > ws.caps.local_mem_size &&
            shape.items_per_thread > shape.vector_width)
       shape.items_per_thread /= 2;

@@ -21,6 +21,9 @@ tuning initial_tuning(const device_capabilities& caps, element_type type, algori
 std::size_t small_input_bytes(const device_capabilities& caps, algorithm algo);
 // The same for scans by key, counted in bytes of values.
 std::size_t by_key_small_input_bytes(const device_capabilities& caps);
+// The one-pass reduce_by_key and unique_by_key (kernels/runs.cl, reads_values) take the single-pass
+// scan's tile in work-groups twice as large, each work-item walking half the run, where this is true.
+bool runs_split_work_items(const device_capabilities& caps, bool reads_values, bool small_inputs);
 // Single-pass calls whose tile count lies in [first, last] combine their tiles' totals along the fixed
 // tree (CLSCAN_FIXED_ORDER) rather than nearest first (last 0: never).
 struct tile_range {
