@@ -189,9 +189,10 @@ bool runs_split_work_items(const device_capabilities& caps, bool reads_values, b
   // --sizes 2^24,2^28, CLSCAN_TUNING; ratio to copy) reduce_by_key ran at 0.34 / 0.51 on 128 x 64 and
   // 0.44 / 0.67 on 256 x 32, unique_by_key 0.73 / 1.52 and 0.80 / 1.54, run_length_encode 0.57 / 0.99
   // and 0.55 / 0.80 (docs/data/runs/h100-2026-11-28-runs-shapes). Once run_length_encode visited only
-  // the heads and a run's value was written at the next head (an H200: docs/data/runs/h200-2026-11-28-runs-shapes),
-  // 256 x 32 still led for reduce_by_key (0.40 / 0.54 against 0.29 / 0.40), unique_by_key was even
-  // (0.70 / 1.15 against 0.62 / 1.17) and run_length_encode still slower; 512 x 16 was slower for all.
+  // the heads and a run's value was written at the next head, on an H200
+  // (docs/data/runs/h200-2026-11-28-runs-shapes), 256 x 32 still led for reduce_by_key (0.40 / 0.54
+  // against 0.29 / 0.40), unique_by_key was even (0.70 / 1.15 against 0.62 / 1.17) and
+  // run_length_encode still slower; 512 x 16 was slower for all three.
   return caps.is_gpu() && reads_values && !small_inputs && caps.vendor.find("NVIDIA") != std::string::npos;
 }
 
