@@ -4,12 +4,16 @@
 //   segment_chunks  one work-item per whole chunk of CLSCAN_SEGMENT_CHUNK elements (the grid comes from
 //                   n alone): where a segment covers the chunk whole, its total, for the segments'
 //                   kernel to take instead of reading the chunk; and whether it did (covered[c]).
+//   segment_level   (one launch per level above the chunks) one work-item per entry of the level: the
+//                   total of CLSCAN_SEGMENT_GROUP whole entries of the level below, where all of them
+//                   have one.
 //   segment_totals  one work-item per segment: the segment's head (up to its first chunk boundary), the
-//                   chunk totals of the chunks inside it, its tail, in element order.
+//                   totals of the whole chunks inside it, through the highest levels whose entries lie
+//                   inside it whole, its tail, in element order.
 // So each element is read once where the offsets are non-decreasing (CSR), whatever the segments'
 // lengths: a short segment is read by its own work-item, a long one mostly through the chunk totals,
-// computed in parallel. A huge segment costs its work-item one combination per chunk (n /
-// CLSCAN_SEGMENT_CHUNK of them at most).
+// computed in parallel. A huge segment costs its work-item fewer than 2 * CLSCAN_SEGMENT_GROUP
+// combinations per level and the entries of the highest level inside it.
 //
 // Where the offsets are not sorted, the binary search of segment_chunks may miss a segment covering a
 // chunk; it never claims one that does not (its answer is checked against the segment found). The
@@ -31,6 +35,16 @@ typedef CLSCAN_OFFSET_T offset_t;
 // own).
 #ifndef CLSCAN_SEGMENT_CHUNK
 #define CLSCAN_SEGMENT_CHUNK 4096
+#endif
+// The levels of totals above the chunks: level k + 1 has an entry per CLSCAN_SEGMENT_GROUP whole
+// entries of level k (level 0: the n / CLSCAN_SEGMENT_CHUNK whole chunks), up to CLSCAN_SEGMENT_LEVELS
+// levels above the chunks while a level has an entry. totals and covered hold the levels one after the
+// other (the host sizes them: lib/algorithms/segments.cpp).
+#ifndef CLSCAN_SEGMENT_GROUP
+#define CLSCAN_SEGMENT_GROUP 64
+#endif
+#ifndef CLSCAN_SEGMENT_LEVELS
+#define CLSCAN_SEGMENT_LEVELS 3
 #endif
 // A commutative operator (CLSCAN_REDUCE_COMMUTATIVE, the built-in ones) is applied lane by lane to
 // vectors of CLSCAN_VEC elements (the host sets CLSCAN_VEC): a run of dependent combinations is
@@ -100,6 +114,86 @@ kernel void segment_chunks(const global elem_t* in, ulong in_offset, ulong n, co
   }
 }
 
+// Entries of level `level` (0: the whole chunks) and where that level starts in totals and covered.
+inline ulong level_entries(ulong n, int level, ulong* base) {
+  ulong entries = n / CLSCAN_SEGMENT_CHUNK;
+  *base = 0;
+  for (int k = 0; k < level; ++k) {
+    *base += entries;
+    entries /= CLSCAN_SEGMENT_GROUP;
+  }
+  return entries;
+}
+
+// Level `level` (1 to CLSCAN_SEGMENT_LEVELS) from the level below: an entry's total where each of its
+// CLSCAN_SEGMENT_GROUP entries below has one, and whether they all did.
+kernel void segment_level(global elem_t* totals, global uint* covered, ulong n,
+                          int level CLSCAN_USER_PARAMS) {
+  ulong below_base, base;
+  level_entries(n, level - 1, &below_base);
+  const ulong entries = level_entries(n, level, &base);
+  for (ulong j = get_global_id(0); j < entries; j += get_global_size(0)) {
+    const ulong first = below_base + j * CLSCAN_SEGMENT_GROUP;
+    uint whole = covered[first];
+    elem_t total = totals[first];
+    for (uint c = 1; c < CLSCAN_SEGMENT_GROUP && whole; ++c) {
+      whole = covered[first + c];
+      if (whole) total = combine(total, totals[first + c] CLSCAN_USER_ARGS);
+    }
+    covered[base + j] = whole;
+    if (whole) totals[base + j] = total;
+  }
+}
+
+// Entry j of the level at `base` whose entries span `span` elements: its total, or where it has none
+// (a chunk no segment was found to cover whole, which only unsorted offsets cause) its elements read.
+inline elem_t level_entry(const global elem_t* in, const global elem_t* totals, const global uint* covered,
+                          ulong base, ulong span, ulong j CLSCAN_USER_PARAMS) {
+  return covered[base + j] ? totals[base + j] : reduce_run(in, j * span, (j + 1) * span CLSCAN_USER_ARGS);
+}
+
+// `total` (if `have`) combined with the whole chunks [lo, hi), lo < hi, in order: the chunks up to the
+// first whole entry of the level above, that level's entries likewise, and so on up, then the
+// remainders of each level on the way down.
+inline elem_t combine_chunks(const global elem_t* in, ulong n, const global elem_t* totals,
+                             const global uint* covered, ulong lo, ulong hi, elem_t total,
+                             int have CLSCAN_USER_PARAMS) {
+  ulong bases[CLSCAN_SEGMENT_LEVELS + 1], rest_first[CLSCAN_SEGMENT_LEVELS], rest_end[CLSCAN_SEGMENT_LEVELS];
+  ulong entries = n / CLSCAN_SEGMENT_CHUNK, span = CLSCAN_SEGMENT_CHUNK;
+  int level = 0;
+  bases[0] = 0;
+  for (; level < CLSCAN_SEGMENT_LEVELS; ++level) {
+    const ulong up_lo = (lo + CLSCAN_SEGMENT_GROUP - 1) / CLSCAN_SEGMENT_GROUP,
+                up_hi = hi / CLSCAN_SEGMENT_GROUP;
+    if (up_lo >= up_hi) break; // no whole entry of the level above inside [lo, hi)
+    for (ulong j = lo; j < up_lo * CLSCAN_SEGMENT_GROUP; ++j) {
+      const elem_t x = level_entry(in, totals, covered, bases[level], span, j CLSCAN_USER_ARGS);
+      total = have ? combine(total, x CLSCAN_USER_ARGS) : x;
+      have = 1;
+    }
+    rest_first[level] = up_hi * CLSCAN_SEGMENT_GROUP;
+    rest_end[level] = hi;
+    bases[level + 1] = bases[level] + entries;
+    entries /= CLSCAN_SEGMENT_GROUP;
+    span *= CLSCAN_SEGMENT_GROUP;
+    lo = up_lo;
+    hi = up_hi;
+  }
+  for (ulong j = lo; j < hi; ++j) {
+    const elem_t x = level_entry(in, totals, covered, bases[level], span, j CLSCAN_USER_ARGS);
+    total = have ? combine(total, x CLSCAN_USER_ARGS) : x;
+    have = 1;
+  }
+  while (level > 0) {
+    --level;
+    span /= CLSCAN_SEGMENT_GROUP;
+    for (ulong j = rest_first[level]; j < rest_end[level]; ++j)
+      total = combine(total, level_entry(in, totals, covered, bases[level], span, j CLSCAN_USER_ARGS)
+                                 CLSCAN_USER_ARGS);
+  }
+  return total;
+}
+
 // out[out_offset + s] for s < segments: the identity (or `initial`, has_initial) for an empty range,
 // otherwise (initial op) the range's reduction.
 kernel void segment_totals(const global elem_t* in, ulong in_offset, ulong n, const global offset_t* offsets,
@@ -124,21 +218,10 @@ kernel void segment_totals(const global elem_t* in, ulong in_offset, ulong n, co
       total = reduce_run(in, b, e CLSCAN_USER_ARGS);
     } else {
       const ulong head_end = first_chunk * CLSCAN_SEGMENT_CHUNK;
-      ulong c = first_chunk;
-      if (b < head_end) {
-        total = reduce_run(in, b, head_end CLSCAN_USER_ARGS);
-      } else {
-        total = covered[c] ? totals[c]
-                           : reduce_run(in, head_end, head_end + CLSCAN_SEGMENT_CHUNK CLSCAN_USER_ARGS);
-        ++c;
-      }
-      for (; c < end_chunk; ++c) {
-        const ulong first = c * CLSCAN_SEGMENT_CHUNK;
-        total =
-            combine(total, covered[c] ? totals[c]
-                                      : reduce_run(in, first, first + CLSCAN_SEGMENT_CHUNK CLSCAN_USER_ARGS)
-                                            CLSCAN_USER_ARGS);
-      }
+      const int has_head = b < head_end;
+      total = has_head ? reduce_run(in, b, head_end CLSCAN_USER_ARGS) : CLSCAN_IDENTITY;
+      total =
+          combine_chunks(in, n, totals, covered, first_chunk, end_chunk, total, has_head CLSCAN_USER_ARGS);
       const ulong tail = end_chunk * CLSCAN_SEGMENT_CHUNK;
       if (tail < e) total = combine(total, reduce_run(in, tail, e CLSCAN_USER_ARGS) CLSCAN_USER_ARGS);
     }

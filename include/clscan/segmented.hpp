@@ -50,13 +50,18 @@
 //   1. a kernel of one work-item per whole chunk (n / C of them): a binary search of the offsets for a
 //      segment that covers the chunk whole; where it finds one, the chunk's total (in element order, or
 //      for the built-in operators in vectors of 8 lanes, combined in lane order) and a flag saying so;
-//   2. a kernel of one work-item per segment: the reduction of its head (to its first chunk edge), the
-//      totals of the whole chunks inside it (it reads a chunk itself where the chunk's flag is not set,
-//      which only unsorted offsets cause), and its tail, in element order; `initial` in front.
+//   2. a kernel per level of totals above the chunks (up to three levels while one has an entry): one
+//      work-item per entry, the total of 64 entries of the level below where all of them have one;
+//   3. a kernel of one work-item per segment: the reduction of its head (to its first chunk edge), the
+//      totals of the whole chunks inside it, taken from the highest levels whose entries lie inside it
+//      whole (it reads an entry's elements itself where the entry has no total, which only unsorted
+//      offsets cause), and its tail, in element order; `initial` in front.
 //   With CSR offsets each element is read once: a short segment by its own work-item, a long one mostly
-//   by the chunks' kernel in parallel; a segment of all n costs its work-item n / C combinations. Nothing
-//   of n elements is written: the temporaries are n / C totals and n / C cl_uint flags. Unsorted or
-//   overlapping offsets only cost more: some elements are then read more than once.
+//   by the chunks' kernel in parallel; a segment of all n costs its work-item fewer than 2 * 64
+//   combinations per level and the entries of the highest level (n / (64^3 C)). Nothing of n elements is
+//   written: the temporaries are the totals and cl_uint flags of n / C chunks and of the levels above
+//   (about n / 63 C more of each). Unsorted or overlapping offsets only cost more: some elements are
+//   then read more than once.
 // Work is O(n + num_segments) whatever the segments' lengths (reduce_segmented adds n / C searches of
 // log2(num_segments) steps): many tiny segments and a few huge ones run alike. The offsets must not change
 // while a call runs (they are an input, as `in` is): flags set from them and not cleared would start segments

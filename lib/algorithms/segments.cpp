@@ -10,6 +10,7 @@
 #include <clscan/error.hpp>
 
 #include <algorithm>
+#include <vector>
 
 namespace clscan::detail {
 namespace {
@@ -69,7 +70,22 @@ void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launc
 
 namespace {
 
-constexpr std::size_t segment_chunks_kernel = 0, segment_totals_kernel = 1;
+constexpr std::size_t segment_chunks_kernel = 0, segment_totals_kernel = 1, segment_level_kernel = 2;
+
+// Levels of totals above the chunks (kernels/segment_reduce.cl CLSCAN_SEGMENT_GROUP and _LEVELS): an
+// entry of each per 64 entries below, at most three levels. A segment of all n then costs its work-item
+// fewer than 2 * 64 combinations per level and the entries of the highest level (2^28 elements in
+// chunks of 4096: 65536 chunks, 1024, 16 and no third level) where it took one per chunk.
+constexpr std::size_t segment_group = 64, segment_levels = 3;
+
+// Entries of each level above the chunks, while one has any.
+std::vector<std::size_t> level_entries(std::size_t chunks) {
+  std::vector<std::size_t> levels;
+  for (std::size_t entries = chunks / segment_group; entries && levels.size() < segment_levels;
+       entries /= segment_group)
+    levels.push_back(entries);
+  return levels;
+}
 
 // reduce_segmented's launches: a work-item per chunk and per segment up to this many, striding past it.
 // Far above max_work_items: on PoCL, 2^24 segments took 4.5 times as long with 2^20 work-items, each
@@ -88,20 +104,29 @@ std::string reduce_prelude(const variant_key& key, const device_capabilities& /*
 }
 
 std::string reduce_build_options(const variant_key& /*key*/, const device_capabilities& caps) {
-  return " -DCLSCAN_SEGMENT_CHUNK=" + std::to_string(segment_chunk(caps));
+  return " -DCLSCAN_SEGMENT_CHUNK=" + std::to_string(segment_chunk(caps)) +
+         " -DCLSCAN_SEGMENT_GROUP=" + std::to_string(segment_group) +
+         " -DCLSCAN_SEGMENT_LEVELS=" + std::to_string(segment_levels);
 }
 
 } // namespace
 
 const algorithm_unit segment_reduce_unit = {algorithm::three_stage,
                                             "segment_reduce.cl",
-                                            {"segment_chunks", "segment_totals"},
+                                            {"segment_chunks", "segment_totals", "segment_level"},
                                             local_memory_bytes,
                                             reduce_prelude,
                                             reduce_build_options,
                                             enqueue};
 
 std::size_t segment_chunk(const device_capabilities& caps) { return caps.is_gpu() ? 4096 : 1024; }
+
+std::size_t segment_total_entries(std::size_t n, std::size_t chunk) {
+  std::size_t entries = n / chunk;
+  for (const std::size_t level : level_entries(n / chunk))
+    entries += level;
+  return std::max<std::size_t>(entries, 1);
+}
 
 variant_key segment_reduce_variant(workspace& ws, element_type offset_type, const scan_request& request) {
   variant_key key;
@@ -135,6 +160,12 @@ void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& la
                 static_cast<cl_ulong>(op.offsets_offset), static_cast<cl_ulong>(op.segments), op.totals,
                 op.covered);
     launch.run_any_shape(k, std::min(chunks, max_reduce_items));
+    const std::vector<std::size_t> levels = level_entries(chunks);
+    for (std::size_t level = 1; level <= levels.size(); ++level) {
+      cl_kernel lk = kernels.kernels[segment_level_kernel]();
+      launch.args(lk, 0, op.totals, op.covered, static_cast<cl_ulong>(op.n), static_cast<cl_int>(level));
+      launch.run_any_shape(lk, std::min(levels[level - 1], max_reduce_items));
+    }
   }
   cl_kernel k = kernels.kernels[segment_totals_kernel]();
   launch.args(k, 0, op.in, static_cast<cl_ulong>(op.in_offset), static_cast<cl_ulong>(op.n), op.offsets,

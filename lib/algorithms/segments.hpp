@@ -36,11 +36,15 @@ extern const algorithm_unit segment_reduce_unit;
 // n / 1024 totals quickly.
 std::size_t segment_chunk(const device_capabilities& caps);
 
+// Entries of the totals and of the covered flags of reduce_segmented over n elements: a chunk total per
+// whole chunk and the levels of totals above them (at least one).
+std::size_t segment_total_entries(std::size_t n, std::size_t chunk);
+
 // The variant of reduce_segmented for offsets of `offset_type` and the request's values and operator.
 variant_key segment_reduce_variant(workspace& ws, element_type offset_type, const scan_request& request);
 
-// reduce_segmented's two kernels: the chunk totals (skipped where n < op.chunk), then out[out_offset + s],
-// s < segments. totals and covered hold n / op.chunk entries (at least one each).
+// reduce_segmented's kernels: the chunk totals and the levels above them (skipped where n < op.chunk),
+// then out[out_offset + s], s < segments. totals and covered hold segment_total_entries entries each.
 struct segment_reduce_operands {
   cl_mem in = nullptr;
   std::size_t in_offset = 0;

@@ -103,8 +103,9 @@ checked_segmented check_segmented_arguments(const cl::CommandQueue& queue, const
   return checked;
 }
 
-// reduce_segmented (kernels/segment_reduce.cl): chunk totals where a segment covers a chunk, then each
-// segment's reduction from its head, those totals and its tail; n > 0 and num_segments > 0.
+// reduce_segmented (kernels/segment_reduce.cl): chunk totals where a segment covers a chunk, levels of
+// totals above them, then each segment's reduction from its head, those totals and its tail; n > 0 and
+// num_segments > 0.
 cl::Event enqueue_reduce(const cl::CommandQueue& queue, const checked_call& call, const cl::Buffer& in,
                          const cl::Buffer& out, std::size_t n, const cl::Buffer& offsets,
                          std::size_t num_segments, const segmented_request& request) {
@@ -117,10 +118,10 @@ cl::Event enqueue_reduce(const cl::CommandQueue& queue, const checked_call& call
   // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
   const std::size_t value_size = size_of(scan.type);
   const std::size_t chunk = segment_chunk(ws.caps);
-  const std::size_t chunks = std::max<std::size_t>(1, n / chunk);
+  const std::size_t entries = segment_total_entries(n, chunk);
   segment_reduce_operands op;
-  op.totals = temps.scratch(ws.context, chunk_totals_slot, chunks * value_size)();
-  op.covered = temps.scratch(ws.context, chunk_covered_slot, chunks * sizeof(cl_uint))();
+  op.totals = temps.scratch(ws.context, chunk_totals_slot, entries * value_size)();
+  op.covered = temps.scratch(ws.context, chunk_covered_slot, entries * sizeof(cl_uint))();
   op.in = in();
   op.in_offset = scan.in_offset;
   op.n = n;

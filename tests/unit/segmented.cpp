@@ -526,6 +526,44 @@ TEST_CASE("segmented: reduce_segmented over whole chunks, sorted or not", "[segm
   check_chunks<cl_uint, cl_uint>(last, std::optional<cl_uint>(77));
 }
 
+// reduce_segmented's levels of totals above the chunks (kernels/segment_reduce.cl): an entry per 64
+// entries below, so a level-1 entry spans 64 chunks and a level-2 one 4096 (2^22 elements in chunks of
+// 1024, 2^24 in chunks of 4096). Over a little more than two level-2 entries of 1024-element chunks (one
+// level-1 entry short of them in 4096-element chunks): one segment of all n; segments that start and end
+// around level edges, so that the walk climbs, takes whole entries and comes down to the chunks on both
+// sides; edges of exactly one level-1 entry; and unsorted ranges whose chunks the binary search cannot
+// find, so that whole level entries without a total are read element by element.
+TEST_CASE("segmented: reduce_segmented through the levels of totals", "[segmented][segmented-gpu]") {
+  constexpr std::size_t level1 = 1024 * 64, level2 = level1 * 64;
+  const std::size_t n = 2 * level2 + 3 * level1 + 12'345;
+  const std::vector<cl_int> values = make_values<cl_int>(n, data_seed + 29);
+  std::vector<std::vector<cl_uint>> cases;
+  cases.push_back({0, static_cast<cl_uint>(n)});
+  cases.push_back({0, 5, static_cast<cl_uint>(level1 - 1), static_cast<cl_uint>(level2 + 7),
+                   static_cast<cl_uint>(2 * level2), static_cast<cl_uint>(2 * level2 + 4 * 4096 + 1),
+                   static_cast<cl_uint>(n - 3), static_cast<cl_uint>(n)});
+  std::vector<cl_uint> edges = {0};
+  for (std::size_t at = 0; at < n;)
+    edges.push_back(static_cast<cl_uint>(at = std::min(n, at + 4 * level1)));
+  cases.push_back(edges);
+  cases.push_back({1, 2, static_cast<cl_uint>(level1), static_cast<cl_uint>(n), 1, 2});
+  cases.push_back({3, 4, 5, static_cast<cl_uint>(n - level1 - 9), 1, 2});
+  const operation<cl_int> sum;
+  for (const std::vector<cl_uint>& offsets : cases)
+    check_call(call_kind::reduce, values, offsets, sum, std::optional<cl_int>(), algorithm::automatic,
+               shifted);
+  // Not commutative, in order only: the last non-zero element.
+  operation<cl_uint> last;
+  last.op = clscan::op::custom;
+  last.custom_op = "b != 0 ? b : a";
+  last.custom_identity = 0;
+  last.custom = [](cl_uint a, cl_uint b) { return b != 0 ? b : a; };
+  std::vector<cl_uint> unsigned_values(values.begin(), values.end());
+  for (const std::vector<cl_uint>& offsets : cases)
+    check_call(call_kind::reduce, unsigned_values, offsets, last, std::optional<cl_uint>(7u),
+               algorithm::automatic, at_zero);
+}
+
 // A smaller call after a larger one on the same storage (the head flags the first set and cleared are the
 // second's). That repeats build and allocate nothing is the hot-path test's (tests/programs/hot_path.cpp).
 TEST_CASE("segmented: a smaller call after a larger one on the same storage", "[segmented]") {
