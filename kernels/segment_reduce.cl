@@ -46,6 +46,13 @@ typedef CLSCAN_OFFSET_T offset_t;
 #ifndef CLSCAN_SEGMENT_LEVELS
 #define CLSCAN_SEGMENT_LEVELS 3
 #endif
+// 1: every whole chunk gets its total, covered by a segment or not, so that no work-item of
+// segment_totals ever reads a whole chunk or level entry itself: on devices whose loops share one
+// budget of iterations (the host sets it for llvmpipe), where a long walk would stop short. It costs a
+// read of the chunks no segment covers whole.
+#ifndef CLSCAN_SEGMENT_EVERY_CHUNK
+#define CLSCAN_SEGMENT_EVERY_CHUNK 0
+#endif
 // A commutative operator (CLSCAN_REDUCE_COMMUTATIVE, the built-in ones) is applied lane by lane to
 // vectors of CLSCAN_VEC elements (the host sets CLSCAN_VEC): a run of dependent combinations is
 // latency-bound, a vector of them is not, and whole vectors are what CPUs' SIMD units load (prelude.cl's
@@ -105,7 +112,7 @@ kernel void segment_chunks(const global elem_t* in, ulong in_offset, ulong n, co
   offsets += offsets_offset;
   const ulong chunks = n / CLSCAN_SEGMENT_CHUNK;
   for (ulong c = get_global_id(0); c < chunks; c += get_global_size(0)) {
-    const bool whole = chunk_covered(offsets, segments, n, c);
+    const bool whole = CLSCAN_SEGMENT_EVERY_CHUNK || chunk_covered(offsets, segments, n, c);
     covered[c] = whole ? 1u : 0u;
     if (whole) {
       const ulong first = c * CLSCAN_SEGMENT_CHUNK;

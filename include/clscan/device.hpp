@@ -43,6 +43,10 @@ struct device_capabilities {
   // reaches a command whose event nobody holds); false on NVIDIA's platform, where failures do not abort
   // and each event costs device time: only the commands that need one get an event there.
   bool event_per_command = true;
+  // Every loop of a kernel shares one budget of 65535 iterations per work-item, after which each loop
+  // stops silently (Mesa's llvmpipe, rusticl's CPU device: docs/RELIABILITY.md, "rusticl"); kernels
+  // whose work-items could loop longer take a bounded path there.
+  bool loops_limited = false;
   // The CLSCAN_DEVICE_LIMITS text these were capped with (tests: see capabilities() below), else empty.
   std::string limits;
   bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
@@ -68,6 +72,7 @@ cl::Device select_device();
 //   no_out_of_order   no out-of-order queues (tests then make none)
 //   no_acq_rel        no release/acquire atomics (the OpenCL 1.2 fence protocol)
 //   few_events        event_per_command off: events only where a call needs them, as on NVIDIA
+//   loops_limited     loops_limited on: the paths taken for llvmpipe's loop budget
 //   no_warp_ptx       nvidia_warp_ptx off: the portable ranking on NVIDIA too
 // Anything else throws invalid_argument naming the variable and the text.
 device_capabilities capabilities(const cl::Device& device);

@@ -104,9 +104,12 @@ std::string reduce_prelude(const variant_key& key, const device_capabilities& /*
 }
 
 std::string reduce_build_options(const variant_key& /*key*/, const device_capabilities& caps) {
+  // Where loops are limited, every whole chunk gets its total, so that no segment's work-item reads
+  // whole chunks or level entries itself (unsorted offsets), a walk as long as the segment.
   return " -DCLSCAN_SEGMENT_CHUNK=" + std::to_string(segment_chunk(caps)) +
          " -DCLSCAN_SEGMENT_GROUP=" + std::to_string(segment_group) +
-         " -DCLSCAN_SEGMENT_LEVELS=" + std::to_string(segment_levels);
+         " -DCLSCAN_SEGMENT_LEVELS=" + std::to_string(segment_levels) +
+         (caps.loops_limited ? " -DCLSCAN_SEGMENT_EVERY_CHUNK=1" : "");
 }
 
 } // namespace

@@ -124,11 +124,13 @@ void apply_limits(device_capabilities& caps, const std::string& text) {
       caps.event_per_command = false;
     } else if (field == "no_warp_ptx") {
       caps.nvidia_warp_ptx = false;
+    } else if (field == "loops_limited") {
+      caps.loops_limited = true;
     } else {
       std::string message = "CLSCAN_DEVICE_LIMITS='";
       message.append(text).append("': '").append(field);
       message.append("' is not one of gpu, cpu, wg=N, local=N, no_int64_atomics, no_fp64, no_out_of_order, "
-                     "no_acq_rel, few_events, no_warp_ptx (N a positive whole number)");
+                     "no_acq_rel, few_events, no_warp_ptx, loops_limited (N a positive whole number)");
       throw invalid_argument(message);
     }
   }
@@ -180,6 +182,7 @@ device_capabilities read_capabilities(cl_device_id device) {
   caps.nvidia_warp_ptx = caps.platform_name.find("NVIDIA") != std::string::npos &&
                          has_extension(extensions, "cl_nv_device_attribute_query") &&
                          device_info<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV) >= 7;
+  caps.loops_limited = caps.name.find("llvmpipe") != std::string::npos;
   if (const std::string_view limits = detail::device_limits(); !limits.empty())
     apply_limits(caps, std::string(limits));
   return caps;
