@@ -72,23 +72,15 @@ endforeach()
 # file system, the environment and the tuning file are host code only, which PoCL's run covers.
 rusticl_test(cache "[cache]~[driver-rejects-binary]~\"a FIFO*\"~\"CLSCAN_NO_CACHE*\"~\"a read-only*\"~\"a cache directory that*\"~\"garbage in the tuning*\"~\"CLSCAN_LOG*\"~\"cache_directory()*\"~\"an installed log*\"" 900)
 
-# Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), where the
-# tools are built.
+# Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), every variant
+# built with -Werror (as info-self-test, tests/cmake/tools.cmake), where the tools are built.
 if(NOT TARGET clscan-info)
   return()
 endif()
 add_test(NAME rusticl-self-test
-    COMMAND ${CMAKE_COMMAND} -E env ${CLSCAN_RUSTICL_ENV}
-            CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-self-test CLSCAN_QUALIFY=1
-            $<TARGET_FILE:clscan-info> --self-test --selected --algorithm all)
-set_tests_properties(rusticl-self-test PROPERTIES LABELS "rusticl" TIMEOUT 300
-    SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
-    FAIL_REGULAR_EXPRESSION "FAIL:")
-# The same variants built with -Werror (kernel-warnings, tests/cmake/tools.cmake).
-add_test(NAME rusticl-kernel-warnings
     COMMAND ${CMAKE_COMMAND} -E env ${CLSCAN_RUSTICL_ENV} CLSCAN_BUILD_OPTIONS=-Werror CLSCAN_QUALIFY=1
-            CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-kernel-warnings
+            CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-rusticl-self-test
             $<TARGET_FILE:clscan-info> --self-test --selected --algorithm all)
-set_tests_properties(rusticl-kernel-warnings PROPERTIES LABELS "rusticl" TIMEOUT 600
+set_tests_properties(rusticl-self-test PROPERTIES LABELS "rusticl" TIMEOUT 600
     SKIP_REGULAR_EXPRESSION "${CLSCAN_RUSTICL_MISSING}"
     FAIL_REGULAR_EXPRESSION "FAIL|error")
