@@ -10,7 +10,6 @@
 #include <clscan/error.hpp>
 
 #include <algorithm>
-#include <vector>
 
 namespace clscan::detail {
 namespace {
@@ -78,13 +77,12 @@ constexpr std::size_t segment_chunks_kernel = 0, segment_totals_kernel = 1, segm
 // chunks of 4096: 65536 chunks, 1024, 16 and no third level) where it took one per chunk.
 constexpr std::size_t segment_group = 64, segment_levels = 3;
 
-// Entries of each level above the chunks, while one has any.
-std::vector<std::size_t> level_entries(std::size_t chunks) {
-  std::vector<std::size_t> levels;
-  for (std::size_t entries = chunks / segment_group; entries && levels.size() < segment_levels;
-       entries /= segment_group)
-    levels.push_back(entries);
-  return levels;
+// Entries of level `level` (1 to segment_levels) above `chunks` chunks; 0 where it has none.
+std::size_t level_entries(std::size_t chunks, std::size_t level) {
+  std::size_t entries = chunks;
+  for (std::size_t k = 0; k < level; ++k)
+    entries /= segment_group;
+  return level <= segment_levels ? entries : 0;
 }
 
 // reduce_segmented's launches: a work-item per chunk and per segment up to this many, striding past it.
@@ -126,8 +124,8 @@ std::size_t segment_chunk(const device_capabilities& caps) { return caps.is_gpu(
 
 std::size_t segment_total_entries(std::size_t n, std::size_t chunk) {
   std::size_t entries = n / chunk;
-  for (const std::size_t level : level_entries(n / chunk))
-    entries += level;
+  for (std::size_t level = 1; level_entries(n / chunk, level); ++level)
+    entries += level_entries(n / chunk, level);
   return std::max<std::size_t>(entries, 1);
 }
 
@@ -163,11 +161,10 @@ void enqueue_segment_reduce(const compiled_variant& kernels, launch_sequence& la
                 static_cast<cl_ulong>(op.offsets_offset), static_cast<cl_ulong>(op.segments), op.totals,
                 op.covered);
     launch.run_any_shape(k, std::min(chunks, max_reduce_items));
-    const std::vector<std::size_t> levels = level_entries(chunks);
-    for (std::size_t level = 1; level <= levels.size(); ++level) {
+    for (std::size_t level = 1; level_entries(chunks, level); ++level) {
       cl_kernel lk = kernels.kernels[segment_level_kernel]();
       launch.args(lk, 0, op.totals, op.covered, static_cast<cl_ulong>(op.n), static_cast<cl_int>(level));
-      launch.run_any_shape(lk, std::min(levels[level - 1], max_reduce_items));
+      launch.run_any_shape(lk, std::min(level_entries(chunks, level), max_reduce_items));
     }
   }
   cl_kernel k = kernels.kernels[segment_totals_kernel]();
