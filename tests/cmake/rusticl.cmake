@@ -73,7 +73,7 @@ endforeach()
 rusticl_test(cache "[cache]~[driver-rejects-binary]~\"a FIFO*\"~\"CLSCAN_NO_CACHE*\"~\"a read-only*\"~\"a cache directory that*\"~\"garbage in the tuning*\"~\"CLSCAN_LOG*\"~\"cache_directory()*\"~\"an installed log*\"" 900)
 
 # Every algorithm through the self-test, qualifying single-pass again (CLSCAN_QUALIFY=1), every variant
-# built with -Werror (as info-self-test, tests/cmake/tools.cmake), where the tools are built.
+# built with -Werror (as kernel-warnings, tests/cmake/tools.cmake), where the tools are built.
 if(NOT TARGET clscan-info)
   return()
 endif()

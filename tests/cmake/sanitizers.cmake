@@ -134,7 +134,7 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # runs and segmented calls, whose host paths runs-host-paths and segmented-host-paths take.
     # hot-path-size-classes builds GPU-layout kernels for six shapes; its host code is hot-path's.
     # reduce-shapes repeats reduce for tiles of a few elements: kernel shapes, one host path.
-    # info-self-test compiles every kernel variant (PoCL's compiler, not instrumented; its host path is
+    # kernel-warnings compiles every kernel variant (PoCL's compiler, not instrumented; its host path is
     # every call's build); docs-* run Python over the docs; mpi-* only report skipped there (no MPI).
     # robustness-first-call runs every kind of call first in a child process of its own, each qualifying
     # the device afresh (85 s under ASan): the qualification's host paths are the qualify-* tests', and
@@ -145,7 +145,7 @@ if(CLSCAN_SANITIZER_TESTS AND NOT CLSCAN_SANITIZE)
     # info-cache-states: clscan-info over five states of the disk cache, whose host code the cache
     # suite runs (2.5 minutes under ASan).
     set(CLSCAN_ASAN_EXCLUDED_TESTS
-        "^(faults|few-events|info-self-test|info-cache-states|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives|runs|segmented)|bench-primitive-.*|bench-progress|parts-bench|docs-.*|mpi-.*)$")
+        "^(faults|few-events|info-self-test|info-cache-states|robustness-first-call|info-selected|tune-dry-run|hot-path-size-classes|reduce-shapes|bench-smoke-(three-stage|single-pass|exclusive-long-max|primitives|runs|segmented)|bench-primitive-.*|bench-progress|parts-bench|kernel-warnings|docs-.*|mpi-.*)$")
 
     # The suppression files are read from the checkout. A test that runs a child as another user
     # (tests/unit/cache*.cpp: the probe as user nobody) must not hand it these paths, which that user
