@@ -46,6 +46,9 @@ typedef CLSCAN_OFFSET_T offset_t;
 #ifndef CLSCAN_SEGMENT_LEVELS
 #define CLSCAN_SEGMENT_LEVELS 3
 #endif
+#if CLSCAN_SEGMENT_LEVELS < 1
+#error "CLSCAN_SEGMENT_LEVELS must be at least 1 (combine_chunks keeps an array per level)"
+#endif
 // 1: every whole chunk gets its total, covered by a segment or not, so that no work-item of
 // segment_totals ever reads a whole chunk or level entry itself: on devices whose loops share one
 // budget of iterations (the host sets it for llvmpipe), where a long walk would stop short. It costs a
