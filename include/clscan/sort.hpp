@@ -34,7 +34,7 @@
 //                               where n >= 2^32), tiles = ceil(n / tile): 16384 keys on CPUs, 4096
 //                               on GPUs (fewer for 64-bit keys where local memory is small)
 //   + 256 * 4                   three-stage passes: the digits' totals in a pass (8 where n >= 2^32)
-//   + tiles * 256 * 16 + 8      one-pass passes instead: the look-back's status words, two slots of
+//   + tiles * 256 * 8 + 8       one-pass passes instead: the look-back's status words, a slot of
 //                               8 bytes per tile and digit (the same buffer as the single-pass scans'
 //                               status words on that set, grown to the larger need); tiles of 6144
 //                               keys on GPUs for keys alone, 4096 with values (on NVIDIA, ranked in
@@ -44,8 +44,7 @@
 //                               compute unit at most)
 //   + 32                        a flag per pass
 // where passes = ceil((end_bit - begin_bit) / 8). For 32-bit keys on a GPU that is about
-// n * (4 + sizeof(V) + 0.5) bytes with three-stage passes, n * (4 + sizeof(V) + 1) with one-pass ones
-// (n * 4.7 for keys alone).
+// n * (4 + sizeof(V) + 0.5) bytes with either kind of pass (n * 4.3 for keys alone with one-pass ones).
 #pragma once
 
 #include <clscan/options.hpp>
