@@ -788,12 +788,19 @@ CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
 }
 #include "tile_prefix.cl"
 
-// Predecessors a digit's look-back reads per round (their reads in flight together). On the H100
-// (2026-11-27, bench/profile/sort_kernels.cpp --single-pass --define CLSCAN_SORT_WINDOW=W, 2^24 uint
-// keys, 256 x 24): 1 875 µs, 2 907, 4 930, 8 973; pairs (256 x 16) 1391, 1445, 1473, 1545. Once counts
-// are published before the ranking, the nearest predecessor mostly has its prefix already.
+// Predecessors a digit's look-back reads per round (their reads in flight together). A tile finds an
+// inclusive prefix about (tiles started per second) x (a read's latency) tiles back, so the window
+// pays once tiles come fast. On an H200 (2026-11-28, bench/profile/sort_kernels.cpp --single-pass
+// --define CLSCAN_SORT_RANK_MATCH=2 --define CLSCAN_SORT_WINDOW=W, uint keys, one slot per digit), the
+// one-pass kernel's four passes: keys (384 x 20) 2^24 W = 1 509.0 µs, 2 489.8, 4 471.6, 8 482.4;
+// 2^28 7376, 7035, 6745, 6951; pairs (384 x 12, 2^24) 813.1, 846.1, 872.1, 931.7. Hence 4 for keys
+// alone where the tile is ranked in warps (NVIDIA), else 1.
 #ifndef CLSCAN_SORT_WINDOW
+#if CLSCAN_SORT_RANK_MATCH && !CLSCAN_SORT_VALUE_SIZE
+#define CLSCAN_SORT_WINDOW 4
+#else
 #define CLSCAN_SORT_WINDOW 1
+#endif
 #endif
 
 inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + digit; }
