@@ -600,45 +600,17 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
   rank_loaded(count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 }
 
-// 1: where a value is no wider than a key, the tile's values are read in their order (coalesced) into
-// the ranked keys' local array, once the keys are out of it, and each ranked slot takes its value from
-// there; 0: each ranked slot reads its value from global memory at its tile position (a gather). On
-// an H200 (2026-11-28, sort_kernels as for CLSCAN_SORT_ONE_SLOT, --pairs, 384 x 12): 2^24 pairs
-// 906.2 -> 858.8 µs, 2^28 13553 -> 13059 µs.
-#ifndef CLSCAN_SORT_VALUES_LOCAL
-#define CLSCAN_SORT_VALUES_LOCAL 1
-#endif
-#if CLSCAN_SORT_VALUE_SIZE && CLSCAN_SORT_VALUES_LOCAL && CLSCAN_SORT_VALUE_SIZE <= CLSCAN_ELEM_SIZE
-#define SORT_STAGE_VALUES 1
-#else
-#define SORT_STAGE_VALUES 0
-#endif
-
 // Writes the ranked tile (rank_tile; keys[k] holds its position k * CLSCAN_WG + lid) to
 // bases[digit] + its position: dst and values_dst point at the outputs' element 0, values_src at the
 // tile's values, first is the tile's first input position. Nothing goes past the n outputs, whatever
 // the bases: sort_onepass takes its digit offsets from the histogram of the sort's input, and a wrong
 // pass before it (a device whose look-back fails, which the qualification keeps off it) would leave
-// keys whose digits disagree with them. exchange (the ranked keys' local array) must be free: every
-// work-item holds its keys in keys[].
+// keys whose digits disagree with them.
 inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count, local const offset_t* bases,
-                           local key_bits* exchange, global key_bits* dst,
-                           const global value_bits* values_src, global value_bits* values_dst, ulong first,
-                           ulong n, uint write_keys, uint values_mode, uint descending, uint shift,
-                           uint mask) {
+                           global key_bits* dst, const global value_bits* values_src,
+                           global value_bits* values_dst, ulong first, ulong n, uint write_keys,
+                           uint values_mode, uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0);
-#if SORT_STAGE_VALUES
-  local value_bits* const staged = (local value_bits*)exchange;
-  if (values_mode == 1) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-      const uint j = k * CLSCAN_WG + lid;
-      if (j < count) staged[KEY_PAD(j)] = values_src[j];
-    }
-  }
-#else
-  (void)exchange;
-#endif
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
@@ -646,10 +618,9 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
     if (to >= n) continue;
     if (write_keys) dst[to] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
-#if !SORT_STAGE_VALUES
-    if (values_mode == 1) values_dst[to] = values_src[positions[KEY_PAD(j)]];
-#endif
-    if (values_mode == 2) values_dst[to] = (value_bits)(first + positions[KEY_PAD(j)]);
+    const uint at = positions[KEY_PAD(j)];
+    if (values_mode == 1) values_dst[to] = values_src[at];
+    if (values_mode == 2) values_dst[to] = (value_bits)(first + at);
 #else
     (void)values_src;
     (void)values_dst;
@@ -657,17 +628,6 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
     (void)values_mode;
 #endif
   }
-#if SORT_STAGE_VALUES
-  if (values_mode == 1) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
-      const uint j = k * CLSCAN_WG + lid;
-      if (j >= count) break;
-      const ulong to = (ulong)(bases[digit_of(keys[k], descending, shift, mask)] + (offset_t)j);
-      if (to < n) values_dst[to] = staged[KEY_PAD(positions[KEY_PAD(j)])];
-    }
-  }
-#endif
 }
 #endif // CLSCAN_WG > 1
 
@@ -750,8 +710,8 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
       bases[d] = offsets[d * tiles + tile] - (offset_t)j;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, exchange, dst, values_src, values_dst, first, n,
-                 write_keys, values_mode, descending, shift, mask);
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
+                 values_mode, descending, shift, mask);
 #endif
 }
 
@@ -805,18 +765,13 @@ CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
 
 inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + digit; }
 
-// 1: one status slot per (tile, digit), where the tile's count of the digit is later overwritten by its
+// One status slot per (tile, digit), where the tile's count of the digit is later overwritten by its
 // inclusive prefix; the top bit of each payload says which of the two it holds (so counts stay below
 // 2^30: 15 bits in each of two 16-bit payloads). Half the status words of an aggregate and a prefix
-// slot each (tile_prefix.cl), and a digit's look-back reads one word, not two at a stride. 0: those
-// two slots. On an H200 (2026-11-28, bench/profile/sort_kernels --single-pass --define
+// slot each (tile_prefix.cl, which the scans use), and a digit's look-back reads one word, not two at
+// a stride: on an H200 (2026-11-28, bench/profile/sort_kernels --single-pass --define
 // CLSCAN_SORT_RANK_MATCH=2, uint keys, 384 x 20) the one-pass kernel's four passes took 2^24 keys
-// 530.0 -> 514.8 µs, 2^28 7703 -> 7490 µs.
-#ifndef CLSCAN_SORT_ONE_SLOT
-#define CLSCAN_SORT_ONE_SLOT 1
-#endif
-
-#if CLSCAN_SORT_ONE_SLOT
+// 530.0 -> 514.8 µs, 2^28 7703 -> 7490 µs. lib/algorithms/sort.cpp sizes the words for one slot.
 #define SORT_PREFIX_BIT ((status_t)1 << (CLSCAN_PAYLOAD_BITS - 1))
 #define SORT_COUNT_BITS (CLSCAN_PAYLOAD_BITS - 1)
 
@@ -851,18 +806,6 @@ inline int read_count(global status_t* status, ulong tile, uint digit, uint tag,
   *count = value;
   return (words[0] & SORT_PREFIX_BIT) ? CLSCAN_PREFIX : CLSCAN_AGGREGATE;
 }
-#else
-inline void publish_count(global status_t* status, ulong tile, uint digit, uint tag, int prefix,
-                          carry_t count) {
-  publish(prefix ? prefix_slot(status, digit_slot(tile, digit))
-                 : aggregate_slot(status, digit_slot(tile, digit)),
-          tag, count);
-}
-
-inline int read_count(global status_t* status, ulong tile, uint digit, uint tag, carry_t* count) {
-  return read_status(status, digit_slot(tile, digit), tag, count);
-}
-#endif
 
 // Reads what the CLSCAN_SORT_WINDOW predecessors from tile `nearest` down published for digit d (their
 // reads in flight together) and adds to *sum, nearest first, up to the first that has its inclusive
@@ -1073,7 +1016,7 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     if (j >= count) break;
     keys[k] = exchange[KEY_PAD(j)];
   }
-  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, exchange, dst, values_src, values_dst, first, n,
-                 write_keys, values_mode, descending, shift, mask);
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
+                 values_mode, descending, shift, mask);
 }
 #endif // CLSCAN_SORT_ONE_PASS

@@ -240,7 +240,7 @@ void enqueue_passes(workspace& ws, temporaries& temps, const compiled_variant& k
     // an epoch too close to it has the words cleared first (tags restart at 1).
     const cl_ulong max_tag = wide_status_words(ws.caps) ? 0xffffffffu : 0xffffu;
     if (cl_ulong{temps.epoch} + passes > max_tag) temps.epoch = static_cast<cl_uint>(max_tag);
-    // One slot per tile and digit (kernels/sort.cl, CLSCAN_SORT_ONE_SLOT), where begin_lookback counts
+    // One slot per tile and digit (kernels/sort.cl, count_slot), where begin_lookback counts
     // two a tile.
     started = begin_lookback(ws, temps, kernels.kernels[clear_status_kernel](),
                              status_words_per_slot(ws.caps, sizeof(cl_uint)), run.tiles * radix / 2, launch);
