@@ -37,14 +37,14 @@
 // How they run, inside the one call, chained by events, on device memory of clscan's per-(context,
 // device) storage beside the user's buffers (kept for later calls, as the scans' temporaries are).
 // The scans (inclusive_segmented, exclusive_segmented):
-//   1. a kernel of one work-item per offset sets the cl_uint head flag of each segment start in a
+//   1. a kernel of one work-item per offset sets the one-byte head flag of each segment start in a
 //      temporary of in_offset + n flags (the first in_offset never used), which is all zeros between
 //      calls: cleared whole once when it is allocated, and cleared again by the call's last kernel, which
 //      resets the flags the call set;
 //   2. the scan by key (kernels/by_key.cl) of the input with those flags as keys, an element continuing
 //      its segment where its flag is 0, into `out`, on its look-back or three-stage paths as `algorithm`
 //      asks.
-//   They read the input and 4 bytes of flags per element once, and the offsets three times.
+//   They read the input and a byte of flags per element once, and the offsets three times.
 // reduce_segmented (kernels/segment_reduce.cl; `algorithm` and `deterministic` change nothing: its
 // order is always fixed), the input cut into chunks of C elements (4096 on GPUs, 1024 on other devices):
 //   1. a kernel of one work-item per whole chunk (n / C of them): a binary search of the offsets for a

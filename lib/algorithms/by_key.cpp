@@ -30,7 +30,9 @@ std::string prelude(const variant_key& key, const device_capabilities& caps) {
   std::string lines = lookback_prelude(key, caps);
   if (key.key_type == element_type::float64 && key.type != element_type::float64)
     lines += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  if (key.key_equal && *key.key_equal == head_flags_key_equal) lines += "#define CLSCAN_KEY_HEADS 1\n";
+  // Head flags are bytes (segmented.cl): a quarter of the traffic of the flags' writes and reads.
+  if (key.key_equal && *key.key_equal == head_flags_key_equal)
+    return lines + "#define CLSCAN_KEY_HEADS 1\n#define CLSCAN_KEY_T uchar\n";
   return lines + "#define CLSCAN_KEY_T " + opencl_name(key.key_type) + "\n";
 }
 

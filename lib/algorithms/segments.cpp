@@ -61,10 +61,10 @@ void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& lau
 }
 
 void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem heads,
-                         std::size_t count) {
+                         std::size_t words) {
   cl_kernel k = kernels.kernels[clear_heads_kernel]();
-  launch.args(k, 0, heads, static_cast<cl_ulong>(count));
-  launch.run_any_shape(k, std::min(count, max_work_items));
+  launch.args(k, 0, heads, static_cast<cl_ulong>(words));
+  launch.run_any_shape(k, std::min(words, max_work_items));
 }
 
 namespace {

@@ -16,14 +16,15 @@ constexpr std::size_t segment_heads_kernel = 0, clear_heads_kernel = 1;
 // The variant of the offsets' kernels for offsets of `offset_type`.
 variant_key segments_variant(element_type offset_type);
 
-// Sets heads[heads_offset + b] = value for each begin b < n among offsets[offsets_offset + s], s < count.
+// Sets byte heads[heads_offset + b] to value (0 or 1) for each begin b < n among
+// offsets[offsets_offset + s], s < count.
 void enqueue_segment_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem offsets,
                            std::size_t offsets_offset, std::size_t count, std::size_t n, cl_mem heads,
                            std::size_t heads_offset, cl_uint value);
 
-// Sets heads[i] = 0 for i < count.
+// Zeroes the first `words` 32-bit words of heads.
 void enqueue_clear_heads(const compiled_variant& kernels, launch_sequence& launch, cl_mem heads,
-                         std::size_t count);
+                         std::size_t words);
 
 // reduce_segmented's program (kernels/segment_reduce.cl): per offset type (variant_key::key_type), values'
 // type and operator (with the caller's parameters). Enqueued through enqueue_segment_reduce.

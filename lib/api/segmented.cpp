@@ -234,7 +234,8 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
 
   temporaries& temps = ws.temporaries_for(call.queue, call.out_of_order);
   // Taken before anything is enqueued: an allocation that fails leaves the user's buffers untouched.
-  const std::size_t heads_bytes = (in_offset + n) * sizeof(cl_uint);
+  // A byte per element (segmented.cl), in whole 32-bit words, which its kernels change atomically.
+  const std::size_t heads_bytes = (in_offset + n + 3) / 4 * 4;
   const cl_mem heads = temps.scratch(ws.context, head_flags_slot, heads_bytes)();
   op.aux = heads;
 
@@ -244,7 +245,7 @@ cl::Event enqueue_segmented(const cl::CommandQueue& queue, const cl::Buffer& in,
     // whose commands fail leaves them unknown, but then its set of temporaries is given up
     // (workspace::temporaries_for), and the next set's buffer is cleared afresh.
     if (temps.head_flags_zeroed < heads_bytes) {
-      enqueue_clear_heads(offsets_kernels, launch, heads, in_offset + n);
+      enqueue_clear_heads(offsets_kernels, launch, heads, heads_bytes / 4);
       temps.head_flags_zeroed = heads_bytes;
     }
     // Every entry, the last one too, starts a segment.
