@@ -113,8 +113,8 @@ inline elem_t reduce_share(const global in_t* src, ulong n, ulong first_tile,
 #else
         const in_vec_t stored = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
 #endif
-        const vec_t x =
-            CLSCAN_READ_VECTOR(stored, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, CLSCAN_VEC);
+        const vec_t x = CLSCAN_READ_VECTOR(
+            stored, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, CLSCAN_VEC);
         acc[k] = combine_lanes(acc[k], x CLSCAN_USER_ARGS);
       }
     }
@@ -182,9 +182,10 @@ inline elem_t reduce_share(const global in_t* src, ulong n, ulong first_tile,
 #endif
 
 // Work-group g reduces tiles [g * range_tiles, (g + 1) * range_tiles) of src[src_offset, src_offset + n)
-// (the call's input, read through the transform, or partial totals, prelude.cl) and writes the total to dst[dst_offset + g]; with apply_initial (the launch of one work-group that
-// writes the result), combined on the left with initial_buffer[initial_offset] when initial_buffer is
-// not null, else with `initial`. Every element is read before the one write, so dst may be src.
+// (the call's input, read through the transform, or partial totals, prelude.cl) and writes the total to
+// dst[dst_offset + g]; with apply_initial (the launch of one work-group that writes the result),
+// combined on the left with initial_buffer[initial_offset] when initial_buffer is not null, else with
+// `initial`. Every element is read before the one write, so dst may be src (whatever src's type).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 reduce_ranges(const global in_t* src, ulong src_offset, ulong n, ulong range_tiles, global elem_t* dst,
               ulong dst_offset, int apply_initial, elem_t initial, const global elem_t* initial_buffer,

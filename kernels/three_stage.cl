@@ -6,9 +6,9 @@
 #include "tile_io.cl"
 
 // Scans tile get_group_id(0) of src[0, n) (the call's input, read through the transform, or a level of
-// tile totals, prelude.cl) into dst (inclusive, or exclusive when `exclusive`), seeded
-// with `seed` (used by the launch that covers everything in one tile; pass the identity otherwise).
-// When tile_totals is not null, the tile's total is written to tile_totals[tile]. seed_source, when not
+// tile totals, prelude.cl) into dst (inclusive, or exclusive when `exclusive`), seeded with `seed`
+// (used by the launch that covers everything in one tile; pass the identity otherwise). When
+// tile_totals is not null, the tile's total is written to tile_totals[tile]. seed_source, when not
 // null, holds the seed at seed_offset instead (a value computed on the device).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
 scan_tiles(const global in_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,

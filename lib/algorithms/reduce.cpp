@@ -57,7 +57,8 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_int has_initial = request.has_initial || request.initial_buffer ? 1 : 0;
   const element_value& initial = request.has_initial ? request.initial : op.identity;
   const cl_ulong initial_offset = request.initial_buffer_offset;
-  const auto run = [&](const compiled_variant& program, const range_launch& a, std::size_t groups, bool last) {
+  const auto run = [&](const compiled_variant& program, const range_launch& a, std::size_t groups,
+                       bool last) {
     cl_kernel k = program.kernels[reduce_ranges_kernel]();
     launch.buffer_arg(k, 0, a.src);
     set_arg(k, 1, a.src_offset);

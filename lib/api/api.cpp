@@ -42,7 +42,8 @@ constexpr std::size_t input_copy_slot = 26;
 // scan's levels, reduce's partial totals.
 bool reads_temporaries(const workspace& ws, const variant_key& key, const compiled_variant& kernels,
                        const scan_operands& operands) {
-  if (key.call == primitive::reduce) return reduce_has_partials(ws.caps, kernels, operands.n, *operands.request);
+  if (key.call == primitive::reduce)
+    return reduce_has_partials(ws.caps, kernels, operands.n, *operands.request);
   return !key.call && key.algo == algorithm::three_stage && three_stage_has_levels(kernels, operands.n);
 }
 

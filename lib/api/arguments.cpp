@@ -194,22 +194,21 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
                                             out_capacity ? "select_options::out_capacity" : "n");
   const byte_range out_range{request.out_offset * element_size, out_n * element_size};
   const byte_range in_range{request.in_offset * input_size, n * input_size};
-  if (in_place && input_type_of(request) != request.type && views_overlap(in_view, in_range, out_view, out_range))
+  if (in_place && input_type_of(request) != request.type &&
+      views_overlap(in_view, in_range, out_view, out_range))
     throw invalid_argument(std::string("clscan: the input (options::transform_input, ") +
                            opencl_name(*request.transform_input) + ") and the output (" +
                            opencl_name(request.type) +
                            ") overlap in one buffer: a scan cannot write its result over an input of "
                            "another type; scan into another buffer, or into a range of this one apart "
                            "from the input");
-  check_in_out(in_place, in_view, in_range, out_view, out_range,
-               [](bool one_handle) {
-                 return std::string(
-                     one_handle ? "clscan: input and output ranges overlap without being the same range"
-                                : "clscan: the input and output buffers are different handles whose ranges "
-                                  "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or "
-                                  "buffers over the same host memory); to scan in place, pass the same "
-                                  "cl::Buffer as input and output");
-               });
+  check_in_out(in_place, in_view, in_range, out_view, out_range, [](bool one_handle) {
+    return std::string(one_handle ? "clscan: input and output ranges overlap without being the same range"
+                                  : "clscan: the input and output buffers are different handles whose ranges "
+                                    "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or "
+                                    "buffers over the same host memory); to scan in place, pass the same "
+                                    "cl::Buffer as input and output");
+  });
 
   take_wait_list(request.wait_list, call);
   validate_request(request, cached_capabilities(call.device));

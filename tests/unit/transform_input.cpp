@@ -15,9 +15,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace clscan_test;
@@ -166,13 +166,14 @@ std::vector<cl_double> mixed_doubles(std::size_t n) {
   return data;
 }
 
-const pair_case<cl_float, cl_uint> positive_floats{"float -> uint", "x > 0 ? 1 : 0",
-                                                   [](cl_float x, std::size_t) -> cl_uint { return x > 0 ? 1 : 0; }};
+const pair_case<cl_float, cl_uint> positive_floats{
+    "float -> uint", "x > 0 ? 1 : 0", [](cl_float x, std::size_t) -> cl_uint { return x > 0 ? 1 : 0; }};
 const pair_case<cl_int, cl_long> widened_ints{"int -> long", "x",
                                               [](cl_int x, std::size_t) -> cl_long { return x; }};
 const pair_case<cl_ulong, cl_float> top_bits{
-    "ulong -> float", "(float)(x >> 61) + (float)(i % 3)",
-    [](cl_ulong x, std::size_t i) -> cl_float { return static_cast<cl_float>(x >> 61) + static_cast<cl_float>(i % 3); }};
+    "ulong -> float", "(float)(x >> 61) + (float)(i % 3)", [](cl_ulong x, std::size_t i) -> cl_float {
+      return static_cast<cl_float>(x >> 61) + static_cast<cl_float>(i % 3);
+    }};
 const pair_case<cl_double, cl_int> double_signs{
     "double -> int", "x < 0.0 ? -1 : (x > 0.0 ? 2 : 0)",
     [](cl_double x, std::size_t) -> cl_int { return x < 0.0 ? -1 : (x > 0.0 ? 2 : 0); }};
@@ -222,7 +223,17 @@ TEST_CASE("transform_input: a transform reads an input of another type, exactly,
   check_pairs(env().queue, true);
 }
 
-TEST_CASE("transform_input: the program cache keys on the input's type", "[parameters][transform][transform_input]") {
+// The same with automatic alone (and three_stage where offsets are given), for the ctest entry that runs
+// it in the GPU layouts (CLSCAN_DEVICE_LIMITS=gpu: tiles in local memory, the strided and local-tile
+// reduces, whose vectors end inside an input that ends mid-vector) on tiles of a few elements
+// (CLSCAN_TUNING): levels of tile totals several deep, partial totals over several tiles.
+TEST_CASE("transform_input: the pairs in the layouts and shapes of the environment",
+          "[transform_input-layouts]") {
+  check_pairs(env().queue, false);
+}
+
+TEST_CASE("transform_input: the program cache keys on the input's type",
+          "[parameters][transform][transform_input]") {
   auto& e = env();
   const std::size_t n = 5000;
   std::vector<cl_int> data(n);
@@ -302,9 +313,13 @@ TEST_CASE("transform_input: refused without a transform, in place, past the inpu
   // In place: a scan over an input of another type.
   check_invalid_argument([&] { clscan::exclusive<cl_long>(e.queue, in, n / 2, opts); },
                          "a scan cannot write its result over an input of another type");
-  // Past the input: n longs of a buffer of n ints.
-  opts.transform_input = clscan::element_type::int64;
-  check_invalid_argument([&] { clscan::inclusive<cl_long>(e.queue, in, out, n, opts); },
+  // Past the input: n longs of a buffer of n ints, scanned into ints.
+  clscan::options<cl_int> narrowing;
+  narrowing.transform = "(int)(x >> 32)";
+  narrowing.transform_input = clscan::element_type::int64;
+  check_invalid_argument([&] { clscan::inclusive<cl_int>(e.queue, in, out, n, narrowing); },
+                         "the input buffer holds 500 elements of 8 bytes");
+  check_invalid_argument([&] { clscan::reduce<cl_int>(e.queue, in, out, n, narrowing); },
                          "the input buffer holds 500 elements of 8 bytes");
   opts.transform_input = clscan::element_type::int32;
   opts.in_offset = 1;
@@ -318,8 +333,9 @@ TEST_CASE("transform_input: refused without a transform, in place, past the inpu
   // The calls that take no transform take no transform_input either.
   opts.transform.clear();
   opts.transform_input = clscan::element_type::int32;
-  check_invalid_argument([&] { clscan::inclusive_by_key<cl_long, cl_long>(e.queue, out, out, out, n / 2, opts); },
-                         "options::transform_input");
+  check_invalid_argument(
+      [&] { clscan::inclusive_by_key<cl_long, cl_long>(e.queue, out, out, out, n / 2, opts); },
+      "options::transform_input");
   REQUIRE(e.queue.finish() == CL_SUCCESS);
   CHECK(read_buffer<cl_long>(out, n) == poison);
   CHECK(read_buffer<cl_int>(in, n) == data);
