@@ -51,7 +51,7 @@ inline in_vec_t load_vector(const global in_t* src, ulong first, ulong n) {
 // load_vector through the transform (CLSCAN_READ_VECTOR): `src` starts at element `base` of the input.
 inline vec_t load_read_vector(const global in_t* src, ulong base, ulong first, ulong n CLSCAN_USER_PARAMS) {
   (void)base;
-  return CLSCAN_READ_VECTOR(load_vector(src, first, n), base + first, first < n ? n - first : 0);
+  return CLSCAN_READ_VECTOR(load_vector(src, first, n), base + first, base + n);
 }
 
 #if defined(CLSCAN_REDUCE_COMMUTATIVE)
@@ -113,8 +113,8 @@ inline elem_t reduce_share(const global in_t* src, ulong n, ulong first_tile,
 #else
         const in_vec_t stored = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
 #endif
-        const vec_t x = CLSCAN_READ_VECTOR(
-            stored, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, CLSCAN_VEC);
+        const vec_t x =
+            CLSCAN_READ_VECTOR(stored, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, n);
         acc[k] = combine_lanes(acc[k], x CLSCAN_USER_ARGS);
       }
     }

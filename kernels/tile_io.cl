@@ -29,8 +29,7 @@ inline void load_items(const global in_t* src, ulong first, ulong n, elem_t* v C
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
-      vec_t x =
-          CLSCAN_READ_VECTOR(CLSCAN_INPUT_VLOAD(k, src + first), first + (ulong)k * CLSCAN_VEC, CLSCAN_VEC);
+      vec_t x = CLSCAN_READ_VECTOR(CLSCAN_INPUT_VLOAD(k, src + first), first + (ulong)k * CLSCAN_VEC, n);
       CLSCAN_VSTORE(x, k, v);
     }
 #else
@@ -144,9 +143,10 @@ inline void load_local_tile(const global in_t* src, ulong tile_first, ulong n,
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
     const ulong available = n - tile_first, first = (ulong)j * CLSCAN_VEC;
+    // (The end as an index, not as a count of elements left: `available - first` where it is
+    // positive became llvm.usub.sat, which Oclgrind 21.10 cannot run.)
     tile[tile_vector_index(j)] =
-        CLSCAN_READ_VECTOR(load_tile_vector(src + tile_first, available, j), tile_first + first,
-                           first < available ? available - first : 0);
+        CLSCAN_READ_VECTOR(load_tile_vector(src + tile_first, available, j), tile_first + first, n);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }
