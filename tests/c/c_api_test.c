@@ -2033,6 +2033,17 @@ static void test_unsupported(void) {
     EXPECT_UNSUPPORTED("scan by float64 keys",
                        clscan_exclusive_by_key(queue, buffer, CLSCAN_TYPE_FLOAT64, other, other, n,
                                                CLSCAN_TYPE_INT32, NULL, &event));
+    {
+      /* A float64 input read by a transform into float32 elements. */
+      clscan_options options = CLSCAN_OPTIONS_INIT;
+      options.transform = "(float)x";
+      options.has_transform_input = 1;
+      options.transform_input = CLSCAN_TYPE_FLOAT64;
+      EXPECT_UNSUPPORTED("a float64 transform input",
+                         clscan_inclusive(queue, buffer, other, n, CLSCAN_TYPE_FLOAT32, &options, &event));
+      EXPECT_UNSUPPORTED("a float64 transform input of reduce",
+                         clscan_reduce(queue, buffer, other, n, CLSCAN_TYPE_FLOAT32, &options, &event));
+    }
 #undef EXPECT_UNSUPPORTED
     clReleaseMemObject(count);
     clReleaseMemObject(other);
