@@ -3,9 +3,9 @@
 // work-group scan), tile_prefix.cl (the single-pass look-back); each algorithm's file includes what
 // it uses.
 //
-// The host prepends a prelude that defines CLSCAN_T and the operator, and passes the launch shape as
-// -D options. The defaults below only make this file compile on its own (e.g. under an offline
-// compiler); they are not a tuning.
+// The host prepends a prelude that defines CLSCAN_T (and CLSCAN_IN_T where the input has a type of its
+// own, below) and the operator, and passes the launch shape as -D options. The defaults below only make
+// this file compile on its own (e.g. under an offline compiler); they are not a tuning.
 
 #ifndef CLSCAN_PRELUDE_CL
 #define CLSCAN_PRELUDE_CL
@@ -169,24 +169,60 @@ inline vec_t combine_lanes(vec_t a, vec_t b CLSCAN_USER_PARAMS) {
 
 // options::transform: the host defines CLSCAN_TRANSFORM(x, i), the caller's expression of an input
 // element x and its index i, and starts CLSCAN_USER_PARAMS with `const int clscan_transform_input`.
-// Kernels read the call's input through CLSCAN_READ (CLSCAN_READ_VECTOR: the first `count` elements of
-// a vector at index `first`), which transforms only where that argument is set: a launch over clscan's
-// own temporaries (tile totals, partial totals, a scanned output) reads values transformed already.
+// Kernels read the call's input through CLSCAN_READ (CLSCAN_READ_VECTOR: the elements of a vector at
+// index `first` that lie before index `end`), which transforms only where that argument is set: a
+// launch over clscan's own temporaries (tile totals, partial totals, a scanned output) reads values
+// transformed already.
 // Elements past n keep the identity.
+//
+// options::transform_input: the input holds elements of a type of its own, CLSCAN_IN_T, which the
+// transform turns into elements of CLSCAN_T as they are read. Kernels read the call's input as in_t
+// (in_vec_t: CLSCAN_VEC of them), which is elem_t otherwise. A pointer to in_t then only ever points
+// at the call's input, which is always transformed: the host runs the launches over its temporaries
+// with a program of its own, built without CLSCAN_IN_T. Elements past n are read as CLSCAN_INPUT_PAD
+// and never transformed.
+#ifdef CLSCAN_IN_T
+#ifndef CLSCAN_TRANSFORM
+#error "CLSCAN_IN_T needs CLSCAN_TRANSFORM"
+#endif
+typedef CLSCAN_IN_T in_t;
+#if CLSCAN_VEC > 1
+typedef CLSCAN_CAT(CLSCAN_IN_T, CLSCAN_VEC) in_vec_t;
+#else
+typedef in_t in_vec_t;
+#endif
+#define CLSCAN_INPUT_PAD ((in_t)0)
+#define CLSCAN_READ(x, i) CLSCAN_TRANSFORM(x, i)
+inline vec_t read_vector(in_vec_t v, ulong first, ulong end CLSCAN_USER_PARAMS) {
+  in_t x[CLSCAN_VEC];
+  elem_t e[CLSCAN_VEC];
+  CLSCAN_VSTORE(v, 0, x);
+  for (int c = 0; c < CLSCAN_VEC; ++c) {
+    e[c] = CLSCAN_IDENTITY;
+    if (first + (ulong)c < end) e[c] = CLSCAN_TRANSFORM(x[c], first + c);
+  }
+  return CLSCAN_VLOAD(0, e);
+}
+#define CLSCAN_READ_VECTOR(v, first, end) read_vector((v), (first), (end)CLSCAN_USER_ARGS)
+#else
+typedef elem_t in_t;
+typedef vec_t in_vec_t;
+#define CLSCAN_INPUT_PAD CLSCAN_IDENTITY
 #ifdef CLSCAN_TRANSFORM
 #define CLSCAN_READ(x, i) (clscan_transform_input ? CLSCAN_TRANSFORM(x, i) : (x))
-inline vec_t read_vector(vec_t v, ulong first, ulong count CLSCAN_USER_PARAMS) {
+inline vec_t read_vector(vec_t v, ulong first, ulong end CLSCAN_USER_PARAMS) {
   if (!clscan_transform_input) return v;
   elem_t e[CLSCAN_VEC];
   CLSCAN_VSTORE(v, 0, e);
   for (int c = 0; c < CLSCAN_VEC; ++c)
-    if ((ulong)c < count) e[c] = CLSCAN_TRANSFORM(e[c], first + c);
+    if (first + (ulong)c < end) e[c] = CLSCAN_TRANSFORM(e[c], first + c);
   return CLSCAN_VLOAD(0, e);
 }
-#define CLSCAN_READ_VECTOR(v, first, count) read_vector((v), (first), (count)CLSCAN_USER_ARGS)
+#define CLSCAN_READ_VECTOR(v, first, end) read_vector((v), (first), (end)CLSCAN_USER_ARGS)
 #else
 #define CLSCAN_READ(x, i) (x)
-#define CLSCAN_READ_VECTOR(v, first, count) (v)
+#define CLSCAN_READ_VECTOR(v, first, end) (v)
+#endif
 #endif
 
 #endif // CLSCAN_PRELUDE_CL

@@ -32,26 +32,26 @@
 #error "CLSCAN_REDUCE_STRIDED reorders elements: it needs a commutative operator"
 #endif
 
-// Loads the CLSCAN_VEC elements that start at element `first` of `src`; those at or past n read as the
-// identity.
-inline vec_t load_vector(const global elem_t* src, ulong first, ulong n) {
+// Loads the CLSCAN_VEC input elements that start at element `first` of `src`, as stored; those at or
+// past n read as CLSCAN_INPUT_PAD (the identity where the input has the call's type).
+inline in_vec_t load_vector(const global in_t* src, ulong first, ulong n) {
   if (first + CLSCAN_VEC <= n) {
 #if CLSCAN_ALIGNED
-    return *(const global vec_t*)(src + first);
+    return *(const global in_vec_t*)(src + first);
 #else
     return CLSCAN_VLOAD(0, src + first);
 #endif
   }
-  elem_t part[CLSCAN_VEC];
+  in_t part[CLSCAN_VEC];
   for (int c = 0; c < CLSCAN_VEC; ++c)
-    part[c] = first + c < n ? src[first + c] : CLSCAN_IDENTITY;
+    part[c] = first + c < n ? src[first + c] : CLSCAN_INPUT_PAD;
   return CLSCAN_VLOAD(0, part);
 }
 
 // load_vector through the transform (CLSCAN_READ_VECTOR): `src` starts at element `base` of the input.
-inline vec_t load_read_vector(const global elem_t* src, ulong base, ulong first, ulong n CLSCAN_USER_PARAMS) {
+inline vec_t load_read_vector(const global in_t* src, ulong base, ulong first, ulong n CLSCAN_USER_PARAMS) {
   (void)base;
-  return CLSCAN_READ_VECTOR(load_vector(src, first, n), base + first, first < n ? n - first : 0);
+  return CLSCAN_READ_VECTOR(load_vector(src, first, n), base + first, base + n);
 }
 
 #if defined(CLSCAN_REDUCE_COMMUTATIVE)
@@ -76,7 +76,7 @@ inline elem_t combine_accumulators(const vec_t* acc CLSCAN_USER_PARAMS) {
 // other work-items' shares in work-item order by the caller (group_exclusive_scan); with the
 // local-tile layout, the whole range's total, in every work-item.
 #if CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_LOCAL_TILE
-inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, ulong end_tile,
+inline elem_t reduce_share(const global in_t* src, ulong n, ulong first_tile, ulong end_tile,
                            local vec_t* tile, local elem_t* scratch CLSCAN_USER_PARAMS) {
   elem_t running = CLSCAN_IDENTITY;
   for (ulong t = first_tile; t < end_tile; ++t) {
@@ -88,7 +88,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile, 
   return running;
 }
 #elif CLSCAN_REDUCE_LAYOUT == CLSCAN_REDUCE_STRIDED
-inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
+inline elem_t reduce_share(const global in_t* src, ulong n, ulong first_tile,
                            ulong end_tile CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   vec_t acc[CLSCAN_ITEMS / CLSCAN_VEC];
@@ -102,24 +102,25 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
   if (end_tile * CLSCAN_TILE <= n) {
     // Whole tiles (every range but the last): no bound check per vector, and a pointer stepped a tile
     // at a time instead of 64-bit index arithmetic per load, so that a step's loads issue together.
-    const global elem_t* at = src + t * CLSCAN_TILE + (ulong)lid * CLSCAN_VEC;
+    const global in_t* at = src + t * CLSCAN_TILE + (ulong)lid * CLSCAN_VEC;
     for (; t < end_tile; ++t, at += CLSCAN_TILE) {
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
       for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
 #if CLSCAN_ALIGNED
-        vec_t x = *(const global vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
+        const in_vec_t stored = *(const global in_vec_t*)(at + k * CLSCAN_WG * CLSCAN_VEC);
 #else
-        vec_t x = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
+        const in_vec_t stored = CLSCAN_VLOAD(0, at + k * CLSCAN_WG * CLSCAN_VEC);
 #endif
-        x = CLSCAN_READ_VECTOR(x, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, CLSCAN_VEC);
+        const vec_t x =
+            CLSCAN_READ_VECTOR(stored, t * CLSCAN_TILE + ((ulong)k * CLSCAN_WG + lid) * CLSCAN_VEC, n);
         acc[k] = combine_lanes(acc[k], x CLSCAN_USER_ARGS);
       }
     }
   }
   for (; t < end_tile; ++t) {
-    const global elem_t* tile = src + t * CLSCAN_TILE;
+    const global in_t* tile = src + t * CLSCAN_TILE;
     const ulong available = n - t * CLSCAN_TILE;
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
@@ -132,7 +133,7 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
   return combine_accumulators(acc CLSCAN_USER_ARGS);
 }
 #else
-inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
+inline elem_t reduce_share(const global in_t* src, ulong n, ulong first_tile,
                            ulong end_tile CLSCAN_USER_PARAMS) {
   // The work-item's part: a tile's CLSCAN_ITEMS elements for each tile of the range, contiguous, the
   // parts in work-item order.
@@ -181,11 +182,12 @@ inline elem_t reduce_share(const global elem_t* src, ulong n, ulong first_tile,
 #endif
 
 // Work-group g reduces tiles [g * range_tiles, (g + 1) * range_tiles) of src[src_offset, src_offset + n)
-// and writes the total to dst[dst_offset + g]; with apply_initial (the launch of one work-group that
-// writes the result), combined on the left with initial_buffer[initial_offset] when initial_buffer is
-// not null, else with `initial`. Every element is read before the one write, so dst may be src.
+// (the call's input, read through the transform, or partial totals, prelude.cl) and writes the total to
+// dst[dst_offset + g]; with apply_initial (the launch of one work-group that writes the result),
+// combined on the left with initial_buffer[initial_offset] when initial_buffer is not null, else with
+// `initial`. Every element is read before the one write, so dst may be src (whatever src's type).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
-reduce_ranges(const global elem_t* src, ulong src_offset, ulong n, ulong range_tiles, global elem_t* dst,
+reduce_ranges(const global in_t* src, ulong src_offset, ulong n, ulong range_tiles, global elem_t* dst,
               ulong dst_offset, int apply_initial, elem_t initial, const global elem_t* initial_buffer,
               ulong initial_offset CLSCAN_USER_PARAMS) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];

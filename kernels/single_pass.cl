@@ -10,7 +10,7 @@
 // The look-back's status words and steps are kernels/tile_prefix.cl.
 
 // The look-back reads a silent predecessor's input itself: the scan's inputs, and the tile's total.
-#define CLSCAN_INPUT_PARAMS const global elem_t *src, ulong n
+#define CLSCAN_INPUT_PARAMS const global in_t *src, ulong n
 #define CLSCAN_INPUT_ARGS src, n
 #include "group_scan.cl"
 #include "tile_io.cl"
@@ -30,13 +30,13 @@ CLSCAN_LOCAL_FN elem_t tile_aggregate(ulong tile, local elem_t* scratch,
   return total;
 }
 
-// src/dst point at the user's buffers plus their offsets in elements. status is the workspace's status
-// array (word 0: ticket counter). Tiles get indices ticket - ticket_base in the order work-groups
-// start. tag is this launch's epoch (never 0). seed is combined in front of everything (the identity
-// unless the caller gave an initial value); seed_source, when not null, holds it at seed_offset instead
-// (a value computed on the device).
+// src/dst point at the user's buffers plus their offsets in elements (src's of in_t, prelude.cl). status
+// is the workspace's status array (word 0: ticket counter). Tiles get indices ticket - ticket_base in the
+// order work-groups start. tag is this launch's epoch (never 0). seed is combined in front of everything
+// (the identity unless the caller gave an initial value); seed_source, when not null, holds it at
+// seed_offset instead (a value computed on the device).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
-scan_single_pass(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
+scan_single_pass(const global in_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
                  global status_t* status, uint ticket_base, uint tag, int exclusive, elem_t seed,
                  const global elem_t* seed_source, ulong seed_offset CLSCAN_USER_PARAMS) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];

@@ -5,12 +5,13 @@
 #include "group_scan.cl"
 #include "tile_io.cl"
 
-// Scans tile get_group_id(0) of src[0, n) into dst (inclusive, or exclusive when `exclusive`), seeded
-// with `seed` (used by the launch that covers everything in one tile; pass the identity otherwise).
-// When tile_totals is not null, the tile's total is written to tile_totals[tile]. seed_source, when not
+// Scans tile get_group_id(0) of src[0, n) (the call's input, read through the transform, or a level of
+// tile totals, prelude.cl) into dst (inclusive, or exclusive when `exclusive`), seeded with `seed`
+// (used by the launch that covers everything in one tile; pass the identity otherwise). When
+// tile_totals is not null, the tile's total is written to tile_totals[tile]. seed_source, when not
 // null, holds the seed at seed_offset instead (a value computed on the device).
 kernel __attribute__((reqd_work_group_size(CLSCAN_WG, 1, 1))) void
-scan_tiles(const global elem_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
+scan_tiles(const global in_t* src, ulong src_offset, global elem_t* dst, ulong dst_offset, ulong n,
            global elem_t* tile_totals, int exclusive, elem_t seed, const global elem_t* seed_source,
            ulong seed_offset CLSCAN_USER_PARAMS) {
   local elem_t scratch[CLSCAN_SCRATCH_SIZE];
@@ -43,7 +44,7 @@ add_tile_prefixes(global elem_t* data, ulong data_offset, ulong n, const global 
   const ulong first = tile * CLSCAN_TILE + get_local_id(0) * CLSCAN_ITEMS;
 
   elem_t v[CLSCAN_ITEMS];
-  load_items(data + data_offset, first, n, v CLSCAN_USER_ARGS);
+  load_elements(data + data_offset, first, n, v);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif

@@ -8,25 +8,28 @@
 
 // Whole vectors of a run in global memory: plain vector accesses where the buffers' bases and offsets
 // keep them aligned (CLSCAN_ALIGNED), vloadN/vstoreN otherwise; one form for every load and store below.
+// CLSCAN_INPUT_VLOAD: the same of the call's input (in_t, prelude.cl).
 #if CLSCAN_ALIGNED
 #define CLSCAN_GLOBAL_VLOAD(i, p) (((const global vec_t*)(p))[i])
 #define CLSCAN_GLOBAL_VSTORE(x, i, p) (((global vec_t*)(p))[i] = (x))
+#define CLSCAN_INPUT_VLOAD(i, p) (((const global in_vec_t*)(p))[i])
 #else
 #define CLSCAN_GLOBAL_VLOAD(i, p) CLSCAN_VLOAD(i, p)
 #define CLSCAN_GLOBAL_VSTORE(x, i, p) CLSCAN_VSTORE(x, i, p)
+#define CLSCAN_INPUT_VLOAD(i, p) CLSCAN_VLOAD(i, p)
 #endif
 
-// Loads the CLSCAN_ITEMS elements that start at `first` into v; elements at or past n read as the
-// identity, so a partial tile scans like a full one.
-inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v CLSCAN_USER_PARAMS) {
+// Loads the CLSCAN_ITEMS elements of the call's input that start at `first` into v (through the
+// transform, CLSCAN_READ); elements at or past n read as the identity, so a partial tile scans like a
+// full one.
+inline void load_items(const global in_t* src, ulong first, ulong n, elem_t* v CLSCAN_USER_PARAMS) {
   if (first + CLSCAN_ITEMS <= n) {
 #if CLSCAN_VEC > 1
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
 #pragma unroll
 #endif
     for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
-      vec_t x =
-          CLSCAN_READ_VECTOR(CLSCAN_GLOBAL_VLOAD(k, src + first), first + (ulong)k * CLSCAN_VEC, CLSCAN_VEC);
+      vec_t x = CLSCAN_READ_VECTOR(CLSCAN_INPUT_VLOAD(k, src + first), first + (ulong)k * CLSCAN_VEC, n);
       CLSCAN_VSTORE(x, k, v);
     }
 #else
@@ -42,6 +45,34 @@ inline void load_items(const global elem_t* src, ulong first, ulong n, elem_t* v
 #endif
     for (int k = 0; k < CLSCAN_ITEMS; ++k)
       v[k] = (first + k < n) ? CLSCAN_READ(src[first + k], first + k) : CLSCAN_IDENTITY;
+  }
+}
+
+// load_items of elements the call has computed (a scanned output, tile totals), never transformed: its
+// branches mirrored, kept apart for the reasons store_items gives below.
+inline void load_elements(const global elem_t* src, ulong first, ulong n, elem_t* v) {
+  if (first + CLSCAN_ITEMS <= n) {
+#if CLSCAN_VEC > 1
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < CLSCAN_ITEMS / CLSCAN_VEC; ++k) {
+      vec_t x = CLSCAN_GLOBAL_VLOAD(k, src + first);
+      CLSCAN_VSTORE(x, k, v);
+    }
+#else
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < CLSCAN_ITEMS; ++k)
+      v[k] = src[first + k];
+#endif
+  } else {
+#if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < CLSCAN_ITEMS; ++k)
+      v[k] = (first + k < n) ? src[first + k] : CLSCAN_IDENTITY;
   }
 }
 
@@ -87,22 +118,23 @@ inline uint tile_vector_index(uint vector_in_tile) {
   return vector_in_tile + vector_in_tile / CLSCAN_RUN_VECTORS;
 }
 
-// Vector j of the tile at `base`, of which `available` elements lie before n; elements at or past n
-// read as the identity.
-inline vec_t load_tile_vector(const global elem_t* base, ulong available, uint j) {
+// Vector j of the input's tile at `base`, of which `available` elements lie before n, as stored (not
+// transformed); elements at or past n read as CLSCAN_INPUT_PAD (the identity where the input has the
+// call's type).
+inline in_vec_t load_tile_vector(const global in_t* base, ulong available, uint j) {
   const ulong first = (ulong)j * CLSCAN_VEC;
   if (first + CLSCAN_VEC <= available) {
-    return CLSCAN_GLOBAL_VLOAD(j, base);
+    return CLSCAN_INPUT_VLOAD(j, base);
   }
-  elem_t part[CLSCAN_VEC];
+  in_t part[CLSCAN_VEC];
   for (int c = 0; c < CLSCAN_VEC; ++c)
-    part[c] = first + c < available ? base[first + c] : CLSCAN_IDENTITY;
+    part[c] = first + c < available ? base[first + c] : CLSCAN_INPUT_PAD;
   return CLSCAN_VLOAD(0, part);
 }
 
-// Loads the tile that starts at element `tile_first` into local memory; elements at or past n read as
-// the identity. Every work-item must call.
-inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
+// Loads the input's tile that starts at element `tile_first` into local memory, through the transform
+// (CLSCAN_READ_VECTOR); elements at or past n read as the identity. Every work-item must call.
+inline void load_local_tile(const global in_t* src, ulong tile_first, ulong n,
                             local vec_t* tile CLSCAN_USER_PARAMS) {
   const uint lid = (uint)get_local_id(0);
 #if CLSCAN_ITEMS <= CLSCAN_MAX_UNROLL
@@ -111,9 +143,10 @@ inline void load_local_tile(const global elem_t* src, ulong tile_first, ulong n,
   for (int k = 0; k < CLSCAN_RUN_VECTORS; ++k) {
     const uint j = (uint)k * CLSCAN_WG + lid;
     const ulong available = n - tile_first, first = (ulong)j * CLSCAN_VEC;
+    // (The end as an index, not as a count of elements left: `available - first` where it is
+    // positive became llvm.usub.sat, which Oclgrind 21.10 cannot run.)
     tile[tile_vector_index(j)] =
-        CLSCAN_READ_VECTOR(load_tile_vector(src + tile_first, available, j), tile_first + first,
-                           first < available ? available - first : 0);
+        CLSCAN_READ_VECTOR(load_tile_vector(src + tile_first, available, j), tile_first + first, n);
   }
   group_barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -307,7 +340,7 @@ inline wide_t scan_wide(wide_t x CLSCAN_USER_PARAMS) {
 #define CLSCAN_VECTOR_RUNS 0
 #endif
 
-inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n CLSCAN_USER_PARAMS) {
+inline elem_t reduce_run(const global in_t* src, ulong first, ulong n CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t total = CLSCAN_IDENTITY;
   ulong i = first;
@@ -343,7 +376,7 @@ inline elem_t reduce_run(const global elem_t* src, ulong first, ulong n CLSCAN_U
   return total;
 }
 
-inline void scan_run(const global elem_t* src, global elem_t* dst, ulong first, ulong n, elem_t prefix,
+inline void scan_run(const global in_t* src, global elem_t* dst, ulong first, ulong n, elem_t prefix,
                      int exclusive CLSCAN_USER_PARAMS) {
   const ulong end = min(first + (ulong)CLSCAN_ITEMS, n);
   elem_t running = prefix;

@@ -54,7 +54,7 @@
 // spin limit 0, a published prefix wins over the reduction only in place, where a predecessor's input
 // may already hold its output once its prefix is published.
 #if CLSCAN_SPIN_LIMIT == 0
-#define CLSCAN_TAKE_PUBLISHED(src, dst) ((src) == (dst))
+#define CLSCAN_TAKE_PUBLISHED(src, dst) ((const global void*)(src) == (const global void*)(dst))
 #else
 #define CLSCAN_TAKE_PUBLISHED(src, dst) 1
 #endif

@@ -38,6 +38,7 @@ struct scan_arguments {
   std::vector<clscan::parameter> parameters;
   std::string key_equal;
   std::string transform;
+  std::optional<clscan::element_type> transform_input; // the input's type, where it is not T
 };
 
 // Named parameters as the Python layer hands them over: (name, OpenCL C type, value), the value checked
@@ -62,6 +63,7 @@ template <typename T> clscan::options<T> options_from(const scan_arguments& args
   opts.parameters = args.parameters;
   opts.key_equal = args.key_equal;
   opts.transform = args.transform;
+  opts.transform_input = args.transform_input;
   return opts;
 }
 
@@ -141,11 +143,12 @@ scan_arguments scan_arguments_from(std::size_t in_offset, std::size_t out_offset
                                    py::object initial, bool deterministic, const std::string& algorithm,
                                    const std::vector<std::uintptr_t>& wait_for,
                                    const python_parameters& parameters, const std::string& key_equal,
-                                   const std::string& transform) {
+                                   const std::string& transform, const std::string& input_type = "") {
   scan_arguments args;
   args.parameters = parameters_of(parameters);
   args.key_equal = key_equal;
   args.transform = transform;
+  if (!input_type.empty()) args.transform_input = parse_element_type(input_type);
   args.algorithm = parse_algorithm(algorithm);
   args.operation =
       parse_or_throw(clscan::parse_op(op), "op", op, "sum, min, max, bit_and, bit_or, bit_xor or custom");
@@ -172,13 +175,14 @@ std::uintptr_t run_scan(bool by_key, const std::string& kind, const std::string&
                         const std::string& custom_op, py::object custom_identity, py::object initial,
                         bool deterministic, const std::string& algorithm,
                         const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
-                        const std::string& key_equal, const std::string& transform) {
+                        const std::string& key_equal, const std::string& transform,
+                        const std::string& input_type) {
   const clscan::scan_kind scan_kind =
       parse_or_throw(clscan::parse_scan_kind(kind), "scan kind", kind, "inclusive or exclusive");
   const bool inclusive = scan_kind == clscan::scan_kind::inclusive;
   const scan_arguments args = scan_arguments_from(
       in_offset, out_offset, op, custom_op, std::move(custom_identity), std::move(initial), deterministic,
-      algorithm, wait_for, parameters, key_equal, transform);
+      algorithm, wait_for, parameters, key_equal, transform, input_type);
   const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
   const cl::Buffer keys = buffer_of(keys_ptr);
   const cl::Buffer in = buffer_of(in_ptr);
@@ -207,10 +211,10 @@ std::uintptr_t scan(const std::string& kind, const std::string& type, std::uintp
                     const std::string& custom_op, py::object custom_identity, py::object initial,
                     bool deterministic, const std::string& algorithm,
                     const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
-                    const std::string& transform) {
+                    const std::string& transform, const std::string& input_type) {
   return run_scan(false, kind, /*key_type=*/"", type, queue_ptr, /*keys_ptr=*/0, in_ptr, in_offset, out_ptr,
                   out_offset, n, op, custom_op, std::move(custom_identity), std::move(initial), deterministic,
-                  algorithm, wait_for, parameters, "", transform);
+                  algorithm, wait_for, parameters, "", transform, input_type);
 }
 
 std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type, const std::string& type,
@@ -222,7 +226,7 @@ std::uintptr_t scan_by_key(const std::string& kind, const std::string& key_type,
                            const python_parameters& parameters, const std::string& key_equal) {
   return run_scan(true, kind, key_type, type, queue_ptr, keys_ptr, in_ptr, in_offset, out_ptr, out_offset, n,
                   op, custom_op, std::move(custom_identity), std::move(initial), deterministic, algorithm,
-                  wait_for, parameters, key_equal, "");
+                  wait_for, parameters, key_equal, "", "");
 }
 
 // The call behind clscan.reduce: the total of in_buffer[in_offset:in_offset + n] into
@@ -233,10 +237,10 @@ std::uintptr_t reduce(const std::string& type, std::uintptr_t queue_ptr, std::ui
                       const std::string& op, const std::string& custom_op, py::object custom_identity,
                       py::object initial, std::uintptr_t initial_ptr, std::size_t initial_offset,
                       const std::vector<std::uintptr_t>& wait_for, const python_parameters& parameters,
-                      const std::string& transform) {
-  const scan_arguments args =
-      scan_arguments_from(in_offset, out_offset, op, custom_op, std::move(custom_identity),
-                          std::move(initial), false, "automatic", wait_for, parameters, "", transform);
+                      const std::string& transform, const std::string& input_type) {
+  const scan_arguments args = scan_arguments_from(
+      in_offset, out_offset, op, custom_op, std::move(custom_identity), std::move(initial), false,
+      "automatic", wait_for, parameters, "", transform, input_type);
   const cl::CommandQueue queue(reinterpret_cast<cl_command_queue>(queue_ptr), /*retainObject=*/true);
   const cl::Buffer in = buffer_of(in_ptr);
   const cl::Buffer out = buffer_of(out_ptr);
@@ -577,11 +581,13 @@ PYBIND11_MODULE(_native, m) {
   m.def("scan", &scan, "kind"_a, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a,
         "out_offset"_a, "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "deterministic"_a,
         "algorithm"_a, "wait_for"_a, "parameters"_a = python_parameters(), "transform"_a = std::string(),
+        "input_type"_a = std::string(),
         "Enqueues an inclusive or exclusive scan of n elements of OpenCL C type `type` (int, uint, long, "
         "ulong, float, double) from in_buffer[in_offset:] to out_buffer[out_offset:] (element offsets) on "
         "`queue`, after the events of `wait_for`. Handles are int_ptr values. Returns the scan's cl_event "
         "with a reference the caller owns. parameters: (name, OpenCL C type, value) triples, the named "
-        "parameters of the expressions.");
+        "parameters of the expressions. input_type: with a transform, the OpenCL C type of the input's "
+        "elements where it is not `type` (in_offset counts them); empty: `type`.");
   m.def("scan_by_key", &scan_by_key, "kind"_a, "key_type"_a, "type"_a, "queue"_a, "keys_buffer"_a,
         "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a, "n"_a, "op"_a, "custom_op"_a,
         "custom_identity"_a, "initial"_a, "deterministic"_a, "algorithm"_a, "wait_for"_a,
@@ -594,6 +600,7 @@ PYBIND11_MODULE(_native, m) {
   m.def("reduce", &reduce, "type"_a, "queue"_a, "in_buffer"_a, "in_offset"_a, "out_buffer"_a, "out_offset"_a,
         "n"_a, "op"_a, "custom_op"_a, "custom_identity"_a, "initial"_a, "initial_buffer"_a,
         "initial_offset"_a, "wait_for"_a, "parameters"_a = python_parameters(), "transform"_a = std::string(),
+        "input_type"_a = std::string(),
         "Enqueues the reduce of n elements of OpenCL C type `type` from in_buffer[in_offset:] into "
         "out_buffer[out_offset] (element offsets), after `initial` (None: none) or, with initial_buffer "
         "not 0, the element initial_buffer[initial_offset] read on the device. Otherwise as scan().");

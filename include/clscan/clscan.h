@@ -171,13 +171,22 @@ typedef struct clscan_options {
   const char* key_equal;
   /* The scans and clscan_reduce only (CLSCAN_INVALID_ARGUMENT elsewhere): an OpenCL C expression of `x`
    * (an input element) and `i` (its index, a ulong) applied to each element as it is read, e.g.
-   * "x * x"; never to `initial`. NULL or empty: none. */
+   * "x * x"; never to `initial`. NULL or empty: none. Its result is converted to the call's type. */
   const char* transform;
   /* clscan_reduce_by_key only (CLSCAN_INVALID_ARGUMENT elsewhere): nonzero has_out_capacity: each output
    * holds out_capacity elements from out_offset on (outputs sized for the result): nothing is written
    * past them, and the count still reports every run. Zero: they hold n. */
   int has_out_capacity;
   size_t out_capacity;
+  /* With a transform only (CLSCAN_INVALID_ARGUMENT otherwise): nonzero has_transform_input: the input
+   * holds elements of transform_input, not of the call's type, e.g. CLSCAN_TYPE_FLOAT32 for a
+   * CLSCAN_TYPE_UINT32 count of "x > 0 ? 1 : 0". `x` has that type; the result, initial, custom_op and
+   * the output stay of the call's type, and in_offset and the input's size count the input's elements.
+   * A scan may not write over an input of another type (the same buffer holds both only in ranges
+   * apart); clscan_reduce may write its total into the input's buffer. Zero: the input has the call's
+   * type. */
+  int has_transform_input;
+  clscan_type transform_input;
 } clscan_options;
 
 #define CLSCAN_OPTIONS_INIT CLSCAN_OPTIONS_INIT_OF(clscan_options)
@@ -201,6 +210,8 @@ static inline void clscan_options_init(clscan_options* options) {
   options->transform = NULL;
   options->has_out_capacity = 0;
   options->out_capacity = 0;
+  options->has_transform_input = 0;
+  options->transform_input = CLSCAN_TYPE_INT32;
 }
 
 CLSCAN_OPTIONS_DEFAULTS(clscan_options)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <clscan/config.hpp>
+#include <clscan/types.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -66,12 +67,23 @@ template <typename T = cl_int> struct options {
   std::string custom_op;
   T custom_identity{};
 
-  // Scans and reduce: an OpenCL C expression of `x` (an input element, of type T) and `i` (its index in
-  // the input, a ulong), applied to each element as it is read, so that the call scans or reduces f(x)
-  // without writing it to memory first, e.g. "x * x" or "x > threshold ? 1 : 0". The result is
-  // converted to T. It applies to the input only, never to `initial`; in place, the buffer receives the
-  // scan of the transformed values. The same rules as custom_op's; the calls by key refuse it.
+  // Scans and reduce: an OpenCL C expression of `x` (an input element, of type T or transform_input)
+  // and `i` (its index in the input, a ulong), applied to each element as it is read, so that the call
+  // scans or reduces f(x) without writing it to memory first, e.g. "x * x" or "x > threshold ? 1 : 0".
+  // The result is converted to T. It applies to the input only, never to `initial`; in place, the
+  // buffer receives the scan of the transformed values. The same rules as custom_op's; the calls by key
+  // refuse it.
   std::string transform;
+
+  // With a transform only: the type of the input's elements, when it is not T, e.g. element_type::float32
+  // for a cl_uint count of positive floats ("x > 0.0f ? 1 : 0"), or element_type::int32 for cl_long sums
+  // of cl_int data. `x` then has this type; the transform's result, the output, initial, custom_op and
+  // the scan itself stay of T. in_offset and the input buffer's size count elements of this type. A
+  // scan cannot write its output over an input of another type: the same buffer may hold both only in
+  // ranges apart (reduce may write its total into the input's buffer, as it may without a type of the
+  // input's own). cl_double needs fp64. clscan::invalid_argument without a transform, and from the calls
+  // by key, which take no transform.
+  std::optional<element_type> transform_input;
 
   // Named scalars the expressions (custom_op, key_equal, transform) read, at most max_parameters (see
   // parameter).
@@ -100,7 +112,8 @@ template <typename T = cl_int> struct options {
   // Integer scans are exact in any order, so for them it changes nothing.
   bool deterministic = false;
 
-  // Element offsets into the input and output buffers.
+  // Element offsets into the input and output buffers (in_offset in elements of transform_input where it
+  // is set).
   std::size_t in_offset = 0;
   std::size_t out_offset = 0;
 

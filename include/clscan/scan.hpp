@@ -43,6 +43,7 @@ struct scan_request {
   const std::vector<parameter>* parameters = nullptr; // options::parameters
   const std::string* key_equal = nullptr;             // options::key_equal (calls by key, unique)
   const std::string* transform = nullptr;             // options::transform (scans, reduce)
+  std::optional<element_type> transform_input;        // options::transform_input
   bool has_initial = false;
   element_value initial;
   // options::initial_on_device: set or not, its buffer and the element offset in it.
@@ -71,6 +72,7 @@ template <typename T> scan_request make_request(scan_kind kind, const options<T>
   r.parameters = &opts.parameters;
   r.key_equal = &opts.key_equal;
   r.transform = &opts.transform;
+  r.transform_input = opts.transform_input;
   r.has_initial = opts.initial.has_value();
   if (opts.initial) r.initial = element_value::of(*opts.initial);
   if (opts.initial_on_device) {

@@ -37,6 +37,11 @@ struct scan_operands {
   cl_mem aux = nullptr;
   cl_mem count = nullptr;
   cl_mem out_keys = nullptr; // the calls on runs in one pass: the keys' output beside `out`
+  // An input of its own type (variant_key::input_type): the program of the call's type without the
+  // transform, for the launches over clscan's own temporaries (three-stage levels, reduce's partial
+  // totals), which the call's program reads as the input's type. Null where the call's program reads
+  // both, or the call reads no temporaries.
+  const compiled_variant* plain_kernels = nullptr;
 };
 
 struct algorithm_unit {

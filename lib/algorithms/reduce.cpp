@@ -57,8 +57,9 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_int has_initial = request.has_initial || request.initial_buffer ? 1 : 0;
   const element_value& initial = request.has_initial ? request.initial : op.identity;
   const cl_ulong initial_offset = request.initial_buffer_offset;
-  cl_kernel k = kernels.kernels[reduce_ranges_kernel]();
-  const auto run = [&](const range_launch& a, std::size_t groups, bool last) {
+  const auto run = [&](const compiled_variant& program, const range_launch& a, std::size_t groups,
+                       bool last) {
+    cl_kernel k = program.kernels[reduce_ranges_kernel]();
     launch.buffer_arg(k, 0, a.src);
     set_arg(k, 1, a.src_offset);
     set_arg(k, 2, a.n);
@@ -69,22 +70,32 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
     set_arg_bytes(k, 7, element_size, initial.bytes);
     launch.buffer_arg(k, 8, a.apply_initial ? request.initial_buffer : cl_mem{nullptr});
     set_arg(k, 9, initial_offset);
-    launch.run(k, groups, kernels.work_group_size, last);
+    launch.run(k, groups, program.work_group_size, last);
   };
 
   const reduce_split split = split_reduce(ws.caps, op.n, element_size, kernels.tile, kernels.work_group_size);
   if (split.groups == 1) {
-    run({op.in, op.in_offset, op.n, split.range_tiles, op.out, op.out_offset, has_initial}, 1, true);
+    run(kernels, {op.in, op.in_offset, op.n, split.range_tiles, op.out, op.out_offset, has_initial}, 1, true);
     return;
   }
   const cl_mem partials = temps.scratch(ws.context, partials_slot, split.groups * element_size)();
-  run({op.in, op.in_offset, op.n, split.range_tiles, partials, 0, 0}, split.groups, false);
-  launch.transform_input(false); // the partial totals are of transformed values
-  const cl_ulong partial_tiles = (split.groups + kernels.tile - 1) / kernels.tile;
-  run({partials, 0, split.groups, partial_tiles, op.out, op.out_offset, has_initial}, 1, true);
+  run(kernels, {op.in, op.in_offset, op.n, split.range_tiles, partials, 0, 0}, split.groups, false);
+  // The partial totals are of transformed values; where the input has a type of its own, the program of
+  // the call's type reads them (plain_kernels, without the transform's switch).
+  const compiled_variant& partials_kernels = op.plain_kernels ? *op.plain_kernels : kernels;
+  if (op.plain_kernels) launch.user_parameters(request.parameters, false);
+  launch.transform_input(false);
+  const cl_ulong partial_tiles = (split.groups + partials_kernels.tile - 1) / partials_kernels.tile;
+  run(partials_kernels, {partials, 0, split.groups, partial_tiles, op.out, op.out_offset, has_initial}, 1,
+      true);
 }
 
 } // namespace
+
+bool reduce_has_partials(const device_capabilities& caps, const compiled_variant& kernels, std::size_t n,
+                         const scan_request& request) {
+  return split_reduce(caps, n, size_of(request.type), kernels.tile, kernels.work_group_size).groups > 1;
+}
 
 const algorithm_unit reduce_unit = {
     algorithm::three_stage, "reduce.cl", {"reduce_ranges"}, local_memory_bytes, prelude, no_options, enqueue};

@@ -69,7 +69,7 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   const cl_ulong seed_offset = op.request->initial_buffer_offset;
   const cl_int has_seed = op.request->has_initial || seed_source ? 1 : 0;
 
-  if (op.n <= kernels.tile) {
+  if (!three_stage_has_levels(kernels, op.n)) {
     scan_tiles(launch, kernels, element_size,
                {op.in, op.in_offset, op.out, op.out_offset, op.n, nullptr, exclusive, &seed, seed_source,
                 seed_offset},
@@ -78,13 +78,16 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
   }
 
   // Level l >= 1 holds the totals of the tiles of level l - 1; level 0 is the user's data. Levels
-  // are scanned exclusively in place until one tile covers a level.
+  // are scanned exclusively in place until one tile covers a level, by `levels_kernels`: the call's
+  // own, or where the input has a type of its own, the program of the call's type (plain_kernels),
+  // whose tile may differ.
   // A tile of at least 2 elements (enforced by dispatch) halves each level, so 64 levels suffice.
+  const compiled_variant& levels_kernels = op.plain_kernels ? *op.plain_kernels : kernels;
   std::size_t level_sizes[65];
   cl_mem levels[65];
   std::size_t depth = 0;
-  for (std::size_t size = op.n; size > kernels.tile;) {
-    size = tiles_for(size, kernels.tile);
+  for (std::size_t size = op.n, tile = kernels.tile; size > tile; tile = levels_kernels.tile) {
+    size = tiles_for(size, tile);
     ++depth;
     level_sizes[depth] = size;
     levels[depth] = temps.scratch(ws.context, depth, size * element_size)();
@@ -95,22 +98,30 @@ void enqueue(workspace& ws, temporaries& temps, const compiled_variant& kernels,
       launch, kernels, element_size,
       {op.in, op.in_offset, op.out, op.out_offset, op.n, levels[1], exclusive, &op.identity, nullptr, 0},
       false);
-  launch.transform_input(false); // the levels and the output hold transformed values
+  // The levels and the output hold transformed values.
+  const bool transform = op.request->transform && !op.request->transform->empty();
+  if (op.plain_kernels)
+    launch.user_parameters(op.request->parameters, false); // a program without the transform's switch
+  launch.transform_input(false);
   for (std::size_t l = 1; l < depth; ++l)
-    scan_tiles(launch, kernels, element_size,
+    scan_tiles(launch, levels_kernels, element_size,
                {levels[l], 0, levels[l], 0, level_sizes[l], levels[l + 1], 1, &op.identity, nullptr, 0},
                false);
-  scan_tiles(launch, kernels, element_size,
+  scan_tiles(launch, levels_kernels, element_size,
              {levels[depth], 0, levels[depth], 0, level_sizes[depth], nullptr, 1, &op.identity, nullptr, 0},
              false);
   for (std::size_t l = depth - 1; l >= 1; --l)
-    add_tile_prefixes(launch, kernels, element_size, levels[l], 0, level_sizes[l], levels[l + 1], 0,
+    add_tile_prefixes(launch, levels_kernels, element_size, levels[l], 0, level_sizes[l], levels[l + 1], 0,
                       op.identity, nullptr, 0, false);
+  // The output's tiles are the call's program's (add_tile_prefixes reads them as scanned elements).
+  if (op.plain_kernels) launch.user_parameters(op.request->parameters, transform);
   add_tile_prefixes(launch, kernels, element_size, op.out, op.out_offset, op.n, levels[1], has_seed, seed,
                     seed_source, seed_offset, true);
 }
 
 } // namespace
+
+bool three_stage_has_levels(const compiled_variant& kernels, std::size_t n) { return n > kernels.tile; }
 
 const algorithm_unit three_stage_unit = {algorithm::three_stage,
                                          "three_stage.cl",

@@ -6,6 +6,8 @@
 // the buffer partly scanned.
 #include "api.hpp"
 #include "algorithms/algorithm_unit.hpp"
+#include "algorithms/reduce.hpp"
+#include "algorithms/three_stage.hpp"
 #include "arguments.hpp"
 #include "dispatch.hpp"
 #include "element.hpp"
@@ -36,6 +38,23 @@ namespace {
 // scans use the low slots, the sort 16 to 23, the calls on runs 24 and 25.
 constexpr std::size_t input_copy_slot = 26;
 
+// Whether the unit of `key` runs launches over its own temporaries for this call: the three-stage
+// scan's levels, reduce's partial totals.
+bool reads_temporaries(const workspace& ws, const variant_key& key, const compiled_variant& kernels,
+                       const scan_operands& operands) {
+  if (key.call == primitive::reduce)
+    return reduce_has_partials(ws.caps, kernels, operands.n, *operands.request);
+  return !key.call && key.algo == algorithm::three_stage && three_stage_has_levels(kernels, operands.n);
+}
+
+// The program of a call whose input has a type of its own, for the elements the call computes: its
+// element type, operator, parameters and shape, without the transform.
+variant_key plain_variant(variant_key key) {
+  key.transform = nullptr;
+  key.input_type.reset();
+  return key;
+}
+
 // The part every call shares once its arguments are checked: the plan (qualifying the device first
 // where the plan needs a verdict it does not have yet), the program, a set of temporaries and the
 // launch. `plan` is called with the workspace locked; `operands` lacks only what the plan decides.
@@ -60,7 +79,17 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
     lock.lock();
     plan = plan_with(&verdict);
   }
-  const compiled_variant& kernels = ws.variant(plan->key);
+  const compiled_variant* kernels = &ws.variant(plan->key);
+  // An input of its own type: the launches over clscan's temporaries need the program of the call's
+  // type, built before anything is enqueued. Its build may release the call's own program from the
+  // cache, so that one is held by a copy first (handles only, nothing allocated).
+  std::optional<compiled_variant> own, plain;
+  if (plan->key.input_type && reads_temporaries(ws, plan->key, *kernels, operands)) {
+    own = *kernels;
+    plain = ws.variant(plain_variant(plan->key));
+    kernels = &*own;
+    operands.plain_kernels = &*plain;
+  }
   if (prepare_only) return {};
   operands.small_inputs = plan->small_inputs;
   operands.small_class_tiles = plan->small_class_tiles;
@@ -82,7 +111,7 @@ cl::Event enqueue_planned(const cl::CommandQueue& queue, const checked_call& cal
     const std::string* transform = operands.request->transform;
     launch.user_parameters(operands.request->parameters, transform && !transform->empty());
     operands.waits_pending = plan->algo == algorithm::single_pass && pending;
-    unit_of(plan->key).enqueue(ws, temps, kernels, operands, launch);
+    unit_of(plan->key).enqueue(ws, temps, *kernels, operands, launch);
   });
 }
 
@@ -93,11 +122,20 @@ cl::Event enqueue_marker(const checked_call& call) {
   return cl::Event(marker);
 }
 
+// The input's address alignment, in bytes of the call's element type: an input of a type of its own
+// (options::transform_input) is read in vectors of as many of its own elements (kernels/tile_io.cl
+// CLSCAN_INPUT_VLOAD), which the same power-of-two ratio of alignment to element size allows.
+std::size_t input_alignment(const checked_call& call, const scan_request& request, const workspace& ws) {
+  const std::size_t input_size = input_element_size(request);
+  return address_alignment(call.in, request.in_offset * input_size, ws.base_alignment) / input_size *
+         size_of(request.type);
+}
+
 // Vector accesses only where both buffers' element addresses allow them: the offset alone does not
 // tell (host memory and sub-buffers start at element-aligned addresses only).
 std::size_t vector_alignment(const checked_call& call, const scan_request& request, const workspace& ws) {
   const std::size_t element_size = size_of(request.type);
-  return std::min(address_alignment(call.in, request.in_offset * element_size, ws.base_alignment),
+  return std::min(input_alignment(call, request, ws),
                   address_alignment(call.out, request.out_offset * element_size, ws.base_alignment));
 }
 
@@ -203,8 +241,7 @@ cl::Event reduce_call(const cl::CommandQueue& queue, const cl::Buffer& in, const
   const std::shared_ptr<workspace> held = workspace_for(call.context, call.device);
   workspace& ws = *held;
   // Only the input is read in vectors.
-  const std::size_t alignment =
-      address_alignment(call.in, request.in_offset * element_size, ws.base_alignment);
+  const std::size_t alignment = input_alignment(call, request, ws);
   return enqueue_planned(
       queue, call, ws, std::nullopt, operands_of(in, out, n, request),
       [&](const single_pass_qualification* /*verdict*/) {

@@ -53,6 +53,20 @@ memory_view check_input(cl_mem in, bool in_place, cl_context context, std::size_
                       in_place ? CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY : CL_MEM_WRITE_ONLY);
 }
 
+// options::transform_input: an element type, and a transform to read it. Checked before the buffers,
+// whose sizes it decides.
+void check_transform_input(const scan_request& request) {
+  if (!request.transform_input) return;
+  const element_type input = *request.transform_input;
+  if (input < element_type::int32 || input > element_type::float64)
+    throw invalid_argument("clscan: options::transform_input is " + std::to_string(static_cast<int>(input)) +
+                           ", not one of the element types int32, uint32, int64, uint64, float32, float64");
+  if (!request.transform || request.transform->empty())
+    throw invalid_argument(std::string("clscan: options::transform_input (") + opencl_name(input) +
+                           ") is set without options::transform: only a transform reads an input of "
+                           "another type, e.g. \"x > 0 ? 1 : 0\"");
+}
+
 void validate_request(const scan_request& request, const device_capabilities& caps) {
   // Enumerators cast from numbers (a C caller's, a configuration file's) are refused by name rather
   // than run as whatever a switch falls back to.
@@ -85,6 +99,10 @@ void validate_request(const scan_request& request, const device_capabilities& ca
   if (request.transform && !request.transform->empty())
     check_user_expression(*request.transform, expression_kind::transform, "options::transform",
                           request.parameters);
+  if (request.transform_input == element_type::float64 && !caps.fp64)
+    throw unsupported_error("a cl_double input (options::transform_input) needs fp64 (cl_khr_fp64), which "
+                            "device '" +
+                            caps.name + "' does not have");
   if (request.operation == op::custom) {
     if (!request.custom_op || request.custom_op->empty())
       throw invalid_argument("op::custom needs options::custom_op, an OpenCL C expression of a and b");
@@ -164,24 +182,33 @@ checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in
                              std::optional<std::size_t> out_capacity) {
   checked_call call = call_on(queue, "clscan");
   const cl_context context = call.context;
+  check_transform_input(request);
 
   const std::size_t element_size = size_of(request.type);
+  const std::size_t input_size = input_element_size(request);
   const bool in_place = in() == out();
-  const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, element_size);
+  const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, input_size);
   const std::size_t out_n = out_capacity.value_or(n);
   const memory_view out_view = check_buffer(out(), "output", context, request.out_offset, out_n, element_size,
                                             CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY, true,
                                             out_capacity ? "select_options::out_capacity" : "n");
   const byte_range out_range{request.out_offset * element_size, out_n * element_size};
-  check_in_out(in_place, in_view, {request.in_offset * element_size, n * element_size}, out_view, out_range,
-               [](bool one_handle) {
-                 return std::string(
-                     one_handle ? "clscan: input and output ranges overlap without being the same range"
-                                : "clscan: the input and output buffers are different handles whose ranges "
-                                  "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or "
-                                  "buffers over the same host memory); to scan in place, pass the same "
-                                  "cl::Buffer as input and output");
-               });
+  const byte_range in_range{request.in_offset * input_size, n * input_size};
+  if (in_place && input_type_of(request) != request.type &&
+      views_overlap(in_view, in_range, out_view, out_range))
+    throw invalid_argument(std::string("clscan: the input (options::transform_input, ") +
+                           opencl_name(*request.transform_input) + ") and the output (" +
+                           opencl_name(request.type) +
+                           ") overlap in one buffer: a scan cannot write its result over an input of "
+                           "another type; scan into another buffer, or into a range of this one apart "
+                           "from the input");
+  check_in_out(in_place, in_view, in_range, out_view, out_range, [](bool one_handle) {
+    return std::string(one_handle ? "clscan: input and output ranges overlap without being the same range"
+                                  : "clscan: the input and output buffers are different handles whose ranges "
+                                    "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or "
+                                    "buffers over the same host memory); to scan in place, pass the same "
+                                    "cl::Buffer as input and output");
+  });
 
   take_wait_list(request.wait_list, call);
   validate_request(request, cached_capabilities(call.device));
@@ -234,6 +261,9 @@ checked_call check_primitive_arguments(const cl::CommandQueue& queue, const cl::
   if (scan.transform && !scan.transform->empty())
     throw invalid_argument(name() + ": options::transform is for the scans and reduce; this call does not "
                                     "take one");
+  if (scan.transform_input)
+    throw invalid_argument(name() + ": options::transform_input is for the scans and reduce, with a "
+                                    "transform; this call does not take one");
   scan_request without_key_equal = scan;
   without_key_equal.key_equal = nullptr;
   // A selection writes at most out_capacity elements (by default n).
@@ -304,17 +334,19 @@ checked_call check_reduce_arguments(const cl::CommandQueue& queue, const cl::Buf
                                     const cl::Buffer& out, std::size_t n, const scan_request& request) {
   checked_call call = call_on(queue, "clscan::reduce");
   const cl_context context = call.context;
+  check_transform_input(request);
 
   const std::size_t element_size = size_of(request.type);
+  const std::size_t input_size = input_element_size(request);
   const bool in_place = in() == out();
-  const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, element_size);
+  const memory_view in_view = check_input(in(), in_place, context, request.in_offset, n, input_size);
   const memory_view out_view =
       check_buffer(out(), "output", context, request.out_offset, 1, element_size, CL_MEM_READ_ONLY, false);
   const byte_range out_range{request.out_offset * element_size, element_size};
-  // One handle may be read and written (every element is read before the total is written); through
-  // two handles over the same memory OpenCL leaves that undefined.
+  // One handle may be read and written (every element is read before the total is written), whatever
+  // the input's type; through two handles over the same memory OpenCL leaves that undefined.
   if (!in_place &&
-      views_overlap(in_view, {request.in_offset * element_size, n * element_size}, out_view, out_range))
+      views_overlap(in_view, {request.in_offset * input_size, n * input_size}, out_view, out_range))
     throw invalid_argument(
         "clscan::reduce: the input and output buffers are different handles whose ranges "
         "overlap (sub-buffers of one buffer, a buffer and its sub-buffer, or buffers over "

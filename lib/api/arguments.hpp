@@ -37,6 +37,12 @@ struct checked_call {
   cl_uint wait_count = 0;
 };
 
+// The type of a call's input elements: options::transform_input where set, else the call's own.
+inline element_type input_type_of(const scan_request& request) {
+  return request.transform_input.value_or(request.type);
+}
+inline std::size_t input_element_size(const scan_request& request) { return size_of(input_type_of(request)); }
+
 // out_capacity: the elements of `out` the call may write (a selection's select_options::out_capacity),
 // in place of n.
 checked_call check_arguments(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,

@@ -76,6 +76,9 @@ clscan::detail::scan_request scan_request_of(clscan::scan_kind kind, type_intege
   request.deterministic = opts.deterministic != 0;
   request.in_offset = opts.in_offset;
   request.out_offset = opts.out_offset;
+  if (opts.struct_size >= offsetof(clscan_options, transform_input) + sizeof opts.transform_input &&
+      opts.has_transform_input)
+    request.transform_input = element_type_of(integer_of(opts.transform_input));
   return request;
 }
 

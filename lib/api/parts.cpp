@@ -176,6 +176,9 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
   if (request.has_initial_buffer)
     throw invalid_argument("clscan: a scan of parts does not take options::initial_on_device; use "
                            "options::initial");
+  if (request.transform_input && *request.transform_input != request.type)
+    throw invalid_argument("clscan: a scan of parts runs in place, which an input of another type than the "
+                           "result's (options::transform_input) cannot");
   if (parts.empty()) return {};
 
   const std::size_t count = parts.size();

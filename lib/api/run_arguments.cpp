@@ -42,6 +42,8 @@ checked_call check_run_arguments(const cl::CommandQueue& queue, const cl::Buffer
     throw invalid_argument(name() + ": key_equal is not supported by this call yet (keys compare with ==)");
   if (scan.transform && !scan.transform->empty())
     throw invalid_argument(name() + ": options::transform is not supported by this call");
+  if (scan.transform_input)
+    throw invalid_argument(name() + ": options::transform_input is not supported by this call");
   if (scan.has_initial_buffer)
     throw invalid_argument(name() + ": options::initial_on_device is not supported by this call; use "
                                     "options::initial");

@@ -69,6 +69,9 @@ checked_segmented check_segmented_arguments(const cl::CommandQueue& queue, const
   if (scan.transform && !scan.transform->empty())
     throw invalid_argument(name() + ": options::transform is for the scans and reduce; this call does not "
                                     "take one");
+  if (scan.transform_input)
+    throw invalid_argument(name() + ": options::transform_input is for the scans and reduce, with a "
+                                    "transform; this call does not take one");
   if (scan.key_equal && !scan.key_equal->empty())
     throw invalid_argument(name() + ": options::key_equal is for the calls by key; the offsets give this "
                                     "call's segments");

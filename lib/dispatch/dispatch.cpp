@@ -26,7 +26,11 @@ void describe_parameters(workspace& ws, const scan_request& request, variant_key
     key.parameters[p] = {ws.intern(given.name), static_cast<element_type>(given.value.index())};
   }
   if (request.key_equal && !request.key_equal->empty()) key.key_equal = ws.intern(*request.key_equal);
-  if (request.transform && !request.transform->empty()) key.transform = ws.intern(*request.transform);
+  if (request.transform && !request.transform->empty()) {
+    key.transform = ws.intern(*request.transform);
+    if (request.transform_input && *request.transform_input != request.type)
+      key.input_type = request.transform_input;
+  }
 }
 
 // What every program variant takes from the request and its launch shape: element type, operator,

@@ -30,15 +30,18 @@ void check_expression(std::string_view text, expression_kind kind, const char* w
 
 // The function a checked expression is compiled in, for the top of a program before any of clscan's
 // own declarations and macros, so that the expression sees only its parameters and OpenCL C's
-// built-ins: clscan_user_op(a, b) returning the element type, clscan_user_predicate(x, i) returning
-// 1u where the expression holds, else 0u, or clscan_user_key_equal(a, b) returning 1 or 0.
+// built-ins: clscan_user_op(a, b) or clscan_user_transform(x, i) returning the element type,
+// clscan_user_predicate(x, i) returning 1u where the expression holds, else 0u, or
+// clscan_user_key_equal(a, b) returning 1 or 0.
 // `parameters`, the caller's named ones (options::parameters), end the function's parameter list.
 struct named_parameter {
   std::string_view name;
   const char* type; // OpenCL C's name of its type
 };
+// A transform returns the element type, and its x has `input_type` (null: the element type).
 std::string expression_function(expression_kind kind, std::string_view text, const char* element_type,
-                                const std::vector<named_parameter>& parameters);
+                                const std::vector<named_parameter>& parameters,
+                                const char* input_type = nullptr);
 
 // True for OpenCL C's keywords and built-in type names, which no parameter can take.
 bool language_keyword(std::string_view name);

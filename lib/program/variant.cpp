@@ -39,7 +39,7 @@ bool variant_key::operator<(const variant_key& other) const {
     return std::make_tuple(k.algo, k.call, k.key_type, k.type, k.operation, k.work_group_size,
                            k.items_per_thread, k.vector_width, k.lookback, k.spin_limit, k.run_lanes,
                            k.fixed_order, k.narrow_counts, k.aligned, k.sort, k.sort_value_size, custom, test,
-                           equal, mapped, k.parameter_count);
+                           equal, mapped, k.input_type, k.parameter_count);
   };
   if (tie(*this) != tie(other)) return tie(*this) < tie(other);
   for (std::size_t p = 0; p < parameter_count; ++p) {
@@ -56,7 +56,7 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
   const algorithm_unit& unit = unit_of(key);
   std::string source;
   std::vector<named_parameter> parameters;
-  bool fp64 = key.type == element_type::float64;
+  bool fp64 = key.type == element_type::float64 || key.input_type == element_type::float64;
   // CLSCAN_USER_PARAMS, CLSCAN_USER_ARGS and CLSCAN_EXPRESSION_ARGS (kernels/prelude.cl): a transform's
   // switch first, then the caller's parameters.
   std::string declared = key.transform ? ", const int clscan_transform_input" : "";
@@ -88,13 +88,16 @@ std::string program_source(const variant_key& key, const device_capabilities& ca
     source += "#define CLSCAN_KEY_EQUAL(a, b) clscan_user_key_equal((a), (b) CLSCAN_EXPRESSION_ARGS)\n";
   }
   if (key.transform) {
-    source += expression_function(expression_kind::transform, *key.transform, type, parameters);
+    // x has the input's type, the result the element type.
+    const char* input_type = key.input_type ? opencl_name(*key.input_type) : type;
+    source += expression_function(expression_kind::transform, *key.transform, type, parameters, input_type);
     source += "#define CLSCAN_TRANSFORM(x, i) clscan_user_transform((x), (i) CLSCAN_EXPRESSION_ARGS)\n";
   }
   if (!declared.empty())
     source += "#define CLSCAN_USER_PARAMS " + declared + "\n#define CLSCAN_USER_ARGS " + passed +
               "\n#define CLSCAN_EXPRESSION_ARGS " + expression_args + "\n";
   source += std::string("#define CLSCAN_T ") + opencl_name(key.type) + "\n";
+  if (key.input_type) source += std::string("#define CLSCAN_IN_T ") + opencl_name(*key.input_type) + "\n";
   source += "#define CLSCAN_ELEM_SIZE " + std::to_string(size_of(key.type)) + "\n";
   source += unit.prelude(key, caps);
   source += "#define CLSCAN_IDENTITY " +

@@ -31,6 +31,9 @@ struct variant_key {
   const std::string* key_equal = nullptr;
   // options::transform (scans, reduce), interned; null: none.
   const std::string* transform = nullptr;
+  // options::transform_input where it differs from `type` (CLSCAN_IN_T, kernels/prelude.cl): the
+  // input's type, which only the transform reads. Empty: the input has `type`.
+  std::optional<element_type> input_type;
   // options::parameters: their names (interned) and types, never their values, which are the kernels'
   // last arguments (CLSCAN_USER_PARAMS, kernels/prelude.cl).
   struct parameter_slot {

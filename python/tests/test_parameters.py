@@ -103,3 +103,39 @@ def test_transform_counts_past_a_threshold(queue, threshold):
     ints = cla.to_device(queue, np.arange(N, dtype=np.int64) % 7)
     total = clscan.reduce(ints, transform="x * (long)(i % 3)")
     assert total == np.sum((np.arange(N) % 7) * (np.arange(N) % 3))
+
+
+def test_transform_reads_ary_as_its_own_dtype(queue):
+    # A uint32 count of positive float32 elements (out's dtype is the scan's), at an offset into both.
+    x = np.where(np.arange(N) % 3 == 0, -1.5, 2.0).astype(np.float32)
+    x[5] = np.nan
+    a = cla.to_device(queue, x)
+    counts = cla.to_device(queue, np.full(N + 1, 0xA5A5A5A5, dtype=np.uint32))
+    clscan.inclusive(a[3:], counts[4:], transform="x > 0 ? 1 : 0")
+    got = counts.get()
+    assert np.array_equal(got[:4], np.full(4, 0xA5A5A5A5, dtype=np.uint32))
+    assert np.array_equal(got[4:], np.cumsum(x[3:] > 0).astype(np.uint32))
+    # int64 sums of int32 elements that overflow an int32, exclusive from an initial value, and reduce.
+    big = (np.iinfo(np.int32).max - np.arange(N) % 1000).astype(np.int32)
+    b = cla.to_device(queue, big)
+    sums = cla.empty(queue, N, np.int64)
+    clscan.exclusive(b, sums, transform="x", initial=5)
+    assert np.array_equal(sums.get(), 5 + np.concatenate(([0], np.cumsum(big.astype(np.int64))[:-1])))
+    total = clscan.reduce(b, transform="x", dtype=np.int64)
+    assert total.dtype == np.int64 and total == np.sum(big.astype(np.int64))
+    into = cla.empty(queue, 1, np.int64)
+    clscan.reduce(b, into, transform="x").wait()
+    assert into.get()[0] == np.sum(big.astype(np.int64))
+
+
+def test_another_dtype_needs_a_transform_and_an_output(queue):
+    a = cla.to_device(queue, np.arange(100, dtype=np.int32))
+    with pytest.raises(clscan.InvalidArgumentError, match="or give a transform"):
+        clscan.inclusive(a, cla.empty(queue, 100, np.int64))
+    with pytest.raises(clscan.InvalidArgumentError, match="only a transform converts"):
+        clscan.reduce(a, dtype=np.int64)
+    with pytest.raises(clscan.InvalidArgumentError, match="out has dtype int32, the total int64"):
+        clscan.reduce(a, cla.empty(queue, 1, np.int32), transform="x", dtype=np.int64)
+    with pytest.raises(clscan.InvalidArgumentError, match="out has dtype int64, ary int32"):
+        clscan.inclusive_by_key(a, a, cla.empty(queue, 100, np.int64))
+    assert np.array_equal(a.get(), np.arange(100, dtype=np.int32))

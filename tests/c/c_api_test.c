@@ -30,6 +30,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2032,6 +2033,17 @@ static void test_unsupported(void) {
     EXPECT_UNSUPPORTED("scan by float64 keys",
                        clscan_exclusive_by_key(queue, buffer, CLSCAN_TYPE_FLOAT64, other, other, n,
                                                CLSCAN_TYPE_INT32, NULL, &event));
+    {
+      /* A float64 input read by a transform into float32 elements. */
+      clscan_options options = CLSCAN_OPTIONS_INIT;
+      options.transform = "(float)x";
+      options.has_transform_input = 1;
+      options.transform_input = CLSCAN_TYPE_FLOAT64;
+      EXPECT_UNSUPPORTED("a float64 transform input",
+                         clscan_inclusive(queue, buffer, other, n, CLSCAN_TYPE_FLOAT32, &options, &event));
+      EXPECT_UNSUPPORTED("a float64 transform input of reduce",
+                         clscan_reduce(queue, buffer, other, n, CLSCAN_TYPE_FLOAT32, &options, &event));
+    }
 #undef EXPECT_UNSUPPORTED
     clReleaseMemObject(count);
     clReleaseMemObject(other);
@@ -2489,6 +2501,92 @@ static void test_parameters(void) {
   clReleaseMemObject(count_buffer);
 }
 
+/* A transform of an input of another type (has_transform_input): a cl_uint count of the positive
+ * floats from in_offset 3, a cl_long sum of cl_ints that overflow a cl_int, each against a sequential
+ * reference; the field ignored where struct_size ends before it; and the refusals of it without a
+ * transform, of an unknown type and of a scan over its own input, each leaving the output untouched. */
+static void test_transform_input(void) {
+  enum { n = 5000 };
+  cl_float floats[n];
+  cl_int ints[n];
+  cl_uint counts[n];
+  cl_long sums[n], total = 0, poison[n];
+  size_t i;
+  clscan_status status;
+  cl_event event = NULL, stale = (cl_event)&stale;
+  cl_mem float_buffer, int_buffer, count_buffer, sum_buffer;
+  clscan_options options = CLSCAN_OPTIONS_INIT;
+  for (i = 0; i < n; ++i) {
+    floats[i] = (i * 7919) % 3 == 0 ? -1.5f : 0.25f * (float)(i % 5);
+    ints[i] = 2147483647 - (cl_int)(i % 1000);
+    poison[i] = (cl_long)0x5A5A5A5A5A5A5A5Aull;
+  }
+  float_buffer = create_buffer(sizeof floats);
+  int_buffer = create_buffer(sizeof ints);
+  count_buffer = create_buffer(sizeof counts);
+  sum_buffer = create_buffer(sizeof sums);
+  write_buffer(float_buffer, floats, sizeof floats);
+  write_buffer(int_buffer, ints, sizeof ints);
+
+  options.transform = "x > 0 ? 1 : 0";
+  options.has_transform_input = 1;
+  options.transform_input = CLSCAN_TYPE_FLOAT32;
+  options.in_offset = 3;
+  status = clscan_inclusive(queue, float_buffer, count_buffer, n - 3, CLSCAN_TYPE_UINT32, &options, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(count_buffer, counts, sizeof counts);
+  {
+    cl_uint running = 0;
+    for (i = 3; i < n; ++i) {
+      running += floats[i] > 0 ? 1u : 0u;
+      CHECK(counts[i - 3] == running);
+    }
+  }
+
+  options.transform = "x";
+  options.transform_input = CLSCAN_TYPE_INT32;
+  options.in_offset = 0;
+  status = clscan_inclusive(queue, int_buffer, sum_buffer, n, CLSCAN_TYPE_INT64, &options, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(sum_buffer, sums, sizeof sums);
+  for (i = 0; i < n; ++i) {
+    total += ints[i];
+    CHECK(sums[i] == total);
+  }
+  status = clscan_reduce(queue, int_buffer, sum_buffer, n, CLSCAN_TYPE_INT64, &options, NULL);
+  CHECK(status == CLSCAN_SUCCESS);
+  read_buffer(sum_buffer, sums, sizeof(cl_long));
+  CHECK(sums[0] == total);
+
+  write_buffer(sum_buffer, poison, sizeof poison);
+  /* A struct of a version before the field: the input is read as cl_long, n of which the buffer of n
+   * cl_ints does not hold. */
+  options.struct_size = offsetof(clscan_options, has_transform_input);
+  EXPECT_FAILURE("transform_input past struct_size",
+                 clscan_inclusive(queue, int_buffer, sum_buffer, n, CLSCAN_TYPE_INT64, &options, &event),
+                 CLSCAN_INVALID_ARGUMENT, "the input buffer holds 2500 elements of 8 bytes");
+  options.struct_size = sizeof options;
+  options.transform = NULL;
+  EXPECT_FAILURE("transform_input without a transform",
+                 clscan_reduce(queue, int_buffer, sum_buffer, n, CLSCAN_TYPE_INT64, &options, &event),
+                 CLSCAN_INVALID_ARGUMENT, "set without clscan_options.transform");
+  options.transform = "x";
+  options.transform_input = (clscan_type)9;
+  EXPECT_FAILURE("transform_input of no type",
+                 clscan_inclusive(queue, int_buffer, sum_buffer, n, CLSCAN_TYPE_INT64, &options, &event),
+                 CLSCAN_INVALID_ARGUMENT, "unknown clscan_type 9");
+  options.transform_input = CLSCAN_TYPE_INT32;
+  EXPECT_FAILURE("a scan over its own input of another type",
+                 clscan_exclusive(queue, sum_buffer, sum_buffer, n, CLSCAN_TYPE_INT64, &options, &event),
+                 CLSCAN_INVALID_ARGUMENT, "cannot write its result over an input of another type");
+  read_buffer(sum_buffer, sums, sizeof sums);
+  CHECK(memcmp(sums, poison, sizeof sums) == 0);
+  clReleaseMemObject(float_buffer);
+  clReleaseMemObject(int_buffer);
+  clReleaseMemObject(count_buffer);
+  clReleaseMemObject(sum_buffer);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "all";
   if (strcmp(mode, "no-device") == 0) {
@@ -2514,6 +2612,7 @@ int main(int argc, char** argv) {
       test_names_and_cache();
       test_thread_local_error();
       test_parameters();
+      test_transform_input();
     } else if (strcmp(mode, "sort") == 0) {
       test_sorts();
       test_sort_errors();

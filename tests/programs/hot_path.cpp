@@ -374,9 +374,11 @@ std::string run_segmented(const cl::Context& context, const cl::Device& device, 
 
 // Calls whose expressions read named parameters (options::parameters), each repeat with new values:
 // select_if with "x > threshold", inclusive_by_key with a custom operator and key_equal of parameters,
-// and an inclusive scan of a transform of a parameter. New values are kernel arguments, so the repeats
-// allocate and build nothing; the result is that of the last values.
-enum class parameter_call { select_if, inclusive_by_key, transform };
+// and an inclusive scan of a transform of a parameter, of the input's type or (widened) of ints into
+// longs (options::transform_input) by the three-stage scan, whose levels take a second program. New
+// values are kernel arguments, so the repeats allocate and build nothing; the result is that of the last
+// values.
+enum class parameter_call { select_if, inclusive_by_key, transform, widened };
 
 std::string run_parameters(const cl::Context& context, const cl::Device& device, parameter_call kind) {
   const cl::CommandQueue queue(context, device);
@@ -399,6 +401,12 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
   clscan::options<cl_int> mapped;
   mapped.transform = "x % m";
   mapped.parameters = {{"m", cl_int{1000}}};
+  clscan::options<cl_long> widened;
+  widened.algorithm = clscan::algorithm::three_stage;
+  widened.transform = "x % m";
+  widened.transform_input = clscan::element_type::int32;
+  widened.parameters = mapped.parameters;
+  const cl::Buffer wide(context, CL_MEM_READ_WRITE, n * sizeof(cl_long));
   int repeat = 0;
   const auto new_values = [&] {
     ++repeat;
@@ -406,6 +414,7 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
     scan.parameters[0].value = cl_int{1000 + repeat};
     scan.parameters[1].value = cl_int{1 + repeat % 7};
     mapped.parameters[0].value = cl_int{1 + repeat};
+    widened.parameters[0].value = cl_int{1 + repeat};
   };
   const auto call = [&] {
     switch (kind) {
@@ -413,6 +422,7 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
     case parameter_call::inclusive_by_key:
       return clscan::inclusive_by_key<cl_int, cl_int>(queue, key_buffer, in, out, n, scan);
     case parameter_call::transform: break;
+    case parameter_call::widened: return clscan::inclusive<cl_long>(queue, in, wide, n, widened);
     }
     return clscan::inclusive<cl_int>(queue, in, out, n, mapped);
   };
@@ -428,6 +438,15 @@ std::string run_parameters(const cl::Context& context, const cl::Device& device,
       running = head ? data[i] % m : (running + data[i]) % m;
       expected.push_back(running);
     }
+  } else if (kind == parameter_call::widened) {
+    const cl_int m = std::get<cl_int>(widened.parameters[0].value);
+    cl_long running = 0;
+    std::vector<cl_long> sums;
+    for (std::size_t i = 0; i < n; ++i)
+      sums.push_back(running += data[i] % m);
+    std::vector<cl_long> got(n);
+    queue.enqueueReadBuffer(wide, CL_TRUE, 0, n * sizeof(cl_long), got.data());
+    return problems_of(cost, got == sums);
   } else if (kind == parameter_call::transform) {
     const cl_int m = std::get<cl_int>(mapped.parameters[0].value);
     cl_int running = 0;
@@ -611,7 +630,8 @@ int main(int argc, char** argv) {
     for (const auto& [kind, name] :
          {std::pair{parameter_call::select_if, "select_if, parameters changed each call"},
           std::pair{parameter_call::inclusive_by_key, "inclusive_by_key, parameters changed"},
-          std::pair{parameter_call::transform, "inclusive, transform's parameter changed"}}) {
+          std::pair{parameter_call::transform, "inclusive, transform's parameter changed"},
+          std::pair{parameter_call::widened, "inclusive, longs of ints (transform_input)"}}) {
       const std::string problems = run_parameters(context, device, kind);
       std::printf("%-45s %s\n", name, problems.empty() ? "ok" : problems.c_str());
       failed += !problems.empty();

@@ -65,6 +65,10 @@
 // 70 elements (C, D, E) run no t^2 + 5, 4t + 1 instead of 10t + 1, 3t + 7 and 3t + 5 instead of
 // 5t + 7 and 6t + 5, and only two placements (sweep_t::pair) of the cases beyond the int sums.
 //
+// Long sums of an int input (options::transform_input), on the shapes with every type: three-stage
+// over one and two levels, single-pass over several tiles, aligned and odd offsets; and on the shapes
+// with reductions, reduce in one launch and over partial totals.
+//
 // Every element type with every operator valid for it (int, uint, long, ulong: sum, min, max, bit_and,
 // bit_or, bit_xor, custom; float, double: sum, min, max, custom), both algorithms over several tiles,
 // in shape A of local-tile and shape H of reread. The narrow suite runs int, uint, long, ulong,
@@ -415,6 +419,61 @@ struct runner {
     }
   }
 
+  // A transform of an input of another type (options::transform_input): ints summed into longs ("x"),
+  // with guards around both ranges. `reduce`: the total into element 1 of a 3-element output;
+  // otherwise the scan of `kind` with `algo`, out of place (in place is refused).
+  void widened(const cl::Context& context, const cl::CommandQueue& queue, clscan::algorithm algo, bool reduce,
+               kind_t kind, std::size_t n, std::size_t in_offset, std::size_t out_offset) {
+    ++scans;
+    std::vector<cl_int> input(n);
+    std::uint64_t state = 0x51deba5eull ^ (n * 1315423911ull);
+    for (auto& x : input) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      x = static_cast<cl_int>(static_cast<std::uint32_t>(state >> 32));
+    }
+    clscan::options<cl_long> opts;
+    opts.algorithm = algo;
+    opts.transform = "x";
+    opts.transform_input = clscan::element_type::int32;
+    opts.in_offset = in_offset;
+    opts.out_offset = reduce ? 1 : out_offset;
+    std::vector<cl_long> reference;
+    cl_long running = 0;
+    for (const cl_int x : input) {
+      if (kind == kind_t::exclusive) reference.push_back(running);
+      running += x;
+      if (kind == kind_t::inclusive) reference.push_back(running);
+    }
+    if (reduce) reference = {running};
+    cl_int in_poison;
+    cl_long out_poison;
+    std::memset(&in_poison, 0xA5, sizeof in_poison);
+    std::memset(&out_poison, 0xA5, sizeof out_poison);
+    std::vector<cl_int> in_image(in_offset + n + 3, in_poison);
+    std::copy(input.begin(), input.end(), in_image.begin() + static_cast<std::ptrdiff_t>(in_offset));
+    std::vector<cl_long> out_image(opts.out_offset + reference.size() + 1, out_poison);
+    std::vector<cl_long> expected = out_image;
+    std::copy(reference.begin(), reference.end(),
+              expected.begin() + static_cast<std::ptrdiff_t>(opts.out_offset));
+    const cl::Buffer in = held_buffer(context, queue, in_image);
+    const cl::Buffer out = held_buffer(context, queue, out_image);
+    if (reduce)
+      clscan::reduce<cl_long>(queue, in, out, n, opts).wait();
+    else if (kind == kind_t::inclusive)
+      clscan::inclusive<cl_long>(queue, in, out, n, opts).wait();
+    else
+      clscan::exclusive<cl_long>(queue, in, out, n, opts).wait();
+    const bool right =
+        read_bytes(queue, out) == bytes_of(expected) && read_bytes(queue, in) == bytes_of(in_image);
+    std::cout << (right ? "ok    " : "WRONG ")
+              << (reduce ? std::string("reduce")
+                         : std::string(clscan::to_string(algo)) +
+                               (kind == kind_t::inclusive ? " inclusive" : " exclusive"))
+              << " long of int (transform_input) n=" << n << " in_offset " << in_offset << " out_offset "
+              << opts.out_offset << std::endl;
+    all_right = all_right && right;
+  }
+
   // clscan::reduce (reduce.hpp) of n elements at in_offset into element 1 of a 3-element output, from
   // an initial value on the host (initial 1), on the device (2) or none (0); checks the total, that the
   // guards around it keep their poison, and that the input and the initial value's buffer are left as
@@ -720,6 +779,9 @@ void run_reductions(runner& r) {
   r.reduction<cl_uint>(context, queue, op::custom, 2 * tile + 3, 1, 1);
   r.reduction<cl_uint>(context, queue, op::custom, many, 1, 0);
   r.reduction<cl_float>(context, queue, op::max, many, 16, 0);
+  // An input of another type: read in vectors of its own, partial totals by the program of the result's.
+  r.widened(context, queue, clscan::algorithm::automatic, true, kind_t::inclusive, 2 * tile + 3, 16, 0);
+  r.widened(context, queue, clscan::algorithm::automatic, true, kind_t::inclusive, many, 1, 0);
   r.held.clear();
 }
 
@@ -770,6 +832,13 @@ void run_scans(runner& r, const shape& sh, std::size_t tile, bool large) {
     fixed_order.deterministic = true;
     r.sweep<cl_float>(context, queue, fixed_order, {(large ? 2 : 17) * tile + 5}, sweep_t::pair);
     if (sh.every_type) {
+      // An input of another type: three-stage over one and two levels of tile totals (which the
+      // program of the result's type scans), single-pass over several tiles; aligned and odd offsets.
+      using clscan::algorithm;
+      r.widened(context, queue, algorithm::three_stage, false, kind_t::inclusive, 2 * tile + 3, 16, 32);
+      r.widened(context, queue, algorithm::three_stage, false, kind_t::exclusive, tile * tile + 5, 1, 3);
+      r.widened(context, queue, algorithm::single_pass, false, kind_t::exclusive, 4 * tile + 3, 16, 32);
+      r.widened(context, queue, algorithm::single_pass, false, kind_t::inclusive, 4 * tile + 3, 1, 3);
       r.every_operator<cl_int>(context, queue, tile);
       r.every_operator<cl_uint>(context, queue, tile);
       r.every_operator<cl_long>(context, queue, tile);

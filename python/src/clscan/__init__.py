@@ -248,15 +248,16 @@ def _same_layout(array, name, ary):
             f"clscan: {name} has {array.size} elements, ary {ary.size}; they must be the same")
 
 
-def _output(out, ary):
-    """The checked operand of `out` (an array of ary's dtype and size), or of ary itself when out is
-    None or ary."""
+def _output(out, ary, converts=False):
+    """The checked operand of `out` (an array of ary's dtype and size; of any dtype clscan takes
+    where a transform `converts` ary's elements), or None when out is None or ary."""
     if out is None or out is ary:
         return None
     target = _Operand(out, "out")
-    if out.dtype != ary.dtype:
+    if out.dtype != ary.dtype and not converts:
         raise InvalidArgumentError(
-            f"clscan: out has dtype {out.dtype}, ary {ary.dtype}; they must be the same")
+            f"clscan: out has dtype {out.dtype}, ary {ary.dtype}; they must be the same (or give a "
+            "transform, whose result takes out's dtype)")
     _same_layout(out, "out", ary)
     return target
 
@@ -314,10 +315,12 @@ def _add_event(event, arrays):
 def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic, algorithm, wait_for,
           queue, parameters=None, transform=None):
     source = _Operand(ary, "ary")
-    target = _output(out, ary) or source
+    transform = _expression(transform, "transform")
+    # A transform may read ary as its own dtype and give out's: the scan is of out's.
+    target = _output(out, ary, converts=bool(transform)) or source
     queue = _command_queue(ary, queue)
-    op, custom_op, custom_identity, initial = _operator(ary.dtype, op, custom_op, custom_identity,
-                                                       initial)
+    op, custom_op, custom_identity, initial = _operator(target.array.dtype, op, custom_op,
+                                                       custom_identity, initial)
     _check_algorithm(algorithm)
 
     _same_context(queue, ary=ary, out=out)
@@ -327,10 +330,10 @@ def _scan(kind, ary, out, op, custom_op, custom_identity, initial, deterministic
         event = cl.enqueue_marker(queue, wait_for=waits or None)
     else:
         event_ptr = _native.scan(
-            kind, source.type, queue.int_ptr, source.buffer_ptr, source.offset, target.buffer_ptr,
+            kind, target.type, queue.int_ptr, source.buffer_ptr, source.offset, target.buffer_ptr,
             target.offset, ary.size, op, custom_op, custom_identity, initial, bool(deterministic),
             algorithm, [e.int_ptr for e in waits], parameters=_parameters(parameters),
-            transform=_expression(transform, "transform"))
+            transform=transform, input_type=source.type if source.type != target.type else "")
         event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, (target.array, source.array))
     return event
@@ -472,8 +475,8 @@ def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
     Args:
         ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64.
             Scanned in place when `out` is None.
-        out: an array of the same dtype and size to write the result to; `ary` is then not modified.
-            It must not overlap `ary` (unless it is `ary`).
+        out: an array of the same size, and of ary's dtype unless a transform converts, to write the
+            result to; `ary` is then not modified. It must not overlap `ary` (unless it is `ary`).
         op: "sum" (default), "min", "max", "bit_and", "bit_or" or "bit_xor" (integers only).
             Integer sums wrap around; floating-point min and max are fmin and fmax.
         custom_op: instead of `op`, an associative OpenCL C expression of `a` and `b` (both of the
@@ -484,7 +487,10 @@ def inclusive(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, 
             float64. The values are kernel arguments: new values build nothing.
         transform: an OpenCL C expression of `x` (an element of `ary`) and `i` (its index), applied
             to each element as it is read, e.g. "x * x": the scan of f(x) without writing f(x) first.
-            Its result is converted to ary's dtype; `initial` is not transformed.
+            Its result is converted to out's dtype, which may differ from ary's (the scan is then of
+            out's dtype, `initial` and `custom_op` too), e.g. a uint32 count of positive float32
+            elements: inclusive(a, out=counts, transform="x > 0 ? 1 : 0"); `initial` is not
+            transformed.
         initial: a value combined in front of the first element.
         deterministic: for floating-point arrays, the same result bits on every run on a device
             (clscan then avoids the single-pass scan, whose order of additions varies).
@@ -659,12 +665,30 @@ def unique(ary, *, out=None, count_out=None, algorithm="automatic", wait_for=Non
                    key_equal)
 
 
+def _total_dtype(ary, out, dtype, transform):
+    """The dtype of reduce's total: `dtype`, else with a transform out's, else ary's; another than
+    ary's only with a transform."""
+    if dtype is not None:
+        total = np.dtype(dtype)
+    elif transform and isinstance(out, cla.Array):
+        total = out.dtype
+    else:
+        total = ary.dtype
+    if total not in _OPENCL_TYPE:
+        raise InvalidArgumentError(f"clscan: dtype {total}; {_DTYPES_TEXT}")
+    if total != ary.dtype and not transform:
+        raise InvalidArgumentError(
+            f"clscan: the total's dtype {total} is not ary's {ary.dtype}; only a transform converts "
+            "(give one, e.g. transform=\"x\")")
+    return total
+
+
 def _one_element(array, name, dtype):
     """The checked operand of `array`, which must hold one element of `dtype`."""
     operand = _Operand(array, name)
     if array.dtype != dtype:
         raise InvalidArgumentError(
-            f"clscan: {name} has dtype {array.dtype}, ary {dtype}; they must be the same")
+            f"clscan: {name} has dtype {array.dtype}, the total {dtype}; they must be the same")
     if array.size != 1:
         raise InvalidArgumentError(
             f"clscan: {name} has {array.size} elements; it must have one (e.g. t[i:i + 1] of a longer "
@@ -673,7 +697,7 @@ def _one_element(array, name, dtype):
 
 
 def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, initial=None,
-           wait_for=None, queue=None, parameters=None, transform=None):
+           wait_for=None, queue=None, parameters=None, transform=None, dtype=None):
     """The total of `ary` under `op`: initial op ary[0] op ... op ary[n - 1] (all elements in C order).
 
         total = clscan.reduce(a)                        # waits; a numpy scalar of a's dtype
@@ -684,12 +708,16 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
         ary: a contiguous pyopencl.array.Array of int32, uint32, int64, uint64, float32 or float64.
             It is not modified. An empty one gives `initial`, or the operator's identity (as for
             exclusive()).
-        out: a pyopencl array of one element of ary's dtype (e.g. t[i:i + 1]) that receives the
-            total; the call then returns an event without waiting. It may lie in ary's buffer (the
+        out: a pyopencl array of one element of the total's dtype (ary's, or `dtype`; e.g.
+            t[i:i + 1]) that receives the total; the call then returns an event without waiting. It may lie in ary's buffer (the
             total is written after every element is read), but not overlap it through another
             buffer.
         op, custom_op, custom_identity, parameters, transform: as for inclusive(). A custom_op need
             not be commutative: elements are combined in their order.
+        dtype: with a transform, the dtype of the total where it is not ary's (its result is
+            converted to it), e.g. np.int64 for the sum of an int32 array without overflow:
+            reduce(a, transform="x", dtype=np.int64). Default: with a transform out's dtype, else
+            ary's.
         initial: a number combined in front of the first element, or a pyopencl array of one element
             of ary's dtype whose value is read on the device when the call runs (a total of an
             earlier call, without reading it back).
@@ -708,18 +736,20 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
     """
     source = _Operand(ary, "ary")
     queue = _command_queue(ary, queue)
+    transform = _expression(transform, "transform")
+    total_dtype = _total_dtype(ary, out, dtype, transform)
     initial_array = None
     initial_source = None
     if isinstance(initial, cla.Array):
         initial_array = initial
-        initial_source = _one_element(initial, "initial", ary.dtype)
+        initial_source = _one_element(initial, "initial", total_dtype)
         initial = None
-    op, custom_op, custom_identity, initial = _operator(ary.dtype, op, custom_op, custom_identity,
+    op, custom_op, custom_identity, initial = _operator(total_dtype, op, custom_op, custom_identity,
                                                        initial)
     wait_for_result = out is None
     if out is None:
-        out = cla.empty(queue, 1, ary.dtype, allocator=ary.allocator)
-    target = _one_element(out, "out", ary.dtype)
+        out = cla.empty(queue, 1, total_dtype, allocator=ary.allocator)
+    target = _one_element(out, "out", total_dtype)
 
     arrays = [a for a in (ary, out, initial_array) if a is not None]
     _same_context(queue, ary=ary, out=out, initial=initial_array)
@@ -729,10 +759,12 @@ def reduce(ary, out=None, *, op="sum", custom_op=None, custom_identity=None, ini
     in_ptr, in_offset = (source.buffer_ptr, source.offset) if ary.size else (target.buffer_ptr,
                                                                             target.offset)
     event_ptr = _native.reduce(
-        source.type, queue.int_ptr, in_ptr, in_offset, target.buffer_ptr, target.offset, ary.size, op,
+        target.type, queue.int_ptr, in_ptr, in_offset, target.buffer_ptr, target.offset, ary.size, op,
         custom_op, custom_identity, initial, initial_source.buffer_ptr if initial_source else 0,
         initial_source.offset if initial_source else 0, [e.int_ptr for e in waits],
-        parameters=_parameters(parameters), transform=_expression(transform, "transform"))
+        parameters=_parameters(parameters), transform=transform,
+        # (An empty ary passes out's buffer and offset instead of its own: of out's dtype.)
+        input_type=source.type if ary.size and source.type != target.type else "")
     event = cl.Event.from_int_ptr(event_ptr, retain=False)
     _add_event(event, arrays)
     if not wait_for_result:
