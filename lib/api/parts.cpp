@@ -167,6 +167,17 @@ struct part_call {
   cl::Event reduced;            // the part's total is written
 };
 
+// The reduce of the totals of the parts before part k (k >= 2), at element 2 of its work buffer, into
+// element 1: the request of the part's scan, which has no initial value (part 0's total holds it), less
+// its transform (the totals combine elements transformed already).
+scan_request totals_carry(const scan_request& request) {
+  scan_request carry = request;
+  carry.transform = nullptr;
+  carry.in_offset = 2;
+  carry.out_offset = 1;
+  return carry;
+}
+
 } // namespace
 
 std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_request& request) {
@@ -245,9 +256,7 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
     scan_request scan = call.request;
     if (k > 0) {
       if (k > 1) {
-        scan_request carry = call.request;
-        carry.in_offset = 2;
-        carry.out_offset = 1;
+        scan_request carry = totals_carry(call.request);
         carry.wait_list = nullptr;
         prepare_reduce(parts[k].queue, call.work, call.work, k, carry);
       }
@@ -304,9 +313,7 @@ std::vector<cl::Event> enqueue_parts(const std::vector<part>& parts, const scan_
           // Part 0's total already holds the caller's initial value: it is the carry.
           call.waits.push_back(written_event);
         } else {
-          scan_request carry = call.request; // no initial value: part 0's total holds it
-          carry.in_offset = 2;
-          carry.out_offset = 1;
+          scan_request carry = totals_carry(call.request);
           const std::vector<cl::Event> carry_waits = {written_event};
           carry.wait_list = &carry_waits;
           call.waits.push_back(enqueue_reduce(parts[k].queue, call.work, call.work, k, carry));

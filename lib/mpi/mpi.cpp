@@ -204,7 +204,9 @@ cl::Event write_start_value(const cl::CommandQueue& queue, const cl::Buffer& scr
   // Blocking: `totals` dies with this call.
   check_cl(queue.enqueueWriteBuffer(scratch, CL_TRUE, element_size, totals.size(), totals.data()),
            "clEnqueueWriteBuffer");
+  // The totals are the ranks' transformed elements combined: not transformed again.
   scan_request combine = without_initial(request);
+  combine.transform = nullptr;
   combine.in_offset = 1;
   combine.out_offset = 0;
   combine.wait_list = nullptr;

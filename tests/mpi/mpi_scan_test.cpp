@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -84,8 +85,9 @@ template <typename T> struct scan_case {
   T identity{};
   std::vector<std::size_t> counts; // per rank
   std::uint64_t seed = 0;
-  bool initial_on_device = false; // rank 0 passes opts.initial as initial_on_device instead
-  bool separate_output = false;   // out_offset past the input range instead of in place
+  bool initial_on_device = false;   // rank 0 passes opts.initial as initial_on_device instead
+  bool separate_output = false;     // out_offset past the input range instead of in place
+  T (*host_transform)(T) = nullptr; // what opts.transform does to an element, for the reference
 };
 
 template <typename T> T random_value(splitmix64& rng, const scan_case<T>& c) {
@@ -174,6 +176,7 @@ template <typename T> void run_case(const device_env& dev, scan_case<T> c) {
     whole.insert(whole.end(), s.begin(), s.end());
   }
   const std::vector<T> mine(whole.begin() + std::ptrdiff_t(begin), whole.begin() + std::ptrdiff_t(begin + n));
+  if (c.host_transform) std::transform(whole.begin(), whole.end(), whole.begin(), c.host_transform);
   guarded_slice<T> g = layout(c, mine);
   cl::Buffer buffer(dev.context, CL_MEM_READ_WRITE, g.image.size() * sizeof(T));
   check(dev.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, g.image.size() * sizeof(T), g.image.data()),
@@ -477,6 +480,14 @@ void run_all(const device_env& dev) {
     scan_case<cl_int> c = builtin_case<cl_int>("int sum", op::sum, k, i, tile, 1000);
     c.name += " on the device";
     c.initial_on_device = true;
+    run_case(dev, c);
+  });
+  // A transform: the ranks' totals before a rank are combined as they are, not transformed again.
+  both([&](scan_kind k, std::size_t i) {
+    scan_case<cl_uint> c = builtin_case<cl_uint>("uint sum", op::sum, k, i, tile, 3u);
+    c.name += " of x * 2 + 1";
+    c.opts.transform = "x * 2u + 1u";
+    c.host_transform = [](cl_uint x) { return x * 2u + 1u; };
     run_case(dev, c);
   });
   both([&](scan_kind k, std::size_t i) {

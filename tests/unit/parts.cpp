@@ -70,9 +70,10 @@ template <typename T> std::vector<T> part_data(std::size_t n, std::uint64_t seed
 }
 
 // One call over parts of `sizes` elements, checked against the sequential scan of the concatenation.
+// host_transform: what opts.transform does to an element, applied to the reference's input.
 template <typename T>
 void check_parts(const std::vector<std::size_t>& sizes, scan_kind kind, const clscan::options<T>& opts,
-                 const std::vector<cl::CommandQueue>& queues) {
+                 const std::vector<cl::CommandQueue>& queues, T (*host_transform)(T) = nullptr) {
   const std::size_t back = 4;
   std::vector<clscan::part> parts;
   std::vector<T> all;
@@ -95,6 +96,7 @@ void check_parts(const std::vector<std::size_t>& sizes, scan_kind kind, const cl
   for (const cl::Event& event : done)
     REQUIRE(event.wait() == CL_SUCCESS);
 
+  if (host_transform) std::transform(all.begin(), all.end(), all.begin(), host_transform);
   std::vector<T> expected;
   if constexpr (std::is_floating_point_v<T>) {
   } else if (opts.operation == clscan::op::custom) {
@@ -189,6 +191,17 @@ TEST_CASE("parts: every other type, and other operators", "[parts]") {
     check_parts<cl_ulong>(sizes, kind, min_from, queues);
     if (clscan::capabilities(env().device).fp64) check_parts<cl_double>(sizes, kind, {}, queues);
   }
+}
+
+// The totals of the parts before a part are combined as they are: transformed once, in their own part.
+TEST_CASE("parts: a transform, over parts with two or more before them", "[parts]") {
+  const std::vector<cl::CommandQueue> queues = queues_for(layout::context_per_part, 4, {env().device});
+  const std::size_t t = tile();
+  const std::vector<std::size_t> sizes = {t + 1, 5, 3 * t - 1, 1000};
+  clscan::options<cl_uint> twice;
+  twice.transform = "x * 2u + 1u";
+  for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive})
+    check_parts<cl_uint>(sizes, kind, twice, queues, [](cl_uint x) { return x * 2u + 1u; });
 }
 
 TEST_CASE("parts: bad arguments throw before any part is touched", "[parts]") {
