@@ -15,9 +15,10 @@ typedef CLSCAN_OFFSET_T offset_t;
 // Sets (value 1) or clears (value 0) heads[b] for the begin b = offsets[s] of every s < count that is
 // below n. A call sets its heads in flags that are all zero, and clears them once its scan has read
 // them. Plain byte stores: on PoCL (2 cores; clscan-bench --primitive inclusive_segmented --type int
-// --sizes 2^24 --segment-length 10, 2026-11-28) the call took 29.9-34.9 ms with 4-byte flags set by
-// atomic exchange, 29.6-31.7 with byte flags set by atomics on their words, 18.5-22.3 with plain byte
-// stores, beside 19.7-20.5 for the serial loop in the same processes.
+// --sizes 2^24 --segment-length 10, 2026-11-28, old and new builds in alternation) the call's ratio to
+// a same-process clEnqueueCopyBuffer of the input was 0.39-0.40 with 4-byte flags set by atomic
+// exchange, about as slow with byte flags set by atomics on their words (29.6-31.7 ms against
+// 29.9-34.9), and 0.63-0.64 with plain byte stores, where the serial loop's was 0.60-0.69.
 // A begin repeated in a row (empty segments of sorted offsets) is written by the first of its work-items
 // only, so that sorted offsets have one writer per flag. A begin repeated apart (unsorted offsets) has
 // several, all storing the same value in the same kernel: OpenCL 1.2 (which these kernels are built

@@ -752,9 +752,11 @@ CLSCAN_LOCAL_FN carry_t tile_aggregate(ulong tile, local carry_t* scratch,
 // inclusive prefix about (tiles started per second) x (a read's latency) tiles back, so the window
 // pays once tiles come fast. On an H200 (2026-11-28, bench/profile/sort_kernels.cpp --single-pass
 // --define CLSCAN_SORT_RANK_MATCH=2 --define CLSCAN_SORT_WINDOW=W, uint keys, one slot per digit), the
-// one-pass kernel's four passes: keys (384 x 20) 2^24 W = 1 509.0 µs, 2 489.8, 4 471.6, 8 482.4;
-// 2^28 7376, 7035, 6745, 6951; pairs (384 x 12, 2^24) 813.1, 846.1, 872.1, 931.7. Hence 4 for keys
-// alone where the tile is ranked in warps (NVIDIA), else 1.
+// whole sort as a ratio to a clEnqueueCopyBuffer of the keys in the same process, two runs each: keys
+// (384 x 20) 2^24 W = 1 0.0655-0.0661, 2 0.0685-0.0688, 4 0.0697, 8 0.0687-0.0692; 2^28 0.0641-0.0643,
+// 0.0671-0.0676, 0.0697-0.0708, 0.0678-0.0695; pairs (384 x 12, 2^24) 0.0447-0.0490, 0.0431-0.0454,
+// 0.0415-0.0455, 0.0389-0.0397. Hence 4 for keys alone where the tile is ranked in warps (NVIDIA),
+// else 1.
 #ifndef CLSCAN_SORT_WINDOW
 #if CLSCAN_SORT_RANK_MATCH && !CLSCAN_SORT_VALUE_SIZE
 #define CLSCAN_SORT_WINDOW 4
@@ -770,8 +772,9 @@ inline ulong digit_slot(ulong tile, uint digit) { return tile * SORT_RADIX + dig
 // 2^30: 15 bits in each of two 16-bit payloads). Half the status words of an aggregate and a prefix
 // slot each (tile_prefix.cl, which the scans use), and a digit's look-back reads one word, not two at
 // a stride: on an H200 (2026-11-28, bench/profile/sort_kernels --single-pass --define
-// CLSCAN_SORT_RANK_MATCH=2, uint keys, 384 x 20) the one-pass kernel's four passes took 2^24 keys
-// 530.0 -> 514.8 µs, 2^28 7703 -> 7490 µs. lib/algorithms/sort.cpp sizes the words for one slot.
+// CLSCAN_SORT_RANK_MATCH=2, uint keys, 384 x 20) the whole sort's ratio to a same-process copy of the
+// keys went from 0.0622-0.0623 to 0.0635-0.0636 at 2^28 (2^24: 0.0624-0.0656 to 0.0640-0.0665, within
+// the copy's jitter). lib/algorithms/sort.cpp sizes the words for one slot.
 #define SORT_PREFIX_BIT ((status_t)1 << (CLSCAN_PAYLOAD_BITS - 1))
 #define SORT_COUNT_BITS (CLSCAN_PAYLOAD_BITS - 1)
 
