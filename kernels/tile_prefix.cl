@@ -662,9 +662,12 @@ CLSCAN_LOCAL_FN void tile_exclusive_prefix(global status_t* status, uint tag, ul
     }
   }
   if (lid == 0) {
+    // A loop over every level rather than down from `levels`: Mesa's llvmpipe (rusticl) ran the loop
+    // from levels - 1 once only in work-groups narrower than its SIMD width, dropping level 0.
     carry_t prefix = seed;
-    for (int k = levels - 1; k >= 0; --k)
-      if (tree_digit(tile, k) != 0) prefix = carry_combine(prefix, lb->level_sum[k] CLSCAN_USER_ARGS);
+    for (int k = CLSCAN_TREE_LEVELS - 1; k >= 0; --k)
+      if (k < levels && tree_digit(tile, k) != 0)
+        prefix = carry_combine(prefix, lb->level_sum[k] CLSCAN_USER_ARGS);
 #if CLSCAN_FORGET_PREDECESSORS
     prefix = seed; // see the walk above
 #endif

@@ -54,6 +54,10 @@ rusticl_test(failed-wait-calls "[failed-wait],[failed-wait-chain],[failed-wait-c
 # tile up; the three-stage half runs the same kernels as rusticl-select and rusticl-by_key.
 rusticl_test(tree "[select],[by_key]" 900
     ENV CLSCAN_DEVICE_LIMITS=gpu CLSCAN_BUILD_OPTIONS=-DCLSCAN_FIXED_ORDER=1 CLSCAN_TEST_ALGORITHMS=automatic)
+# Deterministic scans on the fixed tree in work-groups of 5, narrower than llvmpipe's SIMD width, which
+# it once miscompiled (tests/unit/types.cpp "[deterministic-tree]").
+rusticl_test(deterministic-narrow "[deterministic-tree]" 600 SKIP "deterministic-tree: skipped: "
+    ENV CLSCAN_DEVICE_LIMITS=gpu CLSCAN_TUNING=wg=5,items=4,vec=2)
 # The sort's GPU tile shape (lib/dispatch/tuning.cpp sort_tuning), which llvmpipe, a CPU device, does not take.
 # Bit ranges are the same kernels with other pass arguments (rusticl-sort and sort-gpu-shape run them):
 # left out here, where they took a third of the longest rusticl run. The one-pass sort only: its tiles

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -459,6 +460,45 @@ TEMPLATE_TEST_CASE("types: deterministic floating-point scans give the same bits
         check_rounded_sum(results[0], 0, input, kind);
         check_exact("second run against the first, bit for bit", results[1], 0, results[0]);
       }
+}
+
+// Deterministic single-pass scans combine the tiles' totals in a fixed tree of radix 16
+// (kernels/tile_prefix.cl, CLSCAN_FIXED_ORDER): tile counts 0x11, 0x111 and 0x1111 give tiles with
+// groups before them on two, three and four levels. llvmpipe dropped level 0 from tile 17 on in
+// work-groups narrower than its SIMD width (ctest rusticl-deterministic-narrow runs this in
+// work-groups of 5).
+TEMPLATE_TEST_CASE("types: deterministic scans through every level of the fixed tree",
+                   "[types][deterministic-tree]", cl_float, cl_double) {
+  using T = TestType;
+  if (!type_runs<T>()) return;
+  const clscan::dispatch_plan plan = clscan::plan_for(env().device, clscan::element_traits<T>::type);
+  if (!clscan::qualify_single_pass(env().device, clscan::element_traits<T>::type).passed) {
+    // ctest rusticl-deterministic-narrow reports this as skipped.
+    std::cout << "deterministic-tree: skipped: single-pass is not qualified on " << env().device_name << "\n";
+    WARN("skipped: single-pass is not qualified on " << env().device_name);
+    return;
+  }
+  INFO(type_context<T>());
+  const op_case<T> sum = builtin_cases<T>().front();
+  REQUIRE(sum.operation == op::sum);
+  for (const clscan::tuning& shape : {plan.single_pass_small, plan.single_pass})
+    for (std::size_t tiles : {std::size_t{0x11}, std::size_t{0x111}, std::size_t{0x1111}}) {
+      const std::size_t n = tiles * shape.work_group_size * shape.items_per_thread + 3;
+      if (n > (std::size_t{1} << 23)) continue; // the CPU shapes' larger tiles
+      for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+        const char* kind_name = clscan::to_string(kind);
+        CAPTURE(tiles, n, kind_name);
+        splitmix64 r{data_seed * 5 + n};
+        const std::vector<T> input = sum.data(n, r);
+        const cl::Buffer in = make_buffer(input);
+        const cl::Buffer out = make_buffer(std::vector<T>(n, poison_value<T>()));
+        clscan::options<T> opts;
+        opts.algorithm = clscan::algorithm::single_pass;
+        opts.deterministic = true;
+        REQUIRE(call_scan<T>(kind, false, in, out, n, opts).wait() == CL_SUCCESS);
+        check_rounded_sum(read_buffer<T>(out, n), 0, input, kind);
+      }
+    }
 }
 
 // Floating-point min and max are fmin and fmax on every algorithm, shape and mode: a NaN never hides
