@@ -600,17 +600,46 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
   rank_loaded(count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 }
 
+// 1: where a value is no wider than a key, the tile's values are read in their order (coalesced) into
+// the ranked keys' local array once the keys are out of it, and each ranked slot takes its value from
+// there; 0: each ranked slot reads its value from global memory at its tile position (a gather). On an
+// H200 (2026-11-28, 2^24 uint pairs, one-pass) 1 was faster in work-groups of 384 (sort_kernels: 866
+// against 920 µs) and slower in the 256 the library builds there (1057 against 943: 126 registers
+// against 78); docs/PERFORMANCE.md, "Sort".
+#ifndef CLSCAN_SORT_VALUES_LOCAL
+#define CLSCAN_SORT_VALUES_LOCAL 0
+#endif
+#if CLSCAN_SORT_VALUE_SIZE && CLSCAN_SORT_VALUES_LOCAL && CLSCAN_SORT_VALUE_SIZE <= CLSCAN_ELEM_SIZE
+#define SORT_STAGE_VALUES 1
+#else
+#define SORT_STAGE_VALUES 0
+#endif
+
 // Writes the ranked tile (rank_tile; keys[k] holds its position k * CLSCAN_WG + lid) to
 // bases[digit] + its position: dst and values_dst point at the outputs' element 0, values_src at the
 // tile's values, first is the tile's first input position. Nothing goes past the n outputs, whatever
 // the bases: sort_onepass takes its digit offsets from the histogram of the sort's input, and a wrong
 // pass before it (a device whose look-back fails, which the qualification keeps off it) would leave
-// keys whose digits disagree with them.
+// keys whose digits disagree with them. exchange (the ranked keys' local array) must be free: every
+// work-item holds its keys in keys[].
 inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count, local const offset_t* bases,
-                           global key_bits* dst, const global value_bits* values_src,
-                           global value_bits* values_dst, ulong first, ulong n, uint write_keys,
-                           uint values_mode, uint descending, uint shift, uint mask) {
+                           local key_bits* exchange, global key_bits* dst,
+                           const global value_bits* values_src, global value_bits* values_dst, ulong first,
+                           ulong n, uint write_keys, uint values_mode, uint descending, uint shift,
+                           uint mask) {
   const uint lid = get_local_id(0);
+#if SORT_STAGE_VALUES
+  local value_bits* const staged = (local value_bits*)exchange;
+  if (values_mode == 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint j = k * CLSCAN_WG + lid;
+      if (j < count) staged[KEY_PAD(j)] = values_src[j];
+    }
+  }
+#else
+  (void)exchange;
+#endif
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint j = k * CLSCAN_WG + lid;
     if (j >= count) break;
@@ -619,7 +648,9 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
     if (write_keys) dst[to] = keys[k];
 #if CLSCAN_SORT_VALUE_SIZE
     const uint at = positions[KEY_PAD(j)];
+#if !SORT_STAGE_VALUES
     if (values_mode == 1) values_dst[to] = values_src[at];
+#endif
     if (values_mode == 2) values_dst[to] = (value_bits)(first + at);
 #else
     (void)values_src;
@@ -628,6 +659,17 @@ inline void scatter_ranked(const key_bits* keys SORT_POSITIONS_PARAM, uint count
     (void)values_mode;
 #endif
   }
+#if SORT_STAGE_VALUES
+  if (values_mode == 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+      const uint j = k * CLSCAN_WG + lid;
+      if (j >= count) break;
+      const ulong to = (ulong)(bases[digit_of(keys[k], descending, shift, mask)] + (offset_t)j);
+      if (to < n) values_dst[to] = staged[KEY_PAD(positions[KEY_PAD(j)])];
+    }
+  }
+#endif
 }
 #endif // CLSCAN_WG > 1
 
@@ -710,8 +752,8 @@ sort_scatter(const global key_bits* src, ulong src_offset, global key_bits* dst,
       bases[d] = offsets[d * tiles + tile] - (offset_t)j;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
-                 values_mode, descending, shift, mask);
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, exchange, dst, values_src, values_dst, first, n,
+                 write_keys, values_mode, descending, shift, mask);
 #endif
 }
 
@@ -1019,7 +1061,7 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     if (j >= count) break;
     keys[k] = exchange[KEY_PAD(j)];
   }
-  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, dst, values_src, values_dst, first, n, write_keys,
-                 values_mode, descending, shift, mask);
+  scatter_ranked(keys SORT_POSITIONS_ARG, count, bases, exchange, dst, values_src, values_dst, first, n,
+                 write_keys, values_mode, descending, shift, mask);
 }
 #endif // CLSCAN_SORT_ONE_PASS

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
 
 namespace clscan::detail {
 namespace {
@@ -104,11 +107,21 @@ compiled_variant compile(const cl::Context& context, const cl::Device& device,
   return built;
 }
 
-std::size_t smallest_limit(const compiled_variant& built, const cl::Device& device) {
+// The smallest CL_KERNEL_WORK_GROUP_SIZE of the variant's kernels, and the name of a kernel that has it.
+// (NVIDIA's driver 580 reported 256 for every kernel of the sort's programs built for 384 work-items,
+// clear_status's too, where bench/profile/sort_kernels ran the sort's kernels at 384: the library
+// rebuilds them for 256 there.)
+std::pair<std::size_t, std::string> smallest_limit(const compiled_variant& built, const cl::Device& device) {
   std::size_t limit = SIZE_MAX;
-  for (const cl::Kernel& kernel : built.kernels)
-    if (kernel()) limit = std::min(limit, kernel_work_group_limit(kernel, device));
-  return limit;
+  std::string name;
+  for (const cl::Kernel& kernel : built.kernels) {
+    if (!kernel()) continue;
+    const std::size_t kernel_limit = kernel_work_group_limit(kernel, device);
+    if (kernel_limit >= limit) continue;
+    limit = kernel_limit;
+    name = kernel.getInfo<CL_KERNEL_FUNCTION_NAME>();
+  }
+  return {limit, name};
 }
 
 } // namespace
@@ -117,14 +130,14 @@ compiled_variant build_variant(const cl::Context& context, const cl::Device& dev
                                const device_capabilities& caps, const variant_key& key) {
   variant_key attempt = key;
   compiled_variant built = compile(context, device, caps, attempt);
-  for (std::size_t limit = smallest_limit(built, device); limit < attempt.work_group_size;
-       limit = smallest_limit(built, device)) {
+  for (auto [limit, kernel] = smallest_limit(built, device); limit < attempt.work_group_size;
+       std::tie(limit, kernel) = smallest_limit(built, device)) {
     std::size_t smaller = 1;
     while (smaller * 2 <= limit)
       smaller *= 2;
     if (log_enabled())
-      log(log_level::info, "kernel work-group limit " + std::to_string(limit) + " on " + caps.name +
-                               "; rebuilding with " + std::to_string(smaller) + " work-items");
+      log(log_level::info, "kernel work-group limit " + std::to_string(limit) + " (" + kernel + ") on " +
+                               caps.name + "; rebuilding with " + std::to_string(smaller) + " work-items");
     attempt.work_group_size = smaller;
     built = compile(context, device, caps, attempt);
   }
