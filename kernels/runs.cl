@@ -27,10 +27,23 @@ typedef CLSCAN_KEY_T key_t;
 
 #define CLSCAN_KEYS_DIFFER(a, b) ((a) != (b))
 
+// run_value_t: what a run's value is carried and combined as. run_length_encode's lengths are below
+// 2^32, as n is (the host takes this kernel only then), so they travel as uints whatever the lengths'
+// type, and only the writes widen them: cl_ulong lengths carry no more than cl_uint ones.
 #ifdef CLSCAN_RUNS_ONES
-#define CLSCAN_RUN_VALUE(src, i) ((void)(src), (void)(i), (elem_t)1)
+typedef uint run_value_t;
+#define CLSCAN_RUN_VALUE(src, i) ((void)(src), (void)(i), 1u)
+#define CLSCAN_RUN_IDENTITY 0u
+#define CLSCAN_RUN_VALUE_FROM_BITS(b) (b)
+inline run_value_t run_combine(run_value_t a, run_value_t b CLSCAN_USER_PARAMS) { return a + b; }
 #else
+typedef elem_t run_value_t;
 #define CLSCAN_RUN_VALUE(src, i) ((src)[i])
+#define CLSCAN_RUN_IDENTITY CLSCAN_IDENTITY
+#define CLSCAN_RUN_VALUE_FROM_BITS(b) CLSCAN_CAT(as_, CLSCAN_T)(b)
+inline run_value_t run_combine(run_value_t a, run_value_t b CLSCAN_USER_PARAMS) {
+  return combine(a, b CLSCAN_USER_ARGS);
+}
 #endif
 
 #define CLSCAN_CARRY_DEFINED
@@ -43,29 +56,29 @@ typedef uint carry_t;
 #define CLSCAN_CARRY_COUNT(c) (c)
 inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) { return a + b; }
 #else
-#if CLSCAN_ELEM_SIZE != 4
+#if CLSCAN_ELEM_SIZE != 4 && !defined(CLSCAN_RUNS_ONES)
 #error "the count of heads and a run's value travel in 64 bits: values of 4 bytes only"
 #endif
 // The value first: a carry moved as one 64-bit word then has its halves where CLSCAN_CARRY_TO_BITS puts
 // them (the other order compiled to a rotate, a funnel shift that Oclgrind cannot run).
 typedef struct {
-  elem_t value;
+  run_value_t value;
   uint count;
 } carry_t;
-inline carry_t make_carry(uint count, elem_t value) {
+inline carry_t make_carry(uint count, run_value_t value) {
   carry_t c;
   c.count = count;
   c.value = value;
   return c;
 }
-#define CLSCAN_CARRY_IDENTITY make_carry(0u, CLSCAN_IDENTITY)
+#define CLSCAN_CARRY_IDENTITY make_carry(0u, CLSCAN_RUN_IDENTITY)
 #define CLSCAN_CARRY_SIZE 8
 // The count in the high half, the value's bits in the low one.
 #define CLSCAN_CARRY_TO_BITS(c) (((ulong)(c).count << 32) | (ulong)as_uint((c).value))
-#define CLSCAN_CARRY_FROM_BITS(b) make_carry((uint)((b) >> 32), CLSCAN_CAT(as_, CLSCAN_T)((uint)(b)))
+#define CLSCAN_CARRY_FROM_BITS(b) make_carry((uint)((b) >> 32), CLSCAN_RUN_VALUE_FROM_BITS((uint)(b)))
 #define CLSCAN_CARRY_COUNT(c) ((c).count)
 inline carry_t carry_combine(carry_t a, carry_t b CLSCAN_USER_PARAMS) {
-  return make_carry(a.count + b.count, b.count ? b.value : combine(a.value, b.value CLSCAN_USER_ARGS));
+  return make_carry(a.count + b.count, b.count ? b.value : run_combine(a.value, b.value CLSCAN_USER_ARGS));
 }
 #endif
 
@@ -99,9 +112,9 @@ inline carry_t reduce_runs_range(CLSCAN_INPUT_PARAMS, ulong first CLSCAN_USER_PA
   }
   // From a head, the value is its elements combined from the first one on, not the identity combined
   // with them (as the scans by key take it).
-  elem_t acc = heads ? CLSCAN_RUN_VALUE(src, start) : CLSCAN_IDENTITY;
+  run_value_t acc = heads ? CLSCAN_RUN_VALUE(src, start) : CLSCAN_RUN_IDENTITY;
   CLSCAN_FOR_RUN(i, heads ? start + 1 : start, end,
-                 { acc = combine(acc, CLSCAN_RUN_VALUE(src, i) CLSCAN_USER_ARGS); })
+                 { acc = run_combine(acc, CLSCAN_RUN_VALUE(src, i) CLSCAN_USER_ARGS); })
   return make_carry(heads, acc);
 #endif
 }
@@ -118,9 +131,10 @@ inline carry_t tile_aggregate(ulong tile, local carry_t* scratch, CLSCAN_INPUT_P
 #include "tile_prefix.cl"
 
 #ifndef CLSCAN_RUNS_UNIQUE
-// A run's value as written: with the caller's initial value in front where it gave one.
-inline elem_t run_result(elem_t value, int has_initial, elem_t initial CLSCAN_USER_PARAMS) {
-  return has_initial ? combine(initial, value CLSCAN_USER_ARGS) : value;
+// A run's value as written, in the values' type: with the caller's initial value in front where it
+// gave one.
+inline elem_t run_result(run_value_t value, int has_initial, elem_t initial CLSCAN_USER_PARAMS) {
+  return has_initial ? combine(initial, (elem_t)value CLSCAN_USER_ARGS) : (elem_t)value;
 }
 #endif
 
@@ -149,10 +163,10 @@ inline void write_runs_range(CLSCAN_INPUT_PARAMS, global key_t* keys_out, global
     prev = k;
   })
 #else
-  elem_t value = before.value;
+  run_value_t value = before.value;
   CLSCAN_FOR_RUN(i, first, end, {
     const key_t k = keys[i];
-    const elem_t x = CLSCAN_RUN_VALUE(src, i);
+    const run_value_t x = CLSCAN_RUN_VALUE(src, i);
     if (i == 0 || CLSCAN_KEYS_DIFFER(prev, k)) {
       // The run before ends at i - 1: written here where that element is this range's (element 0 has
       // a head, so count >= 1 past it).
@@ -162,7 +176,7 @@ inline void write_runs_range(CLSCAN_INPUT_PARAMS, global key_t* keys_out, global
       ++count;
       value = x;
     } else {
-      value = combine(value, x CLSCAN_USER_ARGS);
+      value = run_combine(value, x CLSCAN_USER_ARGS);
     }
     prev = k;
   })
@@ -269,7 +283,7 @@ inline carry_t reduce_local_runs(ulong heads, ulong run_first, ulong n,
   // The elements from the last head on, or all of the run's below n.
   const uint valid = run_first < n ? (uint)min((ulong)CLSCAN_ITEMS, n - run_first) : 0u;
   const uint after = heads ? valid - (63u - (uint)clz(heads)) : valid;
-  return make_carry((uint)popcount(heads), (elem_t)after);
+  return make_carry((uint)popcount(heads), (run_value_t)after);
 #else
   (void)run_first;
   (void)n;
@@ -344,19 +358,19 @@ inline void write_local_runs(const global key_t* keys, const global elem_t* src,
   (void)locals;
   // Every value is 1: a run's length is the distance between its heads, so only the heads are visited.
   // value: the length of the open run up to element `open_end` of the work-item's run.
-  elem_t value = before.value;
+  run_value_t value = before.value;
   uint open_end = 0;
   for (ulong rest = heads; rest; rest &= rest - 1) {
     const uint e = (uint)(63 - clz(rest & (~rest + 1)));
     if (e > 0 && count - 1 < capacity)
       values_out[count - 1] =
-          run_result(value + (elem_t)(e - open_end), has_initial, initial CLSCAN_USER_ARGS);
+          run_result(value + (e - open_end), has_initial, initial CLSCAN_USER_ARGS);
     if (count < capacity) keys_out[count] = keys[run_first + (ulong)e];
     ++count;
     value = 0;
     open_end = e;
   }
-  value += (elem_t)(valid - min(open_end, valid));
+  value += valid - min(open_end, valid);
 #endif
   if (last_is_tail && count - 1 < capacity)
     values_out[count - 1] = run_result(value, has_initial, initial CLSCAN_USER_ARGS);

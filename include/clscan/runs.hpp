@@ -17,10 +17,11 @@
 // How they run: in one pass (kernels/runs.cl) where the device qualified the single-pass look-back,
 // `algorithm` is automatic or single_pass, n is below 2^32 and what a tile carries fits 64 bits: the
 // count of run heads before it and the value of the run open at its end, so reduce_by_key of 4-byte
-// values (cl_int, cl_uint, cl_float), run_length_encode with cl_uint lengths, and unique_by_key of any
-// values. Each tile reads its keys and values once and writes its runs' keys and values where the
-// count of heads before them puts them. Otherwise (8-byte values, cl_ulong lengths,
-// algorithm::three_stage, a device that failed the qualification) as several passes of the existing
+// values (cl_int, cl_uint, cl_float), run_length_encode (its lengths, below 2^32 there, carried as
+// cl_uint whatever their type), and unique_by_key of any values. Each tile reads its keys and values
+// once and writes its runs' keys and values where the count of heads before them puts them. Otherwise
+// (reduce_by_key of 8-byte values, n of 2^32 or more, algorithm::three_stage, a device that failed
+// the qualification) as several passes of the existing
 // kernels inside the one call, chained by events:
 //   reduce_by_key      a scan by key of the values into a temporary, unique of the keys (keys_out and
 //                      the count), then a selection of the temporary at each run's last element;

@@ -451,6 +451,7 @@ TEST_CASE("runs: small inputs for Oclgrind", "[.][runs-oclgrind]") {
       // (automatic) reads no ones.
       if (algo == algorithm::automatic) {
         in_own_context([&] { check_run_length_encode<cl_int, cl_uint>(keys, algo); });
+        in_own_context([&] { check_run_length_encode<cl_int, cl_ulong>(keys, algo); });
         in_own_context([&] {
           check_reduce_by_key(keys, make_values<cl_int>(n), clscan::reduce_by_key_options<cl_int>{});
         });
@@ -760,6 +761,20 @@ TEST_CASE("runs: one pass across tiles", "[runs][runs-one-pass]") {
     opts.deterministic = true;
     check_reduce_by_key(make_keys<cl_int>(shape::long_runs, n), values, opts);
   }
+  // run_length_encode carries its lengths as uints: cl_ulong lengths take the one pass too, on the
+  // tiles planned for 8-byte elements.
+  for (algorithm algo : {algorithm::automatic, algorithm::single_pass}) {
+    if (algo == algorithm::single_pass &&
+        !clscan::plan_for(env().device, clscan::element_type::uint64).single_pass_available)
+      continue;
+    for (const std::size_t n : one_pass_sizes<cl_ulong>()) {
+      CAPTURE(clscan::to_string(algo), n);
+      for (shape s : {shape::distinct, shape::one_run, shape::short_runs, shape::long_runs})
+        check_run_length_encode<cl_int, cl_ulong>(make_keys<cl_int>(s, n), algo);
+      const std::size_t tile = one_pass_tiles<cl_ulong>().front();
+      check_run_length_encode<cl_int, cl_ulong>(keys_in_runs_of<cl_int>(n, tile, tile - 1), algo);
+    }
+  }
   // unique_by_key carries no value: 8-byte values take the one pass too.
   if (device_supports<cl_double>()) {
     const std::size_t n = 2 * one_pass_tiles<cl_double>().front() + 3;
@@ -803,9 +818,9 @@ TEST_CASE("runs: a device that fails the qualification keeps the composition", "
 
 // Which calls take the one-pass kernel: under CLSCAN_BUILD_OPTIONS=-DCLSCAN_TEST_RUNS_COUNT_BIAS=1000
 // (runs-one-pass-taken, tests/CMakeLists.txt) the kernel's count is 1000 too high, and only its calls
-// show it: automatic and single_pass calls of 4-byte values and cl_uint lengths, and unique_by_key of
-// any values; not three_stage, nor reduce_by_key of 8-byte values or cl_ulong lengths (the
-// composition). Hidden from "[runs]": it needs that build.
+// show it: automatic and single_pass calls of 4-byte values, run_length_encode with either lengths and
+// unique_by_key of any values; not three_stage, nor reduce_by_key of 8-byte values (the composition).
+// Hidden from "[runs]": it needs that build.
 TEST_CASE("runs: the calls that take the one pass", "[.][runs-one-pass-taken]") {
   auto& e = env();
   REQUIRE(clscan::plan_for(e.device, clscan::element_type::int32).single_pass_available);
@@ -844,6 +859,6 @@ TEST_CASE("runs: the calls that take the one pass", "[.][runs-one-pass-taken]") 
           }) == one_pass);
     CHECK(count_of([&](const cl::Buffer& c) {
             return clscan::run_length_encode<cl_int, cl_ulong>(e.queue, k, ko, vo, c, n, opts);
-          }) == runs);
+          }) == one_pass);
   }
 }
