@@ -363,8 +363,7 @@ inline void write_local_runs(const global key_t* keys, const global elem_t* src,
   for (ulong rest = heads; rest; rest &= rest - 1) {
     const uint e = (uint)(63 - clz(rest & (~rest + 1)));
     if (e > 0 && count - 1 < capacity)
-      values_out[count - 1] =
-          run_result(value + (e - open_end), has_initial, initial CLSCAN_USER_ARGS);
+      values_out[count - 1] = run_result(value + (e - open_end), has_initial, initial CLSCAN_USER_ARGS);
     if (count < capacity) keys_out[count] = keys[run_first + (ulong)e];
     ++count;
     value = 0;
