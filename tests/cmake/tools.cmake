@@ -32,11 +32,18 @@ if(TARGET clscan-bench)
   # and a floating-point type, measured and verified (the CSV row ends in the primitive, an empty
   # keys/s column and the transform); smoke runs of the calls on runs and of a transform on every
   # algorithm. About 10 s together on PoCL.
-  foreach(p unique_by_key run_length_encode)
+  # (run_length_encode's kind field names its lengths' type.)
+  foreach(case "unique_by_key;" "run_length_encode;uint lengths")
+    list(GET case 0 p)
+    list(LENGTH case fields)
+    set(kind "")
+    if(fields GREATER 1)
+      list(GET case 1 kind)
+    endif()
     string(REPLACE "_" "-" name ${p})
     add_test(NAME bench-primitive-${name} COMMAND clscan-bench --primitive ${p} --type float --sizes 1000,2^16+3 --reps 2 --csv)
     set_tests_properties(bench-primitive-${name} PROPERTIES
-        PASS_REGULAR_EXPRESSION ",1000,float,,,automatic,[^\n]*,ok,,[0-9.]+,${p},,\n[^\n]*,65539,float,,,automatic,[^\n]*,ok,,[0-9.]+,${p},,\n")
+        PASS_REGULAR_EXPRESSION ",1000,float,,${kind},automatic,[^\n]*,ok,,[0-9.]+,${p},,\n[^\n]*,65539,float,,${kind},automatic,[^\n]*,ok,,[0-9.]+,${p},,\n")
   endforeach()
   foreach(case "twice;x * 2;int" "positive;x>0?1:0;double" "even;i % 2 == 0 ? x : 0;ulong")
     list(GET case 0 name)
@@ -65,6 +72,14 @@ if(TARGET clscan-bench)
                                              --primitive inclusive_segmented,reduce_segmented --segment-length random:50)
   set_tests_properties(bench-smoke-segmented PROPERTIES LABELS "tools" TIMEOUT 300
                        ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  # run_length_encode with cl_ulong lengths, and --lengths refused for another primitive.
+  add_test(NAME bench-smoke-ulong-lengths COMMAND clscan-bench --smoke --algorithm all --type int
+                                                 --primitive run_length_encode --lengths ulong)
+  set_tests_properties(bench-smoke-ulong-lengths PROPERTIES LABELS "tools" TIMEOUT 300
+                       ENVIRONMENT "CLSCAN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-tools")
+  add_test(NAME bench-lengths-elsewhere COMMAND clscan-bench --primitive scan --lengths ulong)
+  set_tests_properties(bench-lengths-elsewhere PROPERTIES LABELS "tools"
+                       PASS_REGULAR_EXPRESSION "clscan-bench: --lengths applies to --primitive run_length_encode only")
   add_test(NAME bench-segment-length-zero COMMAND clscan-bench --primitive reduce_segmented --segment-length 0)
   set_tests_properties(bench-segment-length-zero PROPERTIES LABELS "tools"
                        PASS_REGULAR_EXPRESSION "clscan-bench: --segment-length: '0' is out of range")

@@ -83,6 +83,7 @@ struct settings {
   std::vector<key_distribution> key_distributions{key_distribution::uniform}; // --keys
   key_distribution keys = key_distribution::uniform;                          // the one a row measures
   segment_lengths segments;                                                   // --segment-length
+  bool ulong_lengths = false; // --lengths ulong: run_length_encode's lengths are cl_ulong
   std::size_t reps = 50;
   bool reps_given = false;
   output_format format = output_format::table;

@@ -46,8 +46,8 @@ void describe_call(row& r, const settings& s, primitive p) {
     break;
   case primitive::reduce:
   case primitive::reduce_by_key: r.op = op_flag_name(s.operation); break;
-  case primitive::unique_by_key:
-  case primitive::run_length_encode: break;
+  case primitive::unique_by_key: break;
+  case primitive::run_length_encode: r.kind = s.ulong_lengths ? "ulong lengths" : "uint lengths"; break;
   case primitive::inclusive_segmented:
   case primitive::reduce_segmented:
     r.op = "sum";
@@ -287,7 +287,9 @@ row measure(bench_env& env, const settings& s, primitive p, std::size_t n, clsca
     case primitive::reduce: return bench(reduce_workload<T>(s, algo, n));
     case primitive::reduce_by_key: return bench(reduce_by_key_workload<T>(s, algo, n));
     case primitive::unique_by_key: return bench(unique_by_key_workload<T>(s, algo, n));
-    case primitive::run_length_encode: return bench(run_length_encode_workload<T>(s, algo, n));
+    case primitive::run_length_encode:
+      if (s.ulong_lengths) return bench(run_length_encode_workload<T, cl_ulong>(s, algo, n));
+      return bench(run_length_encode_workload<T, cl_uint>(s, algo, n));
     case primitive::inclusive_segmented:
     case primitive::reduce_segmented: return bench(segmented_workload<T>(s, p, algo, n));
     case primitive::sort:

@@ -40,7 +40,7 @@ options:
                                   values of --type; outputs the runs' keys and reductions
                        unique_by_key  clscan::unique_by_key: by_key's int keys and values of
                                   --type; outputs each run's first key and the value beside it
-                       run_length_encode  clscan::run_length_encode (cl_uint lengths) of keys of
+                       run_length_encode  clscan::run_length_encode (--lengths) of keys of
                                   --type in by_key's runs (1 to 1999 long, 1000 on average), each
                                   run's key its number mod 2^20; outputs the keys and run lengths
                        inclusive_segmented  clscan::inclusive_segmented, sums of --type in CSR
@@ -48,6 +48,7 @@ options:
                        reduce_segmented  clscan::reduce_segmented, the same segments' sums
   --segment-length L  the segmented calls' segments: N elements each (the last cut at n), random:N
                      (lengths uniform in 1 to 2N - 1), or one (a single segment of all n). Default 100.
+  --lengths T        run_length_encode's lengths: uint (cl_uint, the default) or ulong (cl_ulong).
   --keys LIST        the sorts' keys, one name or a comma-separated list, each reported apart:
                        uniform    the scan's inputs (all bit patterns for integers, floats uniform
                                   in [-1, 1))
@@ -294,7 +295,7 @@ const char* op_flag_name(clscan::op operation) {
 settings parse_arguments(int argc, char** argv) {
   settings s;
   std::string sizes_text;
-  bool segments_given = false, op_given = false, kind_given = false, keys_given = false, csv = false,
+  bool segments_given = false, op_given = false, kind_given = false, keys_given = false, lengths_given = false, csv = false,
        json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -322,6 +323,11 @@ settings parse_arguments(int argc, char** argv) {
             clscan_tools::parse_integer(arg, random ? text.substr(7) : text, 1, max_size));
       }
       segments_given = true;
+    } else if (arg == "--lengths") {
+      const std::string t = value();
+      if (t != "uint" && t != "ulong") throw usage_error("--lengths: unknown '" + t + "' (uint, ulong)");
+      s.ulong_lengths = t == "ulong";
+      lengths_given = true;
     } else if (arg == "--keys") {
       s.key_distributions = parse_key_distributions(arg, value());
       keys_given = true;
@@ -391,6 +397,8 @@ settings parse_arguments(int argc, char** argv) {
   if (segments_given && !measures(primitive::inclusive_segmented) && !measures(primitive::reduce_segmented))
     throw usage_error(
         "--segment-length applies to --primitive inclusive_segmented and reduce_segmented only");
+  if (lengths_given && !measures(primitive::run_length_encode))
+    throw usage_error("--lengths applies to --primitive run_length_encode only");
   if (keys_given && !measures(primitive::sort) && !measures(primitive::sort_by_key))
     throw usage_error("--keys applies to --primitive sort and sort_by_key only");
   if (s.transform != transform_kind::none &&

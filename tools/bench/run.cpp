@@ -67,7 +67,7 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
            " on average), " + mode + "; times are medians; " + bytes + " of the values, as for the copy";
   case primitive::run_length_encode:
     return "run_length_encode of " + type + " keys (runs of " + std::to_string(average_segment) +
-           " on average, cl_uint lengths), " + mode + "; times are medians; " + bytes +
+           " on average, " + (s.ulong_lengths ? "cl_ulong" : "cl_uint") + " lengths), " + mode + "; times are medians; " + bytes +
            " of the keys, as for the copy";
   case primitive::inclusive_segmented:
   case primitive::reduce_segmented:
@@ -119,7 +119,7 @@ int run_benchmark(bench_env& env, const settings& s) {
       : measures(primitive::sort)      ? element_size
       : measures(primitive::reduce_by_key) || measures(primitive::unique_by_key)
           ? 2 * sizeof(cl_int) + element_size
-      : measures(primitive::run_length_encode) ? 3 * sizeof(cl_uint)
+      : measures(primitive::run_length_encode) ? (s.ulong_lengths ? 2 * sizeof(cl_ulong) : 2 * sizeof(cl_uint)) + sizeof(cl_uint)
       : measures(primitive::by_key)            ? sizeof(cl_int)
       : measures(primitive::inclusive_segmented) || measures(primitive::reduce_segmented)
           ? 2 * sizeof(cl_uint) + element_size

@@ -161,9 +161,9 @@ private:
   clscan::select_options<cl_int> opts_;
 };
 
-// Keys of T in by_key's runs (fill_segment_runs); outputs each run's key (T), its length (cl_uint) and
-// a count. The copy the ratio compares with is of the keys, the call's only input.
-template <typename T> class run_length_encode_workload : public value_workload<T> {
+// Keys of T in by_key's runs (fill_segment_runs); outputs each run's key (T), its length (L: cl_uint or
+// cl_ulong) and a count. The copy the ratio compares with is of the keys, the call's only input.
+template <typename T, typename L> class run_length_encode_workload : public value_workload<T> {
 public:
   run_length_encode_workload(const settings& /*s*/, clscan::algorithm algo, std::size_t n)
       : value_workload<T>(n) {
@@ -179,22 +179,25 @@ public:
   void make_device(const cl::Context& context, const cl::CommandQueue& queue) {
     using clscan_tools::check;
     this->upload_values(context, queue);
-    // Touched by a copy from the input, which is at least as large (sizeof(T) >= sizeof(cl_uint)).
-    const std::size_t bytes = std::max(this->n_ * sizeof(cl_uint), sizeof(cl_uint));
+    // Touched by copies from the input, which is at least as large as a copy (sizeof(T) >= 4).
+    const std::size_t bytes = std::max(this->n_ * sizeof(L), sizeof(L));
     lengths_ = clscan_tools::make_buffer(context, bytes);
-    check(queue.enqueueCopyBuffer(this->inputs_[0], lengths_, 0, 0, bytes), "clEnqueueCopyBuffer");
+    const std::size_t copy = std::min(bytes, std::max(this->n_ * sizeof(T), sizeof(T)));
+    for (std::size_t at = 0; at < bytes; at += copy)
+      check(queue.enqueueCopyBuffer(this->inputs_[0], lengths_, 0, at, std::min(copy, bytes - at)),
+            "clEnqueueCopyBuffer");
     count_ = make_count(context, queue);
   }
   cl::Event call(const cl::CommandQueue& queue, std::size_t i) const {
-    return clscan::run_length_encode<T, cl_uint>(queue, this->inputs_[i], this->output_, lengths_, count_,
-                                                 this->n_, opts_);
+    return clscan::run_length_encode<T, L>(queue, this->inputs_[i], this->output_, lengths_, count_, this->n_,
+                                           opts_);
   }
   // A serial loop (the standard library has no run-length encoding).
   double std_us() const {
     if (!this->n_) return std::nan("");
     const std::vector<T>& in = this->host_[0];
     std::vector<T> unique(in.size());
-    std::vector<cl_uint> lengths(in.size());
+    std::vector<L> lengths(in.size());
     return host_median_us([&] {
       std::size_t runs = 0;
       for (std::size_t i = 0; i < in.size(); ++i)
@@ -213,7 +216,7 @@ public:
     const cl_ulong count = read_count(queue, count_);
     const std::size_t read = static_cast<std::size_t>(std::min<cl_ulong>(count, this->n_));
     return check_run_length_encode(this->host_[i], count, this->read_output(queue, read),
-                                   read_elements<cl_uint>(queue, lengths_, read));
+                                   read_elements<L>(queue, lengths_, read));
   }
 
 private:
