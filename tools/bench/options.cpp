@@ -295,8 +295,8 @@ const char* op_flag_name(clscan::op operation) {
 settings parse_arguments(int argc, char** argv) {
   settings s;
   std::string sizes_text;
-  bool segments_given = false, op_given = false, kind_given = false, keys_given = false, lengths_given = false, csv = false,
-       json = false;
+  bool segments_given = false, op_given = false, kind_given = false, keys_given = false,
+       lengths_given = false, csv = false, json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&] { return clscan_tools::flag_value(argc, argv, i); };

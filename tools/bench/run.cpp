@@ -67,8 +67,8 @@ std::string section_title(const settings& s, primitive p, std::size_t element_si
            " on average), " + mode + "; times are medians; " + bytes + " of the values, as for the copy";
   case primitive::run_length_encode:
     return "run_length_encode of " + type + " keys (runs of " + std::to_string(average_segment) +
-           " on average, " + (s.ulong_lengths ? "cl_ulong" : "cl_uint") + " lengths), " + mode + "; times are medians; " + bytes +
-           " of the keys, as for the copy";
+           " on average, " + (s.ulong_lengths ? "cl_ulong" : "cl_uint") + " lengths), " + mode +
+           "; times are medians; " + bytes + " of the keys, as for the copy";
   case primitive::inclusive_segmented:
   case primitive::reduce_segmented:
     return std::string(p == primitive::reduce_segmented ? "reduce_segmented" : "inclusive_segmented") +
@@ -119,8 +119,9 @@ int run_benchmark(bench_env& env, const settings& s) {
       : measures(primitive::sort)      ? element_size
       : measures(primitive::reduce_by_key) || measures(primitive::unique_by_key)
           ? 2 * sizeof(cl_int) + element_size
-      : measures(primitive::run_length_encode) ? (s.ulong_lengths ? 2 * sizeof(cl_ulong) : 2 * sizeof(cl_uint)) + sizeof(cl_uint)
-      : measures(primitive::by_key)            ? sizeof(cl_int)
+      : measures(primitive::run_length_encode)
+          ? (s.ulong_lengths ? 2 * sizeof(cl_ulong) : 2 * sizeof(cl_uint)) + sizeof(cl_uint)
+      : measures(primitive::by_key) ? sizeof(cl_int)
       : measures(primitive::inclusive_segmented) || measures(primitive::reduce_segmented)
           ? 2 * sizeof(cl_uint) + element_size
           : 0;
