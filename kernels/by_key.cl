@@ -150,7 +150,7 @@ inline wide_t segmented_scan_wide(wide_t x, wide_heads_t heads, wide_heads_t* st
   const wide_heads_t none = (wide_heads_t)(0);
   wide_heads_t seen = heads; // lane k: a segment starts in the lanes that lane k has combined so far
 #define CLSCAN_SEGMENTED_STEP(mask)                                                                          \
-  x = select(CLSCAN_COMBINE(shuffle2(x, e, mask), x), x, seen);                                              \
+  x = select(CLSCAN_COMBINE_WIDE(shuffle2(x, e, mask), x), x, seen);                                         \
   seen |= shuffle2(seen, none, mask);
   CLSCAN_SEGMENTED_STEP(CLSCAN_SHIFTED_BY_1)
   CLSCAN_SEGMENTED_STEP(((wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)))
@@ -184,12 +184,12 @@ inline void scan_keyed_run(CLSCAN_INPUT_PARAMS, global elem_t* dst, ulong first,
     wide_heads_t started;
     wide_t inclusive = segmented_scan_wide(vload16(0, src + i), heads, &started CLSCAN_USER_ARGS);
     // The lanes before the vector's first segment start continue the segment open before it.
-    inclusive = select(CLSCAN_COMBINE((wide_t)(running), inclusive), inclusive, started);
+    inclusive = select(CLSCAN_COMBINE_WIDE((wide_t)(running), inclusive), inclusive, started);
     // Exclusive: lane k takes lane k - 1's value (lane 0 the running one), the identity at a start.
     wide_t result = exclusive ? select(shuffle2(inclusive, (wide_t)(running), CLSCAN_SHIFTED_BY_1),
                                        (wide_t)(CLSCAN_IDENTITY), heads)
                               : inclusive;
-    if (has_initial) result = CLSCAN_COMBINE((wide_t)(initial), result);
+    if (has_initial) result = CLSCAN_COMBINE_WIDE((wide_t)(initial), result);
     vstore16(result, 0, dst + i);
     running = inclusive.sF;
   }

@@ -309,14 +309,25 @@ inline void store_local_tile(global elem_t* dst, ulong tile_first, ulong n, loca
 // a serial std::inclusive_scan, where 16 lane totals in the reduce and a scan of each vector in four
 // shift-and-combine steps took 1.35 ms (docs/PERFORMANCE.md, "Defaults"). Integer runs keep the
 // element loops: the compiler vectorizes their reduce itself, their scan already runs at memory
-// speed, and the vector scan measured no faster there. The shifted-in lanes take the identity, which
+// speed, and the vector scan measured no faster there; scans by key of 4-byte integers, whose element
+// loop is a chain of selects, take the vectors too (CLSCAN_VECTOR_INTEGER_RUNS, from
+// lib/algorithms/by_key.cpp). The shifted-in lanes take the identity, which
 // leaves every element exact (-0.0 for sums, NaN for fmin / fmax). Custom operators are written for
 // single elements, and llvmpipe's work-groups of 64 vectorize across work-items already: both keep
 // the element loops.
-#if defined(CLSCAN_REREAD) && CLSCAN_REREAD && CLSCAN_WG == 1 && defined(CLSCAN_FLOATING) &&                 \
-    !defined(CLSCAN_OP_CUSTOM) && !defined(CLSCAN_TRANSFORM)
+#if defined(CLSCAN_REREAD) && CLSCAN_REREAD && CLSCAN_WG == 1 &&                                             \
+    (defined(CLSCAN_FLOATING) || defined(CLSCAN_VECTOR_INTEGER_RUNS)) && !defined(CLSCAN_OP_CUSTOM) &&       \
+    !defined(CLSCAN_TRANSFORM)
 #define CLSCAN_VECTOR_RUNS 1
 typedef CLSCAN_CAT(CLSCAN_T, 16) wide_t;
+// CLSCAN_COMBINE of two wide_t: the wrapping signed sum reinterprets whole vectors.
+#if defined(CLSCAN_WRAP_T) && !defined(CLSCAN_FLOATING)
+#define CLSCAN_COMBINE_WIDE(a, b)                                                                            \
+  CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_T, 16))                                                                  \
+  (CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_WRAP_T, 16))(a) + CLSCAN_CAT(as_, CLSCAN_CAT(CLSCAN_WRAP_T, 16))(b))
+#else
+#define CLSCAN_COMBINE_WIDE(a, b) CLSCAN_COMBINE(a, b)
+#endif
 
 // shuffle2's masks: lanes 0..15 pick from its first vector, 16..31 from its second.
 #if CLSCAN_ELEM_SIZE == 8
@@ -330,11 +341,13 @@ typedef uint16 wide_mask_t;
 // clang's __builtin_shufflevector: Oclgrind took lanes of the latter's result for uninitialized.)
 inline wide_t scan_wide(wide_t x CLSCAN_USER_PARAMS) {
   const wide_t e = (wide_t)(CLSCAN_IDENTITY);
-  x = CLSCAN_COMBINE(shuffle2(x, e, CLSCAN_SHIFTED_BY_1), x);
-  x = CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)), x);
-  x = CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)), x);
-  return CLSCAN_COMBINE(shuffle2(x, e, (wide_mask_t)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7)),
-                        x);
+  x = CLSCAN_COMBINE_WIDE(shuffle2(x, e, CLSCAN_SHIFTED_BY_1), x);
+  x = CLSCAN_COMBINE_WIDE(shuffle2(x, e, (wide_mask_t)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)),
+                          x);
+  x = CLSCAN_COMBINE_WIDE(shuffle2(x, e, (wide_mask_t)(16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)),
+                          x);
+  return CLSCAN_COMBINE_WIDE(
+      shuffle2(x, e, (wide_mask_t)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7)), x);
 }
 #else
 #define CLSCAN_VECTOR_RUNS 0
@@ -359,7 +372,7 @@ inline elem_t reduce_run(const global in_t* src, ulong first, ulong n CLSCAN_USE
   // 16 lane totals, combined at the end: the order of the sum changes, as it does with the tile size.
   wide_t lane_totals = (wide_t)(CLSCAN_IDENTITY);
   for (; i + 16 <= end; i += 16)
-    lane_totals = CLSCAN_COMBINE(lane_totals, vload16(0, src + i));
+    lane_totals = CLSCAN_COMBINE_WIDE(lane_totals, vload16(0, src + i));
   elem_t lane_total[16];
   vstore16(lane_totals, 0, lane_total);
   for (int k = 0; k < 16; ++k)
@@ -384,7 +397,8 @@ inline void scan_run(const global in_t* src, global elem_t* dst, ulong first, ul
 #if CLSCAN_VECTOR_RUNS
   wide_t running_wide = (wide_t)(running);
   for (; i + 16 <= end; i += 16) {
-    const wide_t inclusive = CLSCAN_COMBINE(running_wide, scan_wide(vload16(0, src + i) CLSCAN_USER_ARGS));
+    const wide_t inclusive =
+        CLSCAN_COMBINE_WIDE(running_wide, scan_wide(vload16(0, src + i) CLSCAN_USER_ARGS));
     vstore16(exclusive ? shuffle2(inclusive, running_wide, CLSCAN_SHIFTED_BY_1) : inclusive, 0, dst + i);
     running_wide = (wide_t)(inclusive.sf);
   }
