@@ -603,9 +603,9 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
 // 1: where a value is no wider than a key, the tile's values are read in their order (coalesced) into
 // the ranked keys' local array once the keys are out of it, and each ranked slot takes its value from
 // there; 0: each ranked slot reads its value from global memory at its tile position (a gather). On an
-// H200 (2026-11-28, 2^24 uint pairs, one-pass) 1 was faster in work-groups of 384 (sort_kernels: 866
-// against 920 µs) and slower in the 256 the library builds there (1057 against 943: 126 registers
-// against 78); docs/PERFORMANCE.md, "Sort".
+// H200 (2026-11-28, 2^24 uint pairs, one-pass, ranked in warps) 1 was faster in work-groups of 384
+// (clscan-bench sort_by_key: 856 against 907 µs; ulong keys the same either way) and slower in 256 (1057
+// against 943: 126 registers against 78); lib/algorithms/sort.cpp defines 1 for work-groups of 384 in warps.
 #ifndef CLSCAN_SORT_VALUES_LOCAL
 #define CLSCAN_SORT_VALUES_LOCAL 0
 #endif

@@ -113,9 +113,16 @@ std::string prelude(const variant_key& key, const device_capabilities& /*caps*/)
 std::string one_pass_prelude(const variant_key& key, const device_capabilities& caps) {
   // Ballots rather than match.any (CLSCAN_SORT_RANK_MATCH=1), which took the 2^24 uint keys' one-pass
   // kernel on the H100 from 766 µs (portable ranking) to 1293, where ballots took it to 681.
-  const char* const ranking =
-      sort_ranks_in_warps(caps, key.work_group_size) ? "#define CLSCAN_SORT_RANK_MATCH 2\n" : "";
-  return prelude(key, caps) + lookback_prelude(key, caps) + "#define CLSCAN_SORT_ONE_PASS 1\n" + ranking;
+  const bool in_warps = sort_ranks_in_warps(caps, key.work_group_size);
+  const char* const ranking = in_warps ? "#define CLSCAN_SORT_RANK_MATCH 2\n" : "";
+  // Values staged in local memory (kernels/sort.cl CLSCAN_SORT_VALUES_LOCAL) where they were measured
+  // faster: work-groups of 384 ranking in warps. A -D of the build options still decides.
+  const char* const staging =
+      in_warps && key.work_group_size >= 384
+          ? "#ifndef CLSCAN_SORT_VALUES_LOCAL\n#define CLSCAN_SORT_VALUES_LOCAL 1\n#endif\n"
+          : "";
+  return prelude(key, caps) + lookback_prelude(key, caps) + "#define CLSCAN_SORT_ONE_PASS 1\n" + ranking +
+         staging;
 }
 
 std::string no_options(const variant_key& /*key*/, const device_capabilities& /*caps*/) { return {}; }

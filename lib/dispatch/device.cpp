@@ -178,6 +178,7 @@ device_capabilities read_capabilities(cl_device_id device) {
   // Measured there: an H200 ran a call's later commands exactly after a failed one (robustness tests,
   // [failed-wait]), and each further event cost about 2.8 µs of device time (runtime/launch.hpp).
   caps.event_per_command = caps.platform_name.find("NVIDIA") == std::string::npos;
+  caps.required_size_fits = caps.platform_name.find("NVIDIA") != std::string::npos;
   // The PTX of vote.sync and shfl.sync (PTX ISA 6.0) came with compute capability 7.0's first drivers.
   caps.nvidia_warp_ptx = caps.platform_name.find("NVIDIA") != std::string::npos &&
                          has_extension(extensions, "cl_nv_device_attribute_query") &&

@@ -107,15 +107,27 @@ compiled_variant compile(const cl::Context& context, const cl::Device& device,
   return built;
 }
 
-// The smallest CL_KERNEL_WORK_GROUP_SIZE of the variant's kernels, and the name of a kernel that has it.
-// (NVIDIA's driver 580 reported 256 for every kernel of the sort's programs built for 384 work-items,
-// clear_status's too, where bench/profile/sort_kernels ran the sort's kernels at 384: the library
-// rebuilds them for 256 there.)
-std::pair<std::size_t, std::string> smallest_limit(const compiled_variant& built, const cl::Device& device) {
+std::size_t compiled_work_group_size(const cl::Kernel& kernel, const cl::Device& device) {
+  std::size_t sizes[3] = {0, 0, 0};
+  check(clGetKernelWorkGroupInfo(kernel(), device(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof sizes, sizes,
+                                 nullptr),
+        "clGetKernelWorkGroupInfo");
+  return sizes[0];
+}
+
+// The smallest CL_KERNEL_WORK_GROUP_SIZE of the variant's kernels that run in work-groups of the
+// variant's size, and the name of a kernel that has it. Those are the kernels compiled with
+// reqd_work_group_size(CLSCAN_WG): the others (clear_status, the segment kernels) are launched in
+// work-groups of the driver's choosing. Where the device runs a kernel in the size it requires whatever
+// it reports (caps.required_size_fits), a kernel built for the wanted size does not limit it either.
+std::pair<std::size_t, std::string> smallest_limit(const compiled_variant& built, const cl::Device& device,
+                                                   const device_capabilities& caps, std::size_t wanted) {
   std::size_t limit = SIZE_MAX;
   std::string name;
   for (const cl::Kernel& kernel : built.kernels) {
     if (!kernel()) continue;
+    const std::size_t required = compiled_work_group_size(kernel, device);
+    if (required == 0 || (caps.required_size_fits && required == wanted)) continue;
     const std::size_t kernel_limit = kernel_work_group_limit(kernel, device);
     if (kernel_limit >= limit) continue;
     limit = kernel_limit;
@@ -130,8 +142,9 @@ compiled_variant build_variant(const cl::Context& context, const cl::Device& dev
                                const device_capabilities& caps, const variant_key& key) {
   variant_key attempt = key;
   compiled_variant built = compile(context, device, caps, attempt);
-  for (auto [limit, kernel] = smallest_limit(built, device); limit < attempt.work_group_size;
-       std::tie(limit, kernel) = smallest_limit(built, device)) {
+  for (auto [limit, kernel] = smallest_limit(built, device, caps, attempt.work_group_size);
+       limit < attempt.work_group_size;
+       std::tie(limit, kernel) = smallest_limit(built, device, caps, attempt.work_group_size)) {
     std::size_t smaller = 1;
     while (smaller * 2 <= limit)
       smaller *= 2;
