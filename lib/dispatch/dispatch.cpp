@@ -156,7 +156,10 @@ element_type single_pass_verdict_type(const primitive_request& request) {
   // The element type's: the launch shape comes from that type's verdict (on CPUs, the work-group
   // size that qualified), and what the qualification catches (a device that breaks the look-back's
   // communication between work-groups) does not depend on what the status words carry.
-  return request.scan.type;
+  // run_length_encode's lengths are carried as uints whatever their type (kernels/runs.cl
+  // run_value_t), so cl_ulong lengths take the cl_uint tiles: on an H200 their 8-byte tiles ran 2^28
+  // keys at 0.57 of a copy where cl_uint lengths ran 0.97.
+  return request.kind == primitive::runs_encode ? element_type::uint32 : request.scan.type;
 }
 
 std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& request, std::size_t n,
@@ -176,6 +179,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   // look-back's fixed tree (CLSCAN_FIXED_ORDER), or on tile totals scanned beforehand.
   const bool fixed_order =
       (by_key || request.kind == primitive::runs_reduce) && scan.deterministic && is_floating(type);
+  // The type whose verdict and launch shapes the call takes (also its size class).
   const element_type verdict_type = single_pass_verdict_type(request);
   const bool single_pass_possible = single_pass_supported(ws.caps, verdict_type);
   // Both ways of chaining the tiles take the single-pass scan's launch shape (chained_shape below),
@@ -224,7 +228,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
   // size class, with at most 64 elements per GPU work-item (a work-item keeps one bit per element in
   // a ulong) and its local memory within the device's.
   const auto chained_shape = [&](bool small_inputs) {
-    const tuning& scan_shape = ws.shape(type, algorithm::single_pass, small_inputs);
+    const tuning& scan_shape = ws.shape(verdict_type, algorithm::single_pass, small_inputs);
     tuning shape; // its numbers only: copying the origin text would allocate on every call
     shape.work_group_size = scan_shape.work_group_size;
     shape.items_per_thread = scan_shape.items_per_thread;
@@ -242,14 +246,14 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
       shape.work_group_size *= 2;
       shape.items_per_thread /= 2;
     }
-    while (unit.local_memory_bytes(shape, ws.caps, type) > ws.caps.local_mem_size &&
+    while (unit.local_memory_bytes(shape, ws.caps, verdict_type) > ws.caps.local_mem_size &&
            shape.items_per_thread > shape.vector_width)
       shape.items_per_thread /= 2;
     return shape;
   };
   const std::size_t small_limit =
       by_key || runs ? by_key_small_input_bytes(ws.caps) : small_input_bytes(ws.caps, algorithm::single_pass);
-  plan.small_inputs = n * size_of(type) <= small_limit;
+  plan.small_inputs = n * size_of(verdict_type) <= small_limit;
   tuning shape = chained_shape(plan.small_inputs);
   if (algo == algorithm::single_pass && !plan.small_inputs && small_limit) {
     const tuning small_shape = chained_shape(true);
@@ -258,7 +262,7 @@ std::optional<scan_plan> plan_primitive(workspace& ws, const primitive_request& 
       plan.small_inputs = true;
       shape = small_shape;
     } else {
-      plan.small_class_tiles = small_shape_tiles(ws.caps, small_limit, type, small_tile);
+      plan.small_class_tiles = small_shape_tiles(ws.caps, small_limit, verdict_type, small_tile);
     }
   }
   key.work_group_size = shape.work_group_size;
