@@ -38,8 +38,8 @@
 //                               8 bytes per tile and digit (the same buffer as the single-pass scans'
 //                               status words on that set, grown to the larger need); tiles of 6144
 //                               keys on GPUs for keys alone, 4096 with values (on NVIDIA, ranked in
-//                               warps: 384 work-items, 7680 and 4608, or 5120 and 3072 where the
-//                               driver allows 256 work-items; fewer where local memory is small)
+//                               warps: 384 work-items, 7680 and 4608; fewer where local memory is
+//                               small, as for 64-bit keys there: 3840 and 3072)
 //   + 8 * 256 * 4               one-pass passes: each pass's digit offsets
 //   + passes * 256 * 4          the histogram of every pass (n >= 2^32: one per work-group, 4 per
 //                               compute unit at most)

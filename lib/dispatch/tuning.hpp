@@ -61,8 +61,7 @@ tuning sort_tuning(const device_capabilities& caps, bool one_pass, bool values_m
 // devices with NVIDIA's warp PTX, for work-groups of whole warps.
 bool sort_ranks_in_warps(const device_capabilities& caps, std::size_t work_group_size);
 
-// Keys per work-item of the sort's tiles of 4096 keys: where a larger tile does not fit the device's
-// local memory, the sort tries these next.
+// Keys per work-item of the sort's GPU tiles of 4096 keys.
 std::size_t sort_base_items(std::size_t work_group_size);
 
 } // namespace clscan::detail
