@@ -193,6 +193,7 @@ self_test_result self_test(const platform_entry& platform, const device_entry& e
     result.error = describe(e);
   }
   result.milliseconds = watch.milliseconds();
+  progress_end(result.ok());
   return result;
 }
 

@@ -54,6 +54,14 @@ inline void progress_note(const std::string& what) {
   std::fprintf(stderr, "clscan-info: self-test of %s: %s\n", progress.device.c_str(), what.c_str());
 }
 
+// Where progress was shown, its last line: the device's verdict, so that stderr does not end on a
+// check as if it were still under way.
+inline void progress_end(bool passed) {
+  if (progress.last == progress.start) return;
+  std::fprintf(stderr, "clscan-info: self-test of %s: done, %s\n", progress.device.c_str(),
+               passed ? "passed" : "failed");
+}
+
 } // namespace clscan_info
 
 namespace clscan_info::primitive_self_test {
