@@ -431,7 +431,29 @@ inline void load_counted_tile(const global key_bits* src, uint count, local key_
 #error "CLSCAN_SORT_RANK_MATCH keeps 256 counters per warp in the rank counters"
 #endif
 
-inline uint warp_peers(uint digit) {
+#if CLSCAN_SORT_RANK_MATCH == 3
+// CLSCAN_SORT_RANK_MATCH=3 (tests: sort-warp-ranking-emulated, tests/CMakeLists.txt): the same ranking
+// on any device, each warp instruction emulated with work-group barriers and local memory (lanes: a
+// word per work-item, free while the ranking loop runs). Every work-item calls these at the same
+// points, as the ranking's warps do.
+inline uint warp_peers(uint digit, local uint* lanes) {
+  const uint lid = get_local_id(0), first_lane = lid - lid % SORT_WARP;
+  lanes[lid] = digit;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint peers = 0;
+  for (uint lane = 0; lane < SORT_WARP; ++lane)
+    peers |= (lanes[first_lane + lane] == digit ? 1U : 0U) << lane;
+  // lanes is written again only once every work-item has read it.
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return peers;
+}
+
+inline uint warp_lanes_below(void) { return (1U << (get_local_id(0) % SORT_WARP)) - 1U; }
+
+inline void warp_sync(void) { barrier(CLK_LOCAL_MEM_FENCE); }
+#else
+inline uint warp_peers(uint digit, local uint* lanes) {
+  (void)lanes;
   uint peers;
 #if CLSCAN_SORT_RANK_MATCH == 1
   asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(digit));
@@ -461,6 +483,7 @@ inline uint warp_read_up(uint value, uint delta) {
 }
 
 inline void warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+#endif // CLSCAN_SORT_RANK_MATCH == 3
 
 // Positions past the input take the last digit: they are last in the tile already, so they rank last.
 inline uint rank_digit(key_bits key, uint j, uint count, uint descending, uint shift, uint mask) {
@@ -484,7 +507,7 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
   const uint lanes_below = warp_lanes_below();
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint digit = rank_digit(keys[k], first + k * SORT_WARP, count, descending, shift, mask);
-    const uint peers = warp_peers(digit);
+    const uint peers = warp_peers(digit, sums);
     const uint before = warp_counts[digit];
     warp_sync();
     const uint below = popcount(peers & lanes_below);
@@ -503,6 +526,18 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
     sums[d] = total;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CLSCAN_SORT_RANK_MATCH == 3
+  // The digits' totals scanned by one work-item (warp 0's shuffles need no barrier, their emulation
+  // would).
+  if (lid == 0) {
+    uint running = 0;
+    for (uint d = 0; d < SORT_RADIX; ++d) {
+      const uint total = sums[d];
+      sums[d] = running;
+      running += total;
+    }
+  }
+#else
   if (warp == 0) {
     uint digit_totals[SORT_RADIX / SORT_WARP];
     uint sum = 0;
@@ -521,6 +556,7 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
       running += digit_totals[q];
     }
   }
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
     const uint digit = rank_digit(keys[k], first + k * SORT_WARP, count, descending, shift, mask);
