@@ -28,6 +28,13 @@
 #ifndef CLSCAN_SORT_RANK_MATCH
 #define CLSCAN_SORT_RANK_MATCH 0
 #endif
+// 1: the one-pass kernel, where it ranks in warps, reads its keys straight into the registers it ranks
+// them from (load_counted_warp_keys); 0: through local memory in input order (load_counted_tile). 0
+// by default: 1 has run under the emulated warps (sort-warp-ranking-emulated), not yet on NVIDIA.
+#ifndef CLSCAN_SORT_WARP_LOAD
+#define CLSCAN_SORT_WARP_LOAD 0
+#endif
+#define SORT_LOAD_IN_WARPS (CLSCAN_SORT_RANK_MATCH && CLSCAN_SORT_WARP_LOAD)
 
 #define SORT_TILE (CLSCAN_WG * CLSCAN_ITEMS)
 #define SORT_RADIX 256
@@ -490,19 +497,39 @@ inline uint rank_digit(key_bits key, uint j, uint count, uint descending, uint s
   return j < count ? digit_of(key, descending, shift, mask) : SORT_RADIX - 1;
 }
 
-inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
-                        local uint* sums, uint descending, uint shift, uint mask) {
+// The tile position of a work-item's k-th key in the warps' ranking: its warp's first key, its lane,
+// then 32 keys on for each k.
+inline uint warp_key_position(uint k) {
+  const uint lid = get_local_id(0);
+  return lid / SORT_WARP * SORT_WARP * CLSCAN_ITEMS + lid % SORT_WARP + k * SORT_WARP;
+}
+
+// load_counted_tile for the ranking in warps: each work-item reads the keys it ranks
+// (warp_key_position; a warp's reads are 32 consecutive keys) into keys[] and counts their digits in
+// counts, so that the tile does not pass through local memory in its input order first.
+inline void load_counted_warp_keys(const global key_bits* src, uint count, key_bits* keys, local uint* counts,
+                                   uint descending, uint shift, uint mask) {
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
+    const uint j = warp_key_position(k);
+    keys[k] = 0;
+    if (j < count) keys[k] = src[j];
+  }
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+    if (warp_key_position(k) < count) atomic_inc(&counts[digit_of(keys[k], descending, shift, mask)]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// rank_loaded of the keys each work-item holds (keys[k] at tile position warp_key_position(k)).
+inline void rank_keys(const key_bits* keys, uint count, local key_bits* exchange SORT_POSITIONS_PARAM,
+                      local uint* counters, local uint* sums, uint descending, uint shift, uint mask) {
   const uint lid = get_local_id(0), lane = lid % SORT_WARP, warp = lid / SORT_WARP;
   local uint* const warp_counts = counters + warp * SORT_RADIX;
   for (uint d = lane; d < SORT_RADIX; d += SORT_WARP)
     warp_counts[d] = 0;
-  const uint first = warp * SORT_WARP * CLSCAN_ITEMS + lane;
+  const uint first = warp_key_position(0);
   // A key's digit is computed again where it is needed rather than kept: 32 more live registers per
   // work-item spilled and halved the work-groups an SM holds.
-  key_bits keys[CLSCAN_ITEMS];
   uint ranks[CLSCAN_ITEMS];
-  for (uint k = 0; k < CLSCAN_ITEMS; ++k)
-    keys[k] = exchange[KEY_PAD(first + k * SORT_WARP)];
   warp_sync();
   const uint lanes_below = warp_lanes_below();
   for (uint k = 0; k < CLSCAN_ITEMS; ++k) {
@@ -567,6 +594,15 @@ inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARA
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
+                        local uint* sums, uint descending, uint shift, uint mask) {
+  key_bits keys[CLSCAN_ITEMS];
+  for (uint k = 0; k < CLSCAN_ITEMS; ++k)
+    keys[k] = exchange[KEY_PAD(warp_key_position(k))];
+  // rank_keys writes exchange only after barriers that every work-item reaches once it has read.
+  rank_keys(keys, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
 }
 #else
 inline void rank_loaded(uint count, local key_bits* exchange SORT_POSITIONS_PARAM, local uint* counters,
@@ -1045,7 +1081,12 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
 
   // The tile's count of each digit, published before the ranking: a successor's look-back then finds
   // this tile's counts while this work-group is still ranking, instead of waiting for it.
+#if SORT_LOAD_IN_WARPS
+  key_bits loaded[CLSCAN_ITEMS];
+  load_counted_warp_keys(src + first, count, loaded, run_count, descending, shift, mask);
+#else
   load_counted_tile(src + first, count, exchange, run_count, descending, shift, mask);
+#endif
   // The last tile has no successor to read what it publishes.
   const int publishes = first + SORT_TILE < n;
   if (publishes) {
@@ -1053,7 +1094,11 @@ sort_onepass(const global key_bits* src, ulong src_offset, global key_bits* dst,
     for (uint d = lid; d < SORT_RADIX; d += CLSCAN_WG)
       publish_count(status, tile, d, tag, tile == 0, run_count[d]);
   }
+#if SORT_LOAD_IN_WARPS
+  rank_keys(loaded, count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
+#else
   rank_loaded(count, exchange SORT_POSITIONS_ARG, counters, sums, descending, shift, mask);
+#endif
 
 #if CLSCAN_SORT_RANK_MATCH
   // The ranking in warps leaves each digit's first position in the ranked tile in sums.
