@@ -45,7 +45,7 @@ struct device_capabilities {
   bool event_per_command = true;
   // A kernel compiled with reqd_work_group_size(N) runs in work-groups of N even where
   // CL_KERNEL_WORK_GROUP_SIZE says less: NVIDIA's platform, whose compiler fits a kernel's registers to
-  // the size it requires, while its driver (580) reported 256 for kernels built for 384.
+  // the size it requires, while its driver (580) reports 256 for every kernel.
   bool required_size_fits = false;
   // Every loop of a kernel shares one budget of 65535 iterations per work-item, after which each loop
   // stops silently (Mesa's llvmpipe, rusticl's CPU device: docs/RELIABILITY.md, "rusticl"); kernels
