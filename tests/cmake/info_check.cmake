@@ -46,7 +46,7 @@ function(check_listing_text)
   foreach(row "OpenCL C version +OpenCL C " "driver version +[^ \n]" "compute units +[1-9][0-9]*\n"
               "max work-group size +[1-9][0-9]*\n" "local memory +[0-9]" "fp64 +(yes|no)\n"
               "int64 atomics +(yes|no)\n" "int32 global atomics +(yes|no)\n" "subgroups +(yes|no)\n"
-              "NVIDIA warp PTX +(yes|no)\n"
+              "NVIDIA warp PTX +(yes|no)\n" "reqd size trusted +(yes|no)\n"
               "(dispatch plan \\(cl_int\\):\n      large sizes use +(three_stage|single_pass)\n|dispatch plan +error: )"
               "disk cache +${cache_state_regex}" "disk cache entries +[0-9]+\n")
     expect_count("\n    ${row}" ${full})
@@ -159,7 +159,7 @@ function(check_listing_json)
                     cache_entries)
         json_expect(NUMBER ${dev} ${field})
       endforeach()
-      foreach(field fp64 int64_atomics int32_global_atomics subgroups nvidia_warp_ptx)
+      foreach(field fp64 int64_atomics int32_global_atomics subgroups nvidia_warp_ptx required_size_fits)
         json_expect(BOOLEAN ${dev} ${field})
       endforeach()
       json_get(version ${dev} opencl_c_version)

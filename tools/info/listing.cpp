@@ -115,6 +115,7 @@ void print_table(const machine& m) {
       row("int32 global atomics", yes_no(c.int32_global_atomics));
       row("subgroups", yes_no(c.subgroups));
       row("NVIDIA warp PTX", yes_no(c.nvidia_warp_ptx));
+      row("reqd size trusted", yes_no(c.required_size_fits));
       if (device.plan) {
         const clscan::dispatch_plan& plan = *device.plan;
         std::printf("    dispatch plan (cl_int):\n");
@@ -191,6 +192,7 @@ void write_device(json_writer& json, const device_entry& device, const machine& 
   json.field("int32_global_atomics", c.int32_global_atomics);
   json.field("subgroups", c.subgroups);
   json.field("nvidia_warp_ptx", c.nvidia_warp_ptx);
+  json.field("required_size_fits", c.required_size_fits);
   json.key("dispatch_plan");
   if (device.plan) {
     const clscan::dispatch_plan& plan = *device.plan;
