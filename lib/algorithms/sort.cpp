@@ -379,16 +379,21 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
                         n < one_pass_limit && one_pass_qualified(ws.caps, call.context);
   tuning shape = sort_tuning(ws.caps, one_pass, values_move);
   // Where the tile does not fit, the most keys per work-item that do (on an H200, 48 KiB: 64-bit keys
-  // with values in work-groups of 384 take 8, where halving from 10 took 5).
-  const bool ranks_in_warps = one_pass && sort_ranks_in_warps(ws.caps, shape.work_group_size);
-  const auto local_bytes = [&](const tuning& t, element_type type, bool values, bool wide_counts) {
-    return one_pass ? one_pass_local_bytes(t, type, values, wide_counts, ranks_in_warps)
-                    : sort_local_bytes(t, type, values, wide_counts);
-  };
+  // with values in work-groups of 384 take 8, where halving from 10 took 5), at least 2, then smaller
+  // work-groups: PoCL 3.1 sorted wrongly with one key per work-item (work-groups of 64 to 256, inputs
+  // with a partial last tile; rusticl and Oclgrind right; ctest sort-gpu-shape-tiny-local).
   const bool wide = n > std::numeric_limits<cl_uint>::max();
-  while (local_bytes(shape, request.key_type, values_move, wide) > ws.caps.local_mem_size &&
-         shape.items_per_thread > 1)
+  const auto fits = [&](const tuning& t) {
+    const std::size_t bytes =
+        one_pass ? one_pass_local_bytes(t, request.key_type, values_move, wide,
+                                        sort_ranks_in_warps(ws.caps, t.work_group_size))
+                 : sort_local_bytes(t, request.key_type, values_move, wide);
+    return bytes <= ws.caps.local_mem_size;
+  };
+  while (!fits(shape) && shape.items_per_thread > 2)
     --shape.items_per_thread;
+  while (!fits(shape) && shape.work_group_size >= 4)
+    shape.work_group_size /= 2;
 
   std::unique_lock<std::mutex> lock(ws.mutex);
   variant_key key;
