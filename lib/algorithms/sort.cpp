@@ -384,10 +384,9 @@ cl::Event enqueue_sort(const cl::CommandQueue& queue, const cl::Buffer& keys_in,
   // with a partial last tile; rusticl and Oclgrind right; ctest sort-gpu-shape-tiny-local).
   const bool wide = n > std::numeric_limits<cl_uint>::max();
   const auto fits = [&](const tuning& t) {
-    const std::size_t bytes =
-        one_pass ? one_pass_local_bytes(t, request.key_type, values_move, wide,
-                                        sort_ranks_in_warps(ws.caps, t.work_group_size))
-                 : sort_local_bytes(t, request.key_type, values_move, wide);
+    const std::size_t bytes = one_pass ? one_pass_local_bytes(t, request.key_type, values_move, wide,
+                                                              sort_ranks_in_warps(ws.caps, t.work_group_size))
+                                       : sort_local_bytes(t, request.key_type, values_move, wide);
     return bytes <= ws.caps.local_mem_size;
   };
   while (!fits(shape) && shape.items_per_thread > 2)
