@@ -675,9 +675,10 @@ inline void rank_tile(const global key_bits* src, uint count, local key_bits* ex
 // 1: where a value is no wider than a key, the tile's values are read in their order (coalesced) into
 // the ranked keys' local array once the keys are out of it, and each ranked slot takes its value from
 // there; 0: each ranked slot reads its value from global memory at its tile position (a gather). On an
-// H200 (2026-11-28, 2^24 uint pairs, one-pass, ranked in warps) 1 was faster in work-groups of 384
-// (clscan-bench sort_by_key: 856 against 907 µs; ulong keys the same either way) and slower in 256 (1057
-// against 943: 126 registers against 78); lib/algorithms/sort.cpp defines 1 for work-groups of 384 in warps.
+// H200 (2026-11-28, one-pass, ranked in warps; clscan-bench --primitive sort_by_key, ratio to a
+// same-process copy of the keys) 1 was faster in work-groups of 384: uint pairs 0.041 against 0.038 at
+// 2^24, 0.040 against 0.037 at 2^26; ulong keys 0.029 either way. In work-groups of 256 it was slower
+// (126 registers against 78). lib/algorithms/sort.cpp defines 1 for work-groups of 384 in warps.
 #ifndef CLSCAN_SORT_VALUES_LOCAL
 #define CLSCAN_SORT_VALUES_LOCAL 0
 #endif
